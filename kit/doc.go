@@ -1,0 +1,54 @@
+// Package kit is cordiskit's runtime core: a cordis-style plugin runtime in Go, with
+// contexts, fibers, effects, typed events, typed services, a tool registry and timers.
+//
+// The first calls a user makes:
+//
+//	root := kit.New(nil)                                 // a runtime; its root Context
+//	fiber := root.Plugin(&kit.Plugin{Name: "greeter", Apply: apply})
+//	defer fiber.Dispose(ctx)                             // returns at quiescence
+//
+// # Declarations
+//
+// Events, services and tools are declared once, as typed package-level variables whose
+// doc comments are their documentation. The type carries the payload and the dispatch
+// mode, so the compiler checks Go callers and gen-cordis-api reads the same facts:
+//
+//	// AgentError reports that a step or turn failed.
+//	var AgentError = kit.NewEvent[AgentErrorEvent]("agent/error")
+//	// FS is the abstract filesystem seam.
+//	var FS = kit.NewService[FileSystem]("fs")
+//	// Echo returns its input.
+//	var Echo = kit.NewTool[EchoInput, EchoOutput]("echo")
+//
+// # Dispatch modes
+//
+// NewEvent declares an emit event (fire and forget; a panicking listener is recovered and
+// logged). NewParallel is awaited fan-out with errors joined; NewSerial is awaited in
+// registration order until a listener returns a bail value (a non-zero result) or an error;
+// NewBail is synchronous and returns the first non-zero result; NewWaterfall hands each
+// listener a next func that runs the rest of the chain, so a listener that does not call it
+// short-circuits. Dispatch iterates an immutable snapshot of the listeners; an event with no
+// listeners costs a few loads and no allocation.
+//
+// # Fibers and effects
+//
+// Every registration — a listener, a provided service, a tool, a timer, a child plugin, an
+// Effect — is owned by exactly one fiber. Disposing a fiber reverses them newest first
+// (children before parents) and returns only at quiescence: no listener, timer callback or
+// tool body of the fiber is running and none will run. A failing Apply rolls back what it
+// registered and leaves the fiber failed.
+//
+// # Services and injection
+//
+// A plugin lists the services it needs in Plugin.Inject. Its fiber stays pending until all
+// are provided by active fibers, loads when they appear, unloads back to pending (its
+// effects reversed) when one goes away and loads again when it returns. A provider's
+// services are hidden before anything else of it is torn down, so its dependents settle
+// first. Transitions of one fiber never overlap.
+//
+// # Concurrency
+//
+// Everything is safe for concurrent use. The kit starts no goroutines of its own except the
+// listeners of a parallel dispatch, which Emit waits for, and timer callbacks, which the
+// owning fiber's disposal waits for.
+package kit

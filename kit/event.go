@@ -1,0 +1,285 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Mode is an event's dispatch mode.
+type Mode uint8
+
+const (
+	ModeEmit      Mode = iota // fire and forget
+	ModeParallel              // awaited fan-out; errors joined
+	ModeSerial                // awaited in registration order until a bail value
+	ModeBail                  // synchronous; the first bail value wins
+	ModeWaterfall             // each listener gets next and may transform or veto
+)
+
+var modeNames = [...]string{"emit", "parallel", "serial", "bail", "waterfall"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+var nextEventID atomic.Int32
+
+// eventInfo is what every event type shares: its name, mode and a process-wide index into
+// each runtime's listener table.
+type eventInfo struct {
+	name string
+	mode Mode
+	id   int32
+}
+
+func newEventInfo(name string, mode Mode) eventInfo {
+	if name == "" {
+		panic("kit: event declared with an empty name")
+	}
+	return eventInfo{name: name, mode: mode, id: nextEventID.Add(1) - 1}
+}
+
+// Name returns the event name, e.g. "agent/error".
+func (e *eventInfo) Name() string { return e.name }
+
+// Mode returns the dispatch mode.
+func (e *eventInfo) Mode() Mode { return e.mode }
+
+// A listener is one registration: the typed function, the activation it belongs to and
+// its fiber (for error reports).
+type listener[F any] struct {
+	fn    F
+	scope *scope
+	fiber *Fiber
+}
+
+// A hub holds one event's listeners in one runtime. Dispatch reads an immutable snapshot;
+// registration replaces it.
+type hub[F any] struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]*listener[F]]
+}
+
+func (h *hub[F]) snapshot() []*listener[F] {
+	if p := h.list.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (h *hub[F]) add(l *listener[F]) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.snapshot()
+	next := make([]*listener[F], len(old), len(old)+1)
+	copy(next, old)
+	next = append(next, l)
+	h.list.Store(&next)
+}
+
+func (h *hub[F]) remove(l *listener[F]) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.snapshot()
+	next := make([]*listener[F], 0, len(old))
+	for _, x := range old {
+		if x != l {
+			next = append(next, x)
+		}
+	}
+	h.list.Store(&next)
+}
+
+// hubTable maps event ids to hubs for one runtime; reads are lock-free.
+type hubTable struct {
+	mu   sync.Mutex
+	hubs atomic.Pointer[[]any]
+}
+
+func (t *hubTable) get(id int32) any {
+	p := t.hubs.Load()
+	if p == nil || int(id) >= len(*p) {
+		return nil
+	}
+	return (*p)[id]
+}
+
+func hubOf[F any](c *Context, id int32) *hub[F] {
+	h, _ := c.fiber.root.hubs.get(id).(*hub[F])
+	return h
+}
+
+func hubFor[F any](c *Context, id int32) *hub[F] {
+	if h := hubOf[F](c, id); h != nil {
+		return h
+	}
+	t := &c.fiber.root.hubs
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var old []any
+	if p := t.hubs.Load(); p != nil {
+		old = *p
+	}
+	if int(id) < len(old) && old[id] != nil {
+		return old[id].(*hub[F])
+	}
+	n := max(len(old), int(id)+1)
+	next := make([]any, n)
+	copy(next, old)
+	h := &hub[F]{}
+	next[id] = h
+	t.hubs.Store(&next)
+	return h
+}
+
+// on registers fn as an effect of c's fiber and returns its off func.
+func on[F any](c *Context, ev *eventInfo, fn F) (off func(), err error) {
+	if c == nil {
+		return nil, fmt.Errorf("kit: listening to %q: %w", ev.name, ErrNilContext)
+	}
+	h := hubFor[F](c, ev.id)
+	l := &listener[F]{fn: fn, fiber: c.fiber}
+	f := c.fiber
+	eff, err := f.addEffect(fmt.Sprintf("listener of %q", ev.name), func(sc *scope) {
+		l.scope = sc
+		h.add(l)
+	}, func(context.Context) error {
+		h.remove(l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() { _ = f.cancelEffect(context.Background(), eff) }, nil
+}
+
+// recovered turns a recovered panic value into an error naming the listener.
+func recovered(ev *eventInfo, f *Fiber, r any) error {
+	return fmt.Errorf("listener of %q in plugin %q: %w: %v", ev.name, f.name, ErrPanic, r)
+}
+
+func listenerErr(ev *eventInfo, f *Fiber, err error) error {
+	return fmt.Errorf("listener of %q in plugin %q: %w", ev.name, f.name, err)
+}
+
+// An Event is an emit-mode event: fire and forget. Listeners run synchronously in
+// registration order on the emitting goroutine; a panicking listener is recovered and
+// logged and the rest still run.
+type Event[P any] struct{ eventInfo }
+
+// NewEvent declares an emit-mode event. P is the payload struct; its fields, in order, are
+// the parameters JavaScript listeners receive.
+func NewEvent[P any](name string) *Event[P] {
+	return &Event[P]{newEventInfo(name, ModeEmit)}
+}
+
+// On registers fn as a listener, owned by c's fiber. off removes it early.
+func (e *Event[P]) On(c *Context, fn func(P)) (off func(), err error) {
+	return on(c, &e.eventInfo, fn)
+}
+
+// Emit calls every listener with p. With no listeners it costs a few loads and no
+// allocation. It panics if c is nil.
+func (e *Event[P]) Emit(c *Context, p P) {
+	if c == nil {
+		panic("kit: Emit of " + e.name + " on a nil *Context")
+	}
+	h := hubOf[func(P)](c, e.id)
+	if h == nil {
+		return
+	}
+	for _, l := range h.snapshot() {
+		if l.scope.enter() {
+			e.call(l, p)
+		}
+	}
+}
+
+func (e *Event[P]) call(l *listener[func(P)], p P) {
+	defer func() {
+		l.scope.exit()
+		if r := recover(); r != nil {
+			l.fiber.root.logger.Error("kit: listener panicked", "err", recovered(&e.eventInfo, l.fiber, r))
+		}
+	}()
+	l.fn(p)
+}
+
+// HasListeners reports whether any listener is registered in c's runtime.
+func (e *Event[P]) HasListeners(c *Context) bool {
+	h := hubOf[func(P)](c, e.id)
+	return h != nil && len(h.snapshot()) > 0
+}
+
+// awaitable is the listener signature shared by parallel-mode events.
+type parallelFn[P any] = func(ctx context.Context, p P) error
+
+// A ParallelEvent is awaited fan-out: every listener runs on its own goroutine and Emit
+// returns when all have, with their errors joined.
+type ParallelEvent[P any] struct{ eventInfo }
+
+// NewParallel declares a parallel-mode event.
+func NewParallel[P any](name string) *ParallelEvent[P] {
+	return &ParallelEvent[P]{newEventInfo(name, ModeParallel)}
+}
+
+// On registers fn as a listener, owned by c's fiber.
+func (e *ParallelEvent[P]) On(c *Context, fn func(ctx context.Context, p P) error) (off func(), err error) {
+	return on[parallelFn[P]](c, &e.eventInfo, fn)
+}
+
+// Emit runs every listener concurrently and waits for all of them.
+func (e *ParallelEvent[P]) Emit(ctx context.Context, c *Context, p P) error {
+	if c == nil {
+		return fmt.Errorf("kit: emitting %q: %w", e.name, ErrNilContext)
+	}
+	h := hubOf[parallelFn[P]](c, e.id)
+	if h == nil {
+		return nil
+	}
+	ls := h.snapshot()
+	errs := make([]error, len(ls))
+	var wg sync.WaitGroup
+	for i, l := range ls {
+		if !l.scope.enter() {
+			continue
+		}
+		wg.Go(func() { errs[i] = e.call(ctx, l, p) })
+	}
+	wg.Wait()
+	return joinErrs(errs)
+}
+
+func (e *ParallelEvent[P]) call(ctx context.Context, l *listener[parallelFn[P]], p P) (err error) {
+	defer func() {
+		l.scope.exit()
+		if r := recover(); r != nil {
+			err = recovered(&e.eventInfo, l.fiber, r)
+		}
+	}()
+	if err := l.fn(ctx, p); err != nil {
+		return listenerErr(&e.eventInfo, l.fiber, err)
+	}
+	return nil
+}
+
+func joinErrs(errs []error) error {
+	var out []error
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return joined(out)
+}

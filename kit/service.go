@@ -1,0 +1,164 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// A Service is a typed handle on a service key. Declare services as package-level
+// variables; the generator reads the declaration and its doc comment:
+//
+//	// FS is the abstract filesystem seam.
+//	var FS = kit.NewService[FileSystem]("fs")
+//
+// A service is visible (Get succeeds, dependents load) while the fiber that provided it is
+// active.
+type Service[T any] struct {
+	key string
+}
+
+// NewService declares a service under key. It panics if key is empty.
+func NewService[T any](key string) *Service[T] {
+	if key == "" {
+		panic("kit: NewService with an empty key")
+	}
+	return &Service[T]{key: key}
+}
+
+// Key returns the service key.
+func (s *Service[T]) Key() string { return s.key }
+
+// Provide registers v under the service key as an effect of c's fiber. Providing a key
+// that another fiber provides is an error naming both.
+func (s *Service[T]) Provide(c *Context, v T) error { return c.Provide(s.key, v) }
+
+// Get returns the service value if it is provided by an active fiber.
+func (s *Service[T]) Get(c *Context) (T, bool) {
+	var zero T
+	if c == nil {
+		return zero, false
+	}
+	v, ok := c.Get(s.key)
+	if !ok {
+		return zero, false
+	}
+	t, ok := v.(T)
+	return t, ok
+}
+
+type serviceEntry struct {
+	key   string
+	value any
+	owner *Fiber
+	seq   uint64
+}
+
+// Provide registers v under key as an effect of c's fiber: it becomes visible when the
+// fiber is active and disappears when the fiber unloads or is disposed. Fibers that inject
+// key load and unload with it.
+func (c *Context) Provide(key string, v any) error {
+	if c == nil {
+		return ErrNilContext
+	}
+	if key == "" {
+		return fmt.Errorf("kit: Provide with an empty service key")
+	}
+	f, r := c.fiber, c.fiber.root
+	r.mu.Lock()
+	if old, ok := r.services[key]; ok {
+		r.mu.Unlock()
+		return fmt.Errorf("kit: service %q is already provided by plugin %q; plugin %q cannot provide it too (dispose %q first): %w",
+			key, old.owner.name, f.name, old.owner.name, ErrDuplicate)
+	}
+	r.seq++
+	e := &serviceEntry{key: key, value: v, owner: f, seq: r.seq}
+	r.services[key] = e
+	r.mu.Unlock()
+
+	_, err := f.addEffect(fmt.Sprintf("service %q", key), nil, func(context.Context) error {
+		r.mu.Lock()
+		if r.services[key] == e {
+			delete(r.services, key)
+		}
+		r.mu.Unlock()
+		r.reconcile([]string{key})
+		return nil
+	})
+	if err != nil {
+		r.mu.Lock()
+		delete(r.services, key)
+		r.mu.Unlock()
+		return err
+	}
+	if f.State() == StateActive {
+		r.reconcile([]string{key})
+	}
+	return nil
+}
+
+// Get returns the value provided under key, if its provider is active (cordis' strict get).
+func (c *Context) Get(key string) (any, bool) {
+	if c == nil {
+		return nil, false
+	}
+	r := c.fiber.root
+	r.mu.Lock()
+	e, ok := r.services[key]
+	r.mu.Unlock()
+	if !ok || e.owner.State() != StateActive {
+		return nil, false
+	}
+	return e.value, true
+}
+
+// missing returns the keys that have no active provider, in the order given.
+func (r *root) missing(keys []string) []string {
+	var out []string
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range keys {
+		if e, ok := r.services[k]; !ok || e.owner.State() != StateActive {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// keysOf returns the keys f provides, sorted.
+func (r *root) keysOf(f *Fiber) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var keys []string
+	for k, e := range r.services {
+		if e.owner == f {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Provides returns the keys the fiber has provided (visible or not), sorted.
+func (f *Fiber) Provides() []string { return f.root.keysOf(f) }
+
+// WaitingFor returns the injected keys with no active provider, in declaration order.
+// It is empty for a fiber that is not pending.
+func (f *Fiber) WaitingFor() []string {
+	if f.State() != StatePending {
+		return nil
+	}
+	return f.root.missing(f.inject)
+}
+
+func sortedServices(r *root) []*serviceEntry {
+	r.mu.Lock()
+	out := make([]*serviceEntry, 0, len(r.services))
+	for _, e := range r.services {
+		out = append(out, e)
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b *serviceEntry) int { return int(a.seq) - int(b.seq) })
+	return out
+}

@@ -1,0 +1,217 @@
+package kit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// ToolsService is the registry of model-facing tools. The root runs it as plugin "tools".
+var ToolsService = NewService[*Tools]("tools")
+
+// ToolsChange is emitted after every registration and removal of a tool.
+var ToolsChange = NewEvent[ToolsChangeEvent]("tools/change")
+
+// ToolsChangeEvent is the payload of ToolsChange.
+type ToolsChangeEvent struct {
+	// Tool is the name of the tool that was registered or removed.
+	Tool string
+	// Registered is true for a registration and false for a removal.
+	Registered bool
+}
+
+// ErrUnknownTool reports a call of a tool that is not registered.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// ToolSchema is the read-only description of a tool: what a model sees.
+type ToolSchema struct {
+	Name        string
+	Description string
+	// InputSchema and OutputSchema are JSON Schema documents (draft 2020-12).
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+}
+
+// A Tool is a model-facing tool: its schema and the function that runs it.
+type Tool struct {
+	ToolSchema
+	// Execute runs the tool. input is the JSON arguments; the result is JSON.
+	Execute func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
+}
+
+// Tools is the tool registry. Registrations are effects of the registering fiber.
+type Tools struct {
+	root *Context
+
+	mu     sync.RWMutex
+	byName map[string]*toolEntry
+	order  []*toolEntry
+}
+
+type toolEntry struct {
+	tool  Tool
+	owner *Fiber
+	scope *scope
+}
+
+// Register adds tool as an effect of c's fiber and announces it with ToolsChange.
+// A name already registered is an error naming the owning plugin.
+//
+//cordis:internal
+func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
+	if c == nil {
+		return nil, ErrNilContext
+	}
+	if tool.Name == "" {
+		return nil, fmt.Errorf("kit: tool has no Name")
+	}
+	if tool.Execute == nil {
+		return nil, fmt.Errorf("kit: tool %q has no Execute func", tool.Name)
+	}
+	e := &toolEntry{tool: tool, owner: c.fiber}
+	t.mu.Lock()
+	if old, ok := t.byName[tool.Name]; ok {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("kit: tool %q is already registered by plugin %q; plugin %q cannot register it again: %w",
+			tool.Name, old.owner.name, c.fiber.name, ErrDuplicate)
+	}
+	t.byName[tool.Name] = e
+	t.order = append(t.order, e)
+	t.mu.Unlock()
+
+	f := c.fiber
+	eff, err := f.addEffect(fmt.Sprintf("tool %q", tool.Name), func(sc *scope) { e.scope = sc }, func(context.Context) error {
+		t.remove(e)
+		return nil
+	})
+	if err != nil {
+		t.remove0(e)
+		return nil, err
+	}
+	ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: tool.Name, Registered: true})
+	return func() { _ = f.cancelEffect(context.Background(), eff) }, nil
+}
+
+func (t *Tools) remove(e *toolEntry) {
+	if t.remove0(e) {
+		ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: e.tool.Name})
+	}
+}
+
+func (t *Tools) remove0(e *toolEntry) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byName[e.tool.Name] != e {
+		return false
+	}
+	delete(t.byName, e.tool.Name)
+	t.order = slices.DeleteFunc(t.order, func(x *toolEntry) bool { return x == e })
+	return true
+}
+
+// Schemas returns the registered tools in registration order. The result is a copy.
+func (t *Tools) Schemas() []ToolSchema {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]ToolSchema, len(t.order))
+	for i, e := range t.order {
+		out[i] = e.tool.ToolSchema.clone()
+	}
+	return out
+}
+
+// Get returns the schema of the named tool.
+func (t *Tools) Get(name string) (ToolSchema, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	e, ok := t.byName[name]
+	if !ok {
+		return ToolSchema{}, false
+	}
+	return e.tool.ToolSchema.clone(), true
+}
+
+// Owner returns the name of the plugin that registered the named tool.
+func (t *Tools) Owner(name string) (string, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	e, ok := t.byName[name]
+	if !ok {
+		return "", false
+	}
+	return e.owner.name, true
+}
+
+// Call runs the named tool. The call counts as a running callback of the owning fiber, so
+// disposing that fiber waits for it; a tool whose fiber is unloading is reported unknown.
+//
+//cordis:internal
+func (t *Tools) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {
+	t.mu.RLock()
+	e, ok := t.byName[name]
+	t.mu.RUnlock()
+	if !ok || !e.scope.enter() {
+		return nil, fmt.Errorf("kit: tool %q: %w", name, ErrUnknownTool)
+	}
+	defer e.scope.exit()
+	return callTool(ctx, e, input)
+}
+
+func callTool(ctx context.Context, e *toolEntry, input json.RawMessage) (out json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool %q of plugin %q: %w: %v", e.tool.Name, e.owner.name, ErrPanic, r)
+		}
+	}()
+	return e.tool.Execute(ctx, input)
+}
+
+func (s ToolSchema) clone() ToolSchema {
+	s.InputSchema = bytes.Clone(s.InputSchema)
+	s.OutputSchema = bytes.Clone(s.OutputSchema)
+	return s
+}
+
+// A ToolDecl declares a model-facing tool with Go input and output types. Declare tools as
+// package-level variables; the generator derives their JSON Schemas from In and Out and
+// takes the description from the doc comment:
+//
+//	// Echo returns its input.
+//	var Echo = kit.NewTool[EchoInput, EchoOutput]("echo")
+type ToolDecl[In, Out any] struct {
+	name string
+}
+
+// NewTool declares a tool. It panics if name is empty.
+func NewTool[In, Out any](name string) *ToolDecl[In, Out] {
+	if name == "" {
+		panic("kit: NewTool with an empty name")
+	}
+	return &ToolDecl[In, Out]{name: name}
+}
+
+// Name returns the tool name.
+func (d *ToolDecl[In, Out]) Name() string { return d.name }
+
+// Bind returns a Tool that decodes its JSON input into In, runs fn and encodes the Out.
+// schema usually comes from the generated catalog; its Name is set to the declared name.
+func (d *ToolDecl[In, Out]) Bind(schema ToolSchema, fn func(ctx context.Context, in In) (Out, error)) Tool {
+	schema.Name = d.name
+	return Tool{ToolSchema: schema, Execute: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+		var in In
+		if len(bytes.TrimSpace(input)) > 0 {
+			if err := json.Unmarshal(input, &in); err != nil {
+				return nil, fmt.Errorf("tool %q: decoding input: %w", d.name, err)
+			}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}}
+}
