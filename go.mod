@@ -1,6 +1,6 @@
 module github.com/cordiskit/cordiskit
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/dave/jennifer v1.7.1 // indirect
@@ -13,6 +13,9 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.3.8 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )
