@@ -1,0 +1,43 @@
+// Package mcpkit hands a kit runtime's tools to an agent: to any agent loop through an
+// Invoker, or to any MCP client through a Server built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk).
+//
+// The first calls a runtime author makes:
+//
+//	inv, err := mcpkit.NewInvoker(root)            // a plugin under root; Close detaches it
+//	for _, t := range inv.Tools() { … }            // name, description, JSON Schemas
+//	out, err := inv.Invoke(ctx, name, argsJSON)    // validated, then run
+//
+// or, to serve the same tools over MCP (here on stdio):
+//
+//	err := mcpkit.Serve(ctx, root, &mcp.StdioTransport{}, nil)
+//
+// # The neutral pair
+//
+// Invoker.Tools lists every tool registered in the kit's registry (kit.ToolsService) at
+// the moment of the call: the runtime's own tools, the cordis tools, and every tool a
+// mounted plugin has registered since. Invoker.Invoke validates the arguments against the
+// tool's InputSchema (JSON Schema 2020-12, via github.com/google/jsonschema-go) and then
+// runs the tool through the registry, so the call counts as a running callback of the
+// plugin that owns the tool. Invalid arguments never reach the tool: Invoke returns an
+// *ArgumentError naming the offending field ("files[].name") and what is wrong with it.
+// Resolved schemas are cached per tool and dropped on every kit.ToolsChange of that tool.
+//
+// # The MCP server
+//
+// A Server serves every tool of the registry and keeps the MCP tool list in step with it:
+// it listens to kit.ToolsChange and adds or removes the tool on the underlying mcp.Server,
+// which sends notifications/tools/list_changed to connected clients. Tool schemas are
+// served as given. A tool's failure — an error it returns, a panic, arguments that do not
+// match its schema, a tool that vanished between list and call — is an MCP tool error
+// (a result with isError: true and the message as text), never a protocol error, so the
+// model sees it and can correct itself.
+//
+// # Lifetime
+//
+// Invokers and Servers are kit plugins ("mcpkit/invoker", "mcpkit") that inject the
+// "tools" service: their listeners are effects of their own fiber. Close disposes that
+// fiber, which detaches them from the runtime (a Server then serves no tools); disposing
+// an ancestor fiber does the same. If the tool registry goes away they return to pending
+// and re-attach when it comes back.
+package mcpkit

@@ -1,0 +1,260 @@
+package mcpkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configures a Server. A nil *Options means defaults.
+type Options struct {
+	// Implementation names the server to clients. Nil means {Name: "cordiskit", Version: "dev"}.
+	Implementation *mcp.Implementation
+	// ServerOptions are passed to mcp.NewServer (copied, not retained). Nil means the SDK's
+	// defaults. Unless ServerOptions.Capabilities.Tools is set, the server advertises the
+	// tools capability with listChanged from the start, even while no tool is registered.
+	ServerOptions *mcp.ServerOptions
+	// OmitNonObjectOutputSchemas drops a tool's output schema, and with it the structured
+	// result, when the schema's root type is not "object". MCP versions before 2026-07-28
+	// require object output schemas, and some clients reject the whole tool list otherwise.
+	OmitNonObjectOutputSchemas bool
+}
+
+// A Server serves the tools of one kit runtime to MCP clients and keeps the MCP tool list
+// in step with the registry. It is plugin "mcpkit" of the runtime; see the package doc.
+type Server struct {
+	mcp    *mcp.Server
+	inv    *Invoker
+	fiber  *kit.Fiber
+	logger *slog.Logger
+	opts   Options
+
+	mu     sync.Mutex
+	served map[string]servedTool // what the mcp.Server lists, by tool name
+}
+
+// servedTool is the registry state a served tool was built from, to skip no-op updates.
+type servedTool struct {
+	description         string
+	input, output       []byte
+	structuredResultsOK bool
+}
+
+// NewServer builds an MCP server over the tools of c's runtime and starts it as plugin
+// "mcpkit", a child of c's fiber that injects the "tools" service. It fails only if the
+// plugin cannot start. Serve it with Run (one session) or MCP().Connect (many); Close
+// detaches it.
+func NewServer(c *kit.Context, opts *Options) (*Server, error) {
+	s := &Server{inv: newInvoker(), logger: c.Logger(), served: map[string]servedTool{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	impl := s.opts.Implementation
+	if impl == nil {
+		impl = &mcp.Implementation{Name: "cordiskit", Version: "dev"}
+	}
+	var so mcp.ServerOptions
+	if s.opts.ServerOptions != nil {
+		so = *s.opts.ServerOptions
+	}
+	caps := &mcp.ServerCapabilities{}
+	if so.Capabilities != nil {
+		cp := *so.Capabilities
+		caps = &cp
+	}
+	if caps.Tools == nil {
+		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
+	}
+	so.Capabilities = caps
+	s.mcp = mcp.NewServer(impl, &so)
+
+	f := c.Plugin(&kit.Plugin{Name: "mcpkit", Inject: []string{kit.ToolsService.Key()}, Apply: s.attach})
+	if err := f.Err(); err != nil {
+		return nil, err
+	}
+	s.fiber, s.inv.fiber = f, f
+	return s, nil
+}
+
+// MCP returns the underlying SDK server, to connect transports or add prompts and
+// resources. Do not add or remove tools on it: the Server owns its tool list.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Fiber returns the fiber the Server runs in.
+func (s *Server) Fiber() *kit.Fiber { return s.fiber }
+
+// Run serves one session over t until the client disconnects or ctx is done; see
+// mcp.Server.Run. The Server stays attached afterwards: Close it when done.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
+
+// Close detaches the Server from the runtime by disposing its fiber: it stops following
+// the registry and removes every tool from the MCP tool list (connected clients are
+// notified). Sessions stay open. ctx bounds the wait, as in kit.Fiber.Dispose.
+func (s *Server) Close(ctx context.Context) error { return s.fiber.Dispose(ctx) }
+
+// Serve serves the tools of c's runtime over t until the session ends or ctx is done,
+// then detaches: NewServer, Run and Close in one call. A nil opts means defaults.
+func Serve(ctx context.Context, c *kit.Context, t mcp.Transport, opts *Options) (err error) {
+	s, err := NewServer(c, opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := s.Close(context.WithoutCancel(ctx)); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+	return s.Run(ctx, t)
+}
+
+// attach is the plugin's Apply: follow the registry, then serve what it holds now. The
+// listener goes first so no change between the two is missed.
+func (s *Server) attach(c *kit.Context) error {
+	if err := s.inv.attach(c); err != nil {
+		return err
+	}
+	if _, err := kit.ToolsChange.On(c, func(e kit.ToolsChangeEvent) { s.sync(e.Tool) }); err != nil {
+		return err
+	}
+	if err := c.Effect(s.detach); err != nil {
+		return err
+	}
+	for _, t := range s.inv.Tools() {
+		s.sync(t.Name)
+	}
+	return nil
+}
+
+// detach removes every served tool from the MCP server.
+func (s *Server) detach() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.served))
+	for name := range s.served {
+		names = append(names, name)
+	}
+	clear(s.served)
+	if len(names) > 0 {
+		s.mcp.RemoveTools(names...)
+	}
+	return nil
+}
+
+// sync makes the MCP tool list agree with the registry about one tool. It reads the
+// registry's current state rather than trusting the event, so changes of one name that
+// race on different goroutines still converge on the last one.
+func (s *Server) sync(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var schema kit.ToolSchema
+	ok := false
+	if tools := s.inv.tools.Load(); tools != nil {
+		schema, ok = tools.Get(name)
+	}
+	old, served := s.served[name]
+	if !ok {
+		if served {
+			delete(s.served, name)
+			s.mcp.RemoveTools(name)
+		}
+		return
+	}
+	tool, st, err := s.mcpTool(schema)
+	if err != nil {
+		s.logger.Error("mcpkit: tool not served over MCP", "tool", name, "err", err)
+		if served {
+			delete(s.served, name)
+			s.mcp.RemoveTools(name)
+		}
+		return
+	}
+	if served && old.equal(st) {
+		return
+	}
+	s.served[name] = st
+	s.mcp.AddTool(tool, s.handler(name, st.structuredResultsOK))
+}
+
+// mcpTool converts a registry schema into an MCP tool. MCP requires an input schema whose
+// root type is "object"; a schema without a type gets one (tool arguments are always an
+// object), and a schema of another type cannot be served.
+func (s *Server) mcpTool(schema kit.ToolSchema) (*mcp.Tool, servedTool, error) {
+	st := servedTool{description: schema.Description, input: schema.InputSchema, output: schema.OutputSchema}
+	in := json.RawMessage(`{"type":"object"}`)
+	if len(bytes.TrimSpace(schema.InputSchema)) > 0 {
+		var m map[string]any
+		if err := json.Unmarshal(schema.InputSchema, &m); err != nil {
+			return nil, st, fmt.Errorf("input schema is not a JSON object: %w", err)
+		}
+		switch typ, ok := m["type"]; {
+		case !ok:
+			m["type"] = "object"
+			b, err := json.Marshal(m)
+			if err != nil {
+				return nil, st, err
+			}
+			in = b
+		case typ != "object":
+			return nil, st, fmt.Errorf(`input schema has type %v; MCP tools take an object, so declare "type": "object"`, typ)
+		default:
+			in = schema.InputSchema
+		}
+	}
+	tool := &mcp.Tool{Name: schema.Name, Description: schema.Description, InputSchema: in}
+	if out := bytes.TrimSpace(schema.OutputSchema); len(out) > 0 {
+		if !json.Valid(out) {
+			return nil, st, fmt.Errorf("output schema is not valid JSON")
+		}
+		if !s.opts.OmitNonObjectOutputSchemas || rootType(out) == "object" {
+			tool.OutputSchema = json.RawMessage(out)
+			st.structuredResultsOK = true
+		}
+	}
+	return tool, st, nil
+}
+
+func rootType(schema []byte) any {
+	var m struct {
+		Type any `json:"type"`
+	}
+	_ = json.Unmarshal(schema, &m)
+	return m.Type
+}
+
+func (a servedTool) equal(b servedTool) bool {
+	return a.description == b.description && bytes.Equal(a.input, b.input) &&
+		bytes.Equal(a.output, b.output) && a.structuredResultsOK == b.structuredResultsOK
+}
+
+// handler runs one tool for MCP. Every failure becomes a tool error result, so the model
+// sees it; protocol errors are left to the SDK (an unknown tool name, a broken request).
+func (s *Server) handler(name string, structured bool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		out, err := s.inv.Invoke(ctx, name, req.Params.Arguments)
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: resultText(out)}}}
+		if structured && len(out) > 0 {
+			res.StructuredContent = out
+		}
+		return res, nil
+	}
+}
+
+// resultText renders a tool's JSON result for a model: a JSON string as its text, anything
+// else as JSON.
+func resultText(out json.RawMessage) string {
+	var str string
+	if len(out) > 0 && out[0] == '"' && json.Unmarshal(out, &str) == nil {
+		return str
+	}
+	return string(out)
+}
