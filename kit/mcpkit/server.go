@@ -25,6 +25,11 @@ type Options struct {
 	// result, when the schema's root type is not "object". MCP versions before 2026-07-28
 	// require object output schemas, and some clients reject the whole tool list otherwise.
 	OmitNonObjectOutputSchemas bool
+	// Before, if non-nil, runs before every tool call with the raw arguments, so a runtime
+	// can apply its own policy hooks to MCP calls. It returns the arguments to use (possibly
+	// rewritten; they are validated afterwards), or an error that becomes the call's tool
+	// error without running the tool (a veto).
+	Before func(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error)
 }
 
 // A Server serves the tools of one kit runtime to MCP clients and keeps the MCP tool list
@@ -237,9 +242,16 @@ func (a servedTool) equal(b servedTool) bool {
 // sees it; protocol errors are left to the SDK (an unknown tool name, a broken request).
 func (s *Server) handler(name string, structured bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		out, err := s.inv.Invoke(ctx, name, req.Params.Arguments)
+		args := req.Params.Arguments
+		var err error
+		if s.opts.Before != nil {
+			if args, err = s.opts.Before(ctx, name, args); err != nil {
+				return toolError(err), nil
+			}
+		}
+		out, err := s.inv.Invoke(ctx, name, args)
 		if err != nil {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+			return toolError(err), nil
 		}
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: resultText(out)}}}
 		if structured && len(out) > 0 {
@@ -247,6 +259,10 @@ func (s *Server) handler(name string, structured bool) mcp.ToolHandler {
 		}
 		return res, nil
 	}
+}
+
+func toolError(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }
 
 // resultText renders a tool's JSON result for a model: a JSON string as its text, anything

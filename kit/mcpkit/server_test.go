@@ -3,6 +3,7 @@ package mcpkit_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -265,6 +266,37 @@ func TestServe(t *testing.T) {
 		if f.Name == "mcpkit" {
 			t.Errorf("Serve left its plugin behind: %+v", f)
 		}
+	}
+}
+
+// Before sees every call first: it can rewrite the arguments (validated afterwards) or
+// veto the call, which the client sees as a tool error.
+func TestServerBefore(t *testing.T) {
+	root := newRuntime(t)
+	mount(t, root, "host", echo(), failing())
+	s, err := mcpkit.NewServer(root, &mcpkit.Options{
+		Before: func(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+			switch tool {
+			case "fail":
+				return nil, errors.New("policy: fail is not allowed here; use echo")
+			case "echo":
+				return json.RawMessage(strings.ReplaceAll(string(args), "secret", "[redacted]")), nil
+			}
+			return args, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, s, protocols[0])
+	if r := c.call(t, "echo", map[string]any{"text": "a secret"}); r.IsError || text(r) != `{"text":"a [redacted]"}` {
+		t.Errorf("rewritten echo: isError=%v %q", r.IsError, text(r))
+	}
+	if r := c.call(t, "fail", nil); !r.IsError || !strings.Contains(text(r), "policy: fail is not allowed") {
+		t.Errorf("vetoed fail: isError=%v %q", r.IsError, text(r))
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 
