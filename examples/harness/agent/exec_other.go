@@ -1,0 +1,9 @@
+//go:build !unix
+
+package agent
+
+import "os/exec"
+
+// killTree is a no-op where process groups are not available: cancellation kills the
+// program itself, and Cmd.WaitDelay bounds the wait for children holding its pipes.
+func killTree(*exec.Cmd) {}
