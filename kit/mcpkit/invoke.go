@@ -84,7 +84,8 @@ func (inv *Invoker) Tools() []kit.ToolSchema {
 }
 
 // Invoke validates args against the named tool's InputSchema and runs the tool. Empty or
-// null args mean {}. It returns the tool's JSON result, or:
+// null args mean {}; the arguments reach the tool as sent (schema defaults are not filled
+// in). It returns the tool's JSON result, or:
 //
 //   - an *ArgumentError (errors.Is ErrInvalidArguments) when args do not match the schema;
 //   - an error wrapping kit.ErrUnknownTool, listing the registered tools, for an unknown name;
