@@ -73,44 +73,41 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 		return nil, fmt.Errorf("kit: tool %q has no Execute func", tool.Name)
 	}
 	e := &toolEntry{tool: tool, owner: c.fiber}
+	f := c.fiber
+	// The entry becomes callable only once its effect (and so its scope) exists, and the
+	// duplicate check and the insert happen under one lock.
 	t.mu.Lock()
 	if old, ok := t.byName[tool.Name]; ok {
 		t.mu.Unlock()
 		return nil, fmt.Errorf("kit: tool %q is already registered by plugin %q; plugin %q cannot register it again: %w",
 			tool.Name, old.owner.name, c.fiber.name, ErrDuplicate)
 	}
-	t.byName[tool.Name] = e
-	t.order = append(t.order, e)
-	t.mu.Unlock()
-
-	f := c.fiber
 	eff, err := f.addEffect(fmt.Sprintf("tool %q", tool.Name), func(sc *scope) { e.scope = sc }, func(context.Context) error {
 		t.remove(e)
 		return nil
 	})
 	if err != nil {
-		t.remove0(e)
+		t.mu.Unlock()
 		return nil, err
 	}
+	t.byName[tool.Name] = e
+	t.order = append(t.order, e)
+	t.mu.Unlock()
 	ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: tool.Name, Registered: true})
 	return func() { _ = f.cancelEffect(context.Background(), eff) }, nil
 }
 
 func (t *Tools) remove(e *toolEntry) {
-	if t.remove0(e) {
+	t.mu.Lock()
+	found := t.byName[e.tool.Name] == e
+	if found {
+		delete(t.byName, e.tool.Name)
+		t.order = slices.DeleteFunc(t.order, func(x *toolEntry) bool { return x == e })
+	}
+	t.mu.Unlock()
+	if found {
 		ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: e.tool.Name})
 	}
-}
-
-func (t *Tools) remove0(e *toolEntry) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byName[e.tool.Name] != e {
-		return false
-	}
-	delete(t.byName, e.tool.Name)
-	t.order = slices.DeleteFunc(t.order, func(x *toolEntry) bool { return x == e })
-	return true
 }
 
 // Schemas returns the registered tools in registration order. The result is a copy.

@@ -97,3 +97,25 @@ func TestToolPanicIsAnError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A tool must never be callable before its registration is complete.
+func TestToolCallDuringRegistration(t *testing.T) {
+	root := newRoot(t, nil)
+	tools, _ := kit.ToolsService.Get(root)
+	f := listen(t, root, "p", noop)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 2000 {
+			tools.Call(context.Background(), "racy", nil) // unknown or a result; never a panic
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		off, err := tools.Register(f.Context(), echoTool("racy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		off()
+	}
+	<-done
+}
