@@ -1,0 +1,219 @@
+package sandbox
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// maxSafeInt is 2^53: JS numbers represent every integer up to it exactly.
+const maxSafeInt = 1 << 53
+
+// typeName names a JS value's type for error messages: undefined, null, boolean, number,
+// string, symbol, bigint, function, array or object.
+func typeName(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	case goja.IsString(v):
+		return "string"
+	case goja.IsNumber(v):
+		if goja.IsNaN(v) {
+			return "NaN"
+		}
+		if goja.IsInfinity(v) {
+			return "Infinity"
+		}
+		return "number"
+	case goja.IsBigInt(v):
+		return "bigint"
+	}
+	switch o := v.(type) {
+	case *goja.Symbol:
+		return "symbol"
+	case *goja.Object:
+		if _, ok := goja.AssertFunction(o); ok {
+			return "function"
+		}
+		if o.ExportType() == promiseType {
+			return "Promise"
+		}
+		switch c := o.ClassName(); c {
+		case "Array":
+			return "array"
+		case "Object":
+			return "object"
+		default:
+			return c // Date, Map, Promise, Uint8Array, …
+		}
+	}
+	if v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool {
+		return "boolean"
+	}
+	return "value"
+}
+
+// argErr throws an *ArgError as a TypeError.
+func (r *Realm) argErr(method, param, want string, got goja.Value) {
+	r.Throw(&ArgError{Method: method, Param: param, Want: want, Got: typeName(got)})
+}
+
+// ArgString returns argument i as a string. Lone UTF-16 surrogates become U+FFFD. Any other
+// type throws a TypeError such as "fs.readFile: parameter path: expected a string, got number".
+func ArgString(r *Realm, call goja.FunctionCall, i int, method, param string) string {
+	return toString(r, call.Argument(i), method, param)
+}
+
+// ArgBool returns argument i as a boolean (no truthiness: it must be true or false).
+func ArgBool(r *Realm, call goja.FunctionCall, i int, method, param string) bool {
+	return toBool(r, call.Argument(i), method, param)
+}
+
+// ArgInt returns argument i as an integer: a number with no fractional part within ±2^53.
+func ArgInt(r *Realm, call goja.FunctionCall, i int, method, param string) int64 {
+	return toInt(r, call.Argument(i), method, param)
+}
+
+// ArgFloat returns argument i as a finite number.
+func ArgFloat(r *Realm, call goja.FunctionCall, i int, method, param string) float64 {
+	return toFloat(r, call.Argument(i), method, param)
+}
+
+// ArgDuration returns argument i, a non-negative number of milliseconds, as a Duration.
+func ArgDuration(r *Realm, call goja.FunctionCall, i int, method, param string) time.Duration {
+	return toDuration(r, call.Argument(i), method, param)
+}
+
+// ArgObject returns argument i as a plain object (not null, an array or a function).
+func ArgObject(r *Realm, call goja.FunctionCall, i int, method, param string) *goja.Object {
+	return toObject(r, call.Argument(i), method, param)
+}
+
+// ArgCallback returns argument i as a function.
+func ArgCallback(r *Realm, call goja.FunctionCall, i int, method, param string) goja.Callable {
+	v := call.Argument(i)
+	if fn, ok := goja.AssertFunction(v); ok {
+		return fn
+	}
+	r.argErr(method, param, "a function", v)
+	return nil
+}
+
+// ToString converts v (at path, "opts.name") like ArgString.
+func ToString(r *Realm, v goja.Value, path string) string { return toString(r, v, "", path) }
+
+// ToBool converts v like ArgBool.
+func ToBool(r *Realm, v goja.Value, path string) bool { return toBool(r, v, "", path) }
+
+// ToInt converts v like ArgInt.
+func ToInt(r *Realm, v goja.Value, path string) int64 { return toInt(r, v, "", path) }
+
+// ToFloat converts v like ArgFloat.
+func ToFloat(r *Realm, v goja.Value, path string) float64 { return toFloat(r, v, "", path) }
+
+// ToDuration converts v like ArgDuration.
+func ToDuration(r *Realm, v goja.Value, path string) time.Duration {
+	return toDuration(r, v, "", path)
+}
+
+// ToObject converts v like ArgObject.
+func ToObject(r *Realm, v goja.Value, path string) *goja.Object { return toObject(r, v, "", path) }
+
+// ToSlice returns the elements of array v.
+func ToSlice(r *Realm, v goja.Value, path string) []goja.Value {
+	o, ok := v.(*goja.Object)
+	if !ok || o.ClassName() != "Array" {
+		r.argErr("", path, "an array", v)
+	}
+	n := arrayLen(o)
+	if n > int64(r.loop.limits.MaxBytes) {
+		r.Throw(&ArgError{Param: path, Want: "an array of at most " + strconv.Itoa(r.loop.limits.MaxBytes) + " elements", Got: "length " + strconv.FormatInt(n, 10)})
+	}
+	out := make([]goja.Value, n)
+	for i := range out {
+		out[i] = o.Get(strconv.Itoa(i))
+	}
+	return out
+}
+
+func arrayLen(o *goja.Object) int64 {
+	return o.Get("length").ToInteger()
+}
+
+func toString(r *Realm, v goja.Value, method, param string) string {
+	if !goja.IsString(v) {
+		r.argErr(method, param, "a string", v)
+	}
+	s := v.String()
+	if len(s) > r.loop.limits.MaxBytes {
+		r.Throw(&ArgError{Method: method, Param: param, Want: "a string of at most " + strconv.Itoa(r.loop.limits.MaxBytes) + " bytes", Got: strconv.Itoa(len(s)) + " bytes"})
+	}
+	return s
+}
+
+func toBool(r *Realm, v goja.Value, method, param string) bool {
+	if v != nil && v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool && !isObject(v) {
+		return v.ToBoolean()
+	}
+	r.argErr(method, param, "a boolean", v)
+	return false
+}
+
+func isObject(v goja.Value) bool {
+	_, ok := v.(*goja.Object)
+	return ok
+}
+
+func toFloat(r *Realm, v goja.Value, method, param string) float64 {
+	if !goja.IsNumber(v) {
+		r.argErr(method, param, "a finite number", v)
+	}
+	f := v.ToFloat()
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		r.argErr(method, param, "a finite number", v)
+	}
+	return f
+}
+
+func toInt(r *Realm, v goja.Value, method, param string) int64 {
+	if !goja.IsNumber(v) {
+		r.argErr(method, param, "an integer", v)
+	}
+	f := v.ToFloat()
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		r.argErr(method, param, "an integer", v)
+	case f != math.Trunc(f):
+		r.Throw(&ArgError{Method: method, Param: param, Want: "an integer", Got: strconv.FormatFloat(f, 'g', -1, 64)})
+	case f > maxSafeInt || f < -maxSafeInt:
+		r.Throw(&ArgError{Method: method, Param: param, Want: "an integer between -2^53 and 2^53", Got: strconv.FormatFloat(f, 'f', -1, 64)})
+	}
+	return int64(f)
+}
+
+func toDuration(r *Realm, v goja.Value, method, param string) time.Duration {
+	if !goja.IsNumber(v) || goja.IsNaN(v) || goja.IsInfinity(v) {
+		r.argErr(method, param, "a number of milliseconds", v)
+	}
+	ms := v.ToFloat()
+	if ms < 0 || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+		r.Throw(&ArgError{Method: method, Param: param, Want: "a number of milliseconds between 0 and 2^63 ns", Got: strconv.FormatFloat(ms, 'g', -1, 64)})
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+func toObject(r *Realm, v goja.Value, method, param string) *goja.Object {
+	o, ok := v.(*goja.Object)
+	if ok {
+		if _, fn := goja.AssertFunction(o); !fn && o.ClassName() != "Array" {
+			return o
+		}
+	}
+	r.argErr(method, param, "an object", v)
+	return nil
+}

@@ -1,0 +1,389 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// A bound describes one kind of entry into JavaScript and its time limits.
+type bound struct {
+	what  string        // "a listener", "evaluation", …: used in errors
+	name  string        // "CallTimeout", …: the option that sets limit
+	limit time.Duration // bounds the synchronous call (and the jobs it drains)
+	wait  time.Duration // bounds waiting for a returned promise; 0 means limit
+	// waitNested lets a call that nests inside another entry of the realm wait for its
+	// promise anyway (the outer entry belongs to another goroutine and will return).
+	waitNested bool
+}
+
+// An entry is one call into a realm, timed by its bound. An expired entry interrupts the
+// runtime; the interrupt unwinds every JavaScript frame above the outermost entry of the
+// realm, so entries nested inside an expired one fail with it.
+type entry struct {
+	r       *Realm
+	b       *bound
+	timer   *time.Timer
+	stopCtx func() bool
+	fired   bool  // guarded by r.imu
+	done    bool  // guarded by r.imu
+	byBound bool  // the bound expired (not the caller's context)
+	cause   error // set when fired
+}
+
+// begin starts an entry. Called with l.mu held.
+func (r *Realm) begin(ctx context.Context, what, name string, limit time.Duration) (*entry, error) {
+	return r.beginBound(ctx, &bound{what: what, name: name, limit: limit})
+}
+
+func (r *Realm) beginBound(ctx context.Context, b *bound) (*entry, error) {
+	if r.closed || r.loop.closed {
+		return nil, fmt.Errorf("%s: %s: %w", r.id, b.what, ErrClosed)
+	}
+	r.depth++
+	e := &entry{r: r, b: b}
+	if b.limit > 0 {
+		e.timer = time.AfterFunc(b.limit, e.expire)
+	}
+	if ctx != nil && ctx.Done() != nil {
+		e.stopCtx = context.AfterFunc(ctx, func() { e.fire(context.Cause(ctx), false) })
+	}
+	return e, nil
+}
+
+func (e *entry) expire() { e.fire(context.DeadlineExceeded, true) }
+
+func (e *entry) fire(cause error, byBound bool) {
+	r := e.r
+	r.imu.Lock()
+	defer r.imu.Unlock()
+	if e.done || e.fired {
+		return
+	}
+	e.fired, e.cause, e.byBound = true, cause, byBound
+	r.fired++
+	r.rt.Interrupt(e)
+}
+
+// err describes why the entry was interrupted.
+func (e *entry) err() error {
+	if e.byBound {
+		return newTimeout(e.r.id, e.b.what, e.b.name, e.b.limit)
+	}
+	return &TimeoutError{Mount: e.r.id, What: e.b.what, Bound: "context", cause: e.cause}
+}
+
+// end finishes an entry. Called with l.mu held.
+func (r *Realm) end(e *entry) {
+	if r.depth == 1 {
+		r.flushRejections() // promise jobs have drained; what is still unhandled is reported
+	}
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+	if e.stopCtx != nil {
+		e.stopCtx()
+	}
+	r.imu.Lock()
+	e.done = true
+	if e.fired {
+		r.fired--
+		if r.fired == 0 {
+			// The interrupt was this entry's: let outer frames of the realm continue.
+			r.rt.ClearInterrupt()
+		}
+	}
+	r.imu.Unlock()
+	r.depth--
+	if l := r.loop; l.waiters > 0 {
+		l.cond.Broadcast()
+	}
+}
+
+// call runs one entry: it takes the lock, runs invoke, and when the result is a promise
+// waits for it off the lock (bounded). conv reads the settled value under the lock.
+func (r *Realm) call(ctx context.Context, b bound, invoke func() (goja.Value, error), conv func(goja.Value) error) error {
+	start := time.Now()
+	l := r.loop
+	l.mu.Lock()
+	nested := r.depth > 0
+	e, err := r.beginBound(ctx, &b)
+	if err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	res, err := invoke()
+	var w *promiseWait
+	if err == nil {
+		res, w, err = r.settled(res, nested && !b.waitNested, conv != nil)
+	}
+	if err == nil && w == nil && conv != nil {
+		err = r.try(func() { err = conv(res) })
+	}
+	err = r.wrapErr(e, err)
+	r.end(e)
+	l.mu.Unlock()
+	if w == nil {
+		return err
+	}
+	limit := b.wait
+	if limit == 0 {
+		limit = b.limit
+	}
+	return r.await(ctx, b, w, limit-time.Since(start), conv)
+}
+
+// settled inspects a call's result. A settled promise yields its value (or its rejection as
+// an error); a pending one yields a wait, unless the realm is nested (see Deliver).
+func (r *Realm) settled(res goja.Value, nested, needValue bool) (goja.Value, *promiseWait, error) {
+	p := asPromise(res)
+	if p == nil {
+		return res, nil, nil
+	}
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		return p.Result(), nil, nil
+	case goja.PromiseStateRejected:
+		r.handled(p)
+		return nil, nil, r.jsError(p.Result())
+	}
+	if nested {
+		if needValue {
+			return nil, nil, fmt.Errorf("%s: %w: the realm is busy in an outer call, so the promise cannot settle before it returns; return a value synchronously here", r.id, ErrReentrant)
+		}
+		return nil, nil, nil
+	}
+	w, err := r.watch(p)
+	return nil, w, err
+}
+
+func asPromise(v goja.Value) *goja.Promise {
+	o, ok := v.(*goja.Object)
+	if !ok || o.ExportType() != promiseType {
+		return nil
+	}
+	p, _ := o.Export().(*goja.Promise)
+	return p
+}
+
+var promiseType = reflect.TypeFor[*goja.Promise]()
+
+// A promiseWait is a pending promise being watched from Go.
+type promiseWait struct {
+	done   chan struct{}
+	value  goja.Value // guarded by loop.mu, set before done closes
+	reject bool
+}
+
+// watch attaches handlers to p that close w.done when it settles. Lock held.
+func (r *Realm) watch(p *goja.Promise) (*promiseWait, error) {
+	w := &promiseWait{done: make(chan struct{})}
+	settle := func(reject bool) goja.Value {
+		return r.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+			select {
+			case <-w.done:
+			default:
+				w.value, w.reject = call.Argument(0), reject
+				close(w.done)
+			}
+			return goja.Undefined()
+		})
+	}
+	then, err := r.then()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := then(r.rt.ToValue(p), settle(false), settle(true)); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// await waits for w off the lock, then runs conv on the value under the lock.
+func (r *Realm) await(ctx context.Context, b bound, w *promiseWait, left time.Duration, conv func(goja.Value) error) error {
+	if left <= 0 {
+		left = time.Nanosecond
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	select {
+	case <-w.done:
+	case <-t.C:
+		limit := b.wait
+		if limit == 0 {
+			limit = b.limit
+		}
+		return &TimeoutError{Mount: r.id, What: b.what + " (its promise did not settle)", Bound: b.name, Limit: limit, cause: context.DeadlineExceeded}
+	case <-done:
+		return &TimeoutError{Mount: r.id, What: b.what + " (waiting for its promise)", Bound: "context", cause: context.Cause(ctx)}
+	}
+	l := r.loop
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w.reject {
+		e, err := r.begin(ctx, b.what, b.name, b.limit)
+		if err != nil {
+			return err
+		}
+		err = r.jsError(w.value)
+		r.end(e)
+		return err
+	}
+	if conv == nil {
+		return nil
+	}
+	e, err := r.begin(ctx, b.what, b.name, b.limit)
+	if err != nil {
+		return err
+	}
+	err = r.try(func() { err = conv(w.value) })
+	err = r.wrapErr(e, err)
+	r.end(e)
+	return err
+}
+
+// then returns the intrinsic Promise.prototype.then, captured before mount code could
+// replace it. Lock held.
+func (r *Realm) then() (goja.Callable, error) {
+	if r.promiseThen == nil {
+		return nil, fmt.Errorf("%s: internal error: Promise.prototype.then was not captured", r.id)
+	}
+	return r.promiseThen, nil
+}
+
+// wrapErr turns what goja returned into a Go error naming the mount. Lock held (an
+// exception's value may be read).
+func (r *Realm) wrapErr(e *entry, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if en, ok := ie.Value().(*entry); ok {
+			return en.err()
+		}
+		return fmt.Errorf("%s: %s was interrupted: %w", r.id, e.b.what, err)
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		return &stackOverflow{mount: r.id, what: e.b.what, max: r.loop.limits.MaxCallStackSize, err: so}
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		return r.jsError(ex.Value())
+	}
+	return err
+}
+
+// stackOverflow reports unbounded recursion; errors.As finds the *goja.StackOverflowError.
+type stackOverflow struct {
+	mount, what string
+	max         int
+	err         *goja.StackOverflowError
+}
+
+func (e *stackOverflow) Error() string {
+	return fmt.Sprintf("%s: %s: stack overflow: more than %d nested calls (unbounded recursion?)", e.mount, e.what, e.max)
+}
+
+func (e *stackOverflow) Unwrap() error { return e.err }
+
+// jsError describes a thrown or rejected JS value. Lock held.
+func (r *Realm) jsError(v goja.Value) error {
+	msg, stack := r.describe(v)
+	return &JSError{Mount: r.id, Message: msg, Stack: stack}
+}
+
+// describe renders a thrown value like String(v) would, reading an Error's name, message
+// and stack without running user code where it can be avoided. Lock held.
+func (r *Realm) describe(v goja.Value) (msg, stack string) {
+	if v == nil || goja.IsUndefined(v) {
+		return "undefined", ""
+	}
+	if goja.IsNull(v) {
+		return "null", ""
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return v.String(), ""
+	}
+	err := r.try(func() {
+		if o.ClassName() == "Error" {
+			name := stringProp(o, "name", "Error")
+			m := stringProp(o, "message", "")
+			msg = name
+			if m != "" {
+				msg += ": " + m
+			}
+			stack = stringProp(o, "stack", "")
+			return
+		}
+		msg = o.String()
+	})
+	if err != nil {
+		msg = "[object that cannot be described: " + firstLine(err.Error()) + "]"
+	}
+	return msg, stack
+}
+
+func stringProp(o *goja.Object, name, def string) string {
+	v := o.Get(name)
+	if v == nil || goja.IsUndefined(v) {
+		return def
+	}
+	if _, ok := v.(*goja.Object); ok {
+		return def
+	}
+	return v.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// trackRejection is the runtime's promise rejection tracker.
+func (r *Realm) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	if op == goja.PromiseRejectionReject {
+		r.rejected = append(r.rejected, p)
+		return
+	}
+	r.handled(p)
+}
+
+func (r *Realm) handled(p *goja.Promise) {
+	for i, x := range r.rejected {
+		if x == p {
+			r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
+			return
+		}
+	}
+}
+
+// flushRejections reports promises that were rejected and are still unhandled once the
+// realm's jobs have drained. Lock held.
+func (r *Realm) flushRejections() {
+	if len(r.rejected) == 0 {
+		return
+	}
+	ps := r.rejected
+	r.rejected = nil
+	for _, p := range ps {
+		msg, stack := r.describe(p.Result())
+		r.logger.Error("sandbox: unhandled promise rejection", "err", msg, "stack", stack)
+		if f := r.loop.onError; f != nil {
+			f(r.id, &JSError{Mount: r.id, Message: msg, Stack: stack})
+		}
+	}
+}

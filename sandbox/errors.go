@@ -1,0 +1,91 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Sentinel errors. Errors that carry more detail wrap one of these (or a standard error), so
+// callers test with errors.Is.
+var (
+	// ErrClosed reports work submitted to a realm whose mount was closed (unmounted) or to a
+	// closed Loop.
+	ErrClosed = errors.New("sandbox: mount is closed")
+
+	// ErrReentrant reports a JS result that cannot be awaited because the realm is busy in an
+	// outer call: its Promise jobs only run once that call returns.
+	ErrReentrant = errors.New("sandbox: cannot await a JavaScript promise re-entrantly")
+
+	// ErrNotPlugin reports mount code that did not return a plugin.
+	ErrNotPlugin = errors.New("sandbox: mount code did not return a plugin")
+)
+
+// An ArgError reports a JavaScript argument or value of the wrong type for a Go parameter.
+// Thrown into JavaScript it becomes a TypeError.
+type ArgError struct {
+	Method string // "fs.readFile"
+	Param  string // "path", or a path inside it such as "opts.limit"
+	Want   string // "a string"
+	Got    string // "number"
+}
+
+func (e *ArgError) Error() string {
+	var b strings.Builder
+	if e.Method != "" {
+		b.WriteString(e.Method)
+		b.WriteString(": ")
+	}
+	if e.Param != "" {
+		b.WriteString("parameter ")
+		b.WriteString(e.Param)
+		b.WriteString(": ")
+	}
+	b.WriteString("expected ")
+	b.WriteString(e.Want)
+	if e.Got != "" {
+		b.WriteString(", got ")
+		b.WriteString(e.Got)
+	}
+	return b.String()
+}
+
+// A TimeoutError reports an entry into JavaScript that exceeded its time bound (or whose
+// context ended) and was interrupted. errors.Is(err, context.DeadlineExceeded) holds for a
+// time bound; a cancelled context unwraps to its cause.
+type TimeoutError struct {
+	Mount string        // "dyn-3"
+	What  string        // "listener of \"tools/change\"", "evaluation", …
+	Limit time.Duration // the bound that was exceeded; 0 when a context ended
+	Bound string        // "CallTimeout", "VMTimeout", "MountTimeout" or "context"
+	cause error
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Limit > 0 {
+		return fmt.Sprintf("%s: %s ran longer than %s (%v) and was interrupted: %v", e.Mount, e.What, e.Bound, e.Limit, e.cause)
+	}
+	return fmt.Sprintf("%s: %s was interrupted: %v", e.Mount, e.What, e.cause)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.cause }
+
+func newTimeout(mount, what, bound string, limit time.Duration) *TimeoutError {
+	return &TimeoutError{Mount: mount, What: what, Bound: bound, Limit: limit, cause: context.DeadlineExceeded}
+}
+
+// A JSError is an exception thrown (or a rejection) by JavaScript code, described in Go.
+type JSError struct {
+	Mount   string // "dyn-3"
+	Message string // String(error): "TypeError: x is not a function"
+	Stack   string // the JS stack, when the value was an Error
+}
+
+func (e *JSError) Error() string {
+	if e.Mount == "" {
+		return e.Message
+	}
+	return e.Mount + ": " + e.Message
+}

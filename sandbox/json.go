@@ -1,0 +1,406 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+)
+
+// ToJSON converts v to JSON, strictly: strings, finite numbers, booleans, null, arrays and
+// plain objects (own enumerable string keys; a property whose value is undefined is left
+// out, as JSON.stringify does). Anything else — undefined, a function, a symbol, a bigint,
+// NaN or ±Infinity, a Date, a Map, a typed array, a hole in an array, nesting deeper than
+// Limits.MaxDepth (a cycle), a document larger than Limits.MaxBytes — throws a TypeError
+// naming the offending path ("result.items[2].when"). Lone UTF-16 surrogates become
+// U+FFFD. Lock held.
+func ToJSON(r *Realm, v goja.Value, path string) json.RawMessage {
+	b, err := r.appendJSON(nil, v, path, 0)
+	if err != nil {
+		r.Throw(err)
+	}
+	return b
+}
+
+// toJSON is ToJSON returning the error instead of throwing. Lock held.
+func (r *Realm) toJSON(v goja.Value, path string) (json.RawMessage, error) {
+	var b []byte
+	err := r.try(func() {
+		var err error
+		b, err = r.appendJSON(nil, v, path, 0)
+		if err != nil {
+			r.Throw(err)
+		}
+	})
+	return b, err
+}
+
+func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]byte, error) {
+	lim := &r.loop.limits
+	if len(b) > lim.MaxBytes {
+		return nil, &ArgError{Param: path, Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
+	}
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return nil, &ArgError{Param: path, Want: "JSON data", Got: "undefined"}
+	case goja.IsNull(v):
+		return append(b, "null"...), nil
+	case goja.IsString(v):
+		b = appendJSONString(b, v.String())
+		if len(b) > lim.MaxBytes {
+			return nil, &ArgError{Param: path, Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
+		}
+		return b, nil
+	case goja.IsNumber(v):
+		f := v.ToFloat()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, &ArgError{Param: path, Want: "JSON data (a finite number)", Got: typeName(v)}
+		}
+		return appendJSONNumber(b, f), nil
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
+		if v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool {
+			return strconv.AppendBool(b, v.ToBoolean()), nil
+		}
+		return nil, &ArgError{Param: path, Want: "JSON data", Got: typeName(v)}
+	}
+	if depth >= lim.MaxDepth {
+		return nil, &ArgError{Param: path, Want: fmt.Sprintf("JSON data nested at most %d levels deep", lim.MaxDepth), Got: "deeper nesting (a cycle?)"}
+	}
+	if _, fn := goja.AssertFunction(o); fn {
+		return nil, &ArgError{Param: path, Want: "JSON data", Got: "function"}
+	}
+	switch o.ClassName() {
+	case "Array":
+		n := arrayLen(o)
+		b = append(b, '[')
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			b, err = r.appendJSON(b, o.Get(strconv.FormatInt(i, 10)), path+"["+strconv.FormatInt(i, 10)+"]", depth+1)
+			if err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case "Object":
+		b = append(b, '{')
+		first := true
+		for _, k := range o.Keys() {
+			kv := o.Get(k)
+			if kv == nil || goja.IsUndefined(kv) {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			var err error
+			b, err = r.appendJSON(b, kv, joinPath(path, k), depth+1)
+			if err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	return nil, &ArgError{Param: path, Want: "JSON data (a plain object or array)", Got: typeName(o)}
+}
+
+// joinPath appends an object key to a path: "a.b", or "a[\"odd key\"]".
+func joinPath(path, key string) string {
+	if isIdent(key) {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	return path + "[" + strconv.Quote(key) + "]"
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		rn, size := utf8.DecodeRuneInString(s[i:])
+		if rn == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendJSONNumber formats f as JavaScript (and encoding/json) would.
+func appendJSONNumber(b []byte, f float64) []byte {
+	if f == 0 {
+		return append(b, '0') // -0 too, as JSON.stringify
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
+	}
+	abs := math.Abs(f)
+	fmtc := byte('f')
+	if abs < 1e-6 || abs >= 1e21 {
+		fmtc = 'e'
+	}
+	b = strconv.AppendFloat(b, f, fmtc, -1, 64)
+	if fmtc == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// FromJSON converts a JSON document into a fresh JS value (object keys keep their order; a
+// "__proto__" key becomes an ordinary own property). Invalid JSON, or a document larger than
+// Limits.MaxBytes or nested deeper than Limits.MaxDepth, throws. Lock held.
+func FromJSON(r *Realm, raw json.RawMessage) goja.Value {
+	v, err := r.fromJSON(raw)
+	if err != nil {
+		r.Throw(err)
+	}
+	return v
+}
+
+func (r *Realm) fromJSON(raw []byte) (goja.Value, error) {
+	lim := &r.loop.limits
+	if len(raw) > lim.MaxBytes {
+		return nil, fmt.Errorf("JSON document of %d bytes exceeds the %d-byte limit", len(raw), lim.MaxBytes)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return goja.Undefined(), nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	v, err := r.decodeJSON(d, 0)
+	if err != nil {
+		return nil, fmt.Errorf("decoding JSON: %w", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("decoding JSON: data after the top-level value")
+	}
+	return v, nil
+}
+
+func (r *Realm) decodeJSON(d *json.Decoder, depth int) (goja.Value, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case nil:
+		return goja.Null(), nil
+	case bool:
+		return r.rt.ToValue(t), nil
+	case string:
+		return r.rt.ToValue(t), nil
+	case json.Number:
+		return numberValue(r.rt, string(t))
+	case json.Delim:
+		if depth >= r.loop.limits.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", r.loop.limits.MaxDepth)
+		}
+		if t == '[' {
+			var items []any
+			for d.More() {
+				v, err := r.decodeJSON(d, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, v)
+			}
+			if _, err := d.Token(); err != nil {
+				return nil, err
+			}
+			return r.rt.NewArray(items...), nil
+		}
+		o := r.rt.NewObject()
+		for d.More() {
+			kt, err := d.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kt.(string)
+			v, err := r.decodeJSON(d, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if err := o.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := d.Token(); err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+func numberValue(rt *goja.Runtime, s string) (goja.Value, error) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil && i <= maxSafeInt && i >= -maxSafeInt {
+		return rt.ToValue(i), nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return nil, err
+	}
+	return rt.ToValue(f), nil // like JSON.parse: beyond 2^53 rounds, beyond ±1.8e308 is ±Infinity
+}
+
+// FromAny converts plain Go data into a fresh JS value: nil, booleans, strings, numbers,
+// json.RawMessage, and slices, arrays and string-keyed maps of those are converted
+// directly; anything else goes through encoding/json (so a struct becomes a plain object of
+// its exported fields and no Go method is ever reachable). An integer beyond ±2^53, which a
+// JS number cannot hold exactly, throws, as do values encoding/json rejects. Lock held.
+func FromAny(r *Realm, v any) goja.Value {
+	out, err := r.fromAny(v, 0)
+	if err != nil {
+		r.Throw(err)
+	}
+	return out
+}
+
+func (r *Realm) fromAny(v any, depth int) (goja.Value, error) {
+	rt := r.rt
+	switch x := v.(type) {
+	case nil:
+		return goja.Null(), nil
+	case string:
+		if len(x) > r.loop.limits.MaxBytes {
+			return nil, fmt.Errorf("string of %d bytes exceeds the %d-byte limit", len(x), r.loop.limits.MaxBytes)
+		}
+		return rt.ToValue(x), nil
+	case bool:
+		return rt.ToValue(x), nil
+	case float64:
+		return rt.ToValue(x), nil
+	case float32:
+		return rt.ToValue(float64(x)), nil
+	case int:
+		return safeInt(rt, int64(x))
+	case int8, int16, int32, uint8, uint16, uint32:
+		return rt.ToValue(reflect.ValueOf(x).Convert(reflect.TypeFor[int64]()).Int()), nil
+	case int64:
+		return safeInt(rt, x)
+	case uint:
+		return safeUint(rt, uint64(x))
+	case uint64:
+		return safeUint(rt, x)
+	case json.RawMessage:
+		return r.fromJSON(x)
+	case []any:
+		if depth >= r.loop.limits.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", r.loop.limits.MaxDepth)
+		}
+		items := make([]any, len(x))
+		for i, e := range x {
+			ev, err := r.fromAny(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			items[i] = ev
+		}
+		return rt.NewArray(items...), nil
+	case []string:
+		items := make([]any, len(x))
+		for i, e := range x {
+			items[i] = e
+		}
+		return rt.NewArray(items...), nil
+	case map[string]any:
+		if depth >= r.loop.limits.MaxDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", r.loop.limits.MaxDepth)
+		}
+		o := rt.NewObject()
+		for _, k := range sortedKeys(x) {
+			ev, err := r.fromAny(x[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if err := o.DefineDataProperty(k, ev, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
+				return nil, err
+			}
+		}
+		return o, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("converting %T to JavaScript: %w", v, err)
+	}
+	return r.fromJSON(b)
+}
+
+func safeInt(rt *goja.Runtime, i int64) (goja.Value, error) {
+	if i > maxSafeInt || i < -maxSafeInt {
+		return nil, fmt.Errorf("integer %d is outside ±2^53 and cannot be represented exactly as a JavaScript number", i)
+	}
+	return rt.ToValue(i), nil
+}
+
+func safeUint(rt *goja.Runtime, u uint64) (goja.Value, error) {
+	if u > maxSafeInt {
+		return nil, fmt.Errorf("integer %d is outside ±2^53 and cannot be represented exactly as a JavaScript number", u)
+	}
+	return rt.ToValue(int64(u)), nil
+}

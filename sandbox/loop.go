@@ -1,0 +1,166 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Options configures a Loop. A nil *Options means defaults.
+type Options struct {
+	// Facade lists the catalogued events JavaScript may listen to (ctx.on) and the binders
+	// for Go services it may inject. Usually generated.Facade, possibly merged with a
+	// runtime's own (see Merge). Nil means no events and no Go services.
+	Facade *Facade
+	// Timeouts bounds every entry into JavaScript. Nil means defaults.
+	Timeouts *Timeouts
+	// Limits caps what crosses the boundary. Nil means defaults.
+	Limits *Limits
+	// Logger receives console output (tagged mount=dyn-N), unhandled promise rejections
+	// and failed listeners. Nil means slog.Default().
+	Logger *slog.Logger
+	// OnError, if set, also receives errors nobody else sees: unhandled promise rejections
+	// and failed emit-mode listeners, with the mount id.
+	OnError func(mount string, err error)
+}
+
+// Timeouts bounds the time JavaScript may run. A zero field means its default.
+type Timeouts struct {
+	// VM bounds the synchronous evaluation of mount code (and promise jobs that run before
+	// it returns). Default 5s.
+	VM time.Duration
+	// Mount bounds the rest of a mount: waiting for the body's promise, and apply (with the
+	// promise it returns). Default 10s.
+	Mount time.Duration
+	// Call bounds every later entry into JavaScript: a listener, a tool's execute, a timer
+	// callback, an effect disposer, a cross-mount call, the settling of an async Go call.
+	// Default 10s.
+	Call time.Duration
+}
+
+// Default time bounds.
+const (
+	DefaultVMTimeout    = 5 * time.Second
+	DefaultMountTimeout = 10 * time.Second
+	DefaultCallTimeout  = 10 * time.Second
+)
+
+// Limits caps what the sandbox controls. goja has no heap cap (see docs/rough_edges.md);
+// these bound the values that cross between Go and JavaScript. A zero field means its
+// default.
+type Limits struct {
+	// MaxCallStackSize is goja's call depth limit; deeper recursion ends the entry with a
+	// *goja.StackOverflowError. Default 2000.
+	MaxCallStackSize int
+	// MaxDepth bounds the nesting of converted objects and arrays. Default 64.
+	MaxDepth int
+	// MaxBytes bounds one string, JSON document or byte buffer crossing the boundary, and
+	// the source of mount code. Default 8 MiB.
+	MaxBytes int
+}
+
+// Default limits.
+const (
+	DefaultMaxCallStackSize = 2000
+	DefaultMaxDepth         = 64
+	DefaultMaxBytes         = 8 << 20
+)
+
+// A Loop runs the JavaScript of one toolset: every mount's realm shares its lock, so at most
+// one goroutine runs JavaScript at a time, but any goroutine may enter (there is no loop
+// goroutine to hand work to). A native function that calls into Go releases the lock around
+// the call (Realm.Sync), so Go code that emits to JavaScript — even to the calling realm —
+// re-enters inline. Goroutines the Loop starts (async Go calls) are waited for by Close.
+type Loop struct {
+	mu      sync.Mutex
+	cond    sync.Cond // broadcast when a realm entry ends and someone waits (waiters > 0)
+	waiters int
+
+	facade   *Facade
+	timeouts Timeouts
+	limits   Limits
+	logger   *slog.Logger
+	onError  func(mount string, err error)
+
+	wg     sync.WaitGroup // goroutines started by Async
+	ctx    context.Context
+	cancel context.CancelFunc
+	closed bool
+}
+
+// New returns a Loop configured by opts.
+func New(opts *Options) *Loop {
+	l := &Loop{facade: &Facade{}, logger: slog.Default()}
+	l.cond.L = &l.mu
+	if opts != nil {
+		if opts.Facade != nil {
+			l.facade = opts.Facade
+		}
+		if opts.Timeouts != nil {
+			l.timeouts = *opts.Timeouts
+		}
+		if opts.Limits != nil {
+			l.limits = *opts.Limits
+		}
+		if opts.Logger != nil {
+			l.logger = opts.Logger
+		}
+		l.onError = opts.OnError
+	}
+	t := &l.timeouts
+	t.VM = orDefault(t.VM, DefaultVMTimeout)
+	t.Mount = orDefault(t.Mount, DefaultMountTimeout)
+	t.Call = orDefault(t.Call, DefaultCallTimeout)
+	m := &l.limits
+	m.MaxCallStackSize = orDefault(m.MaxCallStackSize, DefaultMaxCallStackSize)
+	m.MaxDepth = orDefault(m.MaxDepth, DefaultMaxDepth)
+	m.MaxBytes = orDefault(m.MaxBytes, DefaultMaxBytes)
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	return l
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Facade returns the façade the loop was configured with.
+func (l *Loop) Facade() *Facade { return l.facade }
+
+// Timeouts returns the effective time bounds.
+func (l *Loop) Timeouts() Timeouts { return l.timeouts }
+
+// Limits returns the effective limits.
+func (l *Loop) Limits() Limits { return l.limits }
+
+// Close stops the loop: later entries fail with ErrClosed, the contexts of running async Go
+// calls are cancelled, and Close waits (bounded by ctx) for their goroutines to return.
+// Close the mounts' fibers first; Close does not dispose anything in the kit.
+func (l *Loop) Close(ctx context.Context) error {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.cancel()
+	done := make(chan struct{})
+	go func() { l.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sandbox: closing loop: waiting for async Go calls: %w", context.Cause(ctx))
+	}
+}
+
+// spawn runs fn on a goroutine the loop owns (Close waits for it). It reports false when
+// the loop is closed. Called with l.mu held.
+func (l *Loop) spawn(fn func()) bool {
+	if l.closed {
+		return false
+	}
+	l.wg.Go(fn)
+	return true
+}

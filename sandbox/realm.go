@@ -1,0 +1,259 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/dop251/goja"
+)
+
+// A Realm is one mount's goja runtime: its own globals and prototypes, entered under the
+// Loop's lock and bounded in time. Generated façade code receives it to convert arguments,
+// build results and call back into JavaScript.
+//
+// Methods documented "lock held" are for native functions (JavaScript is calling Go);
+// Deliver is for Go code on any goroutine that does not hold the lock.
+type Realm struct {
+	loop   *Loop
+	id     string
+	rt     *goja.Runtime
+	logger *slog.Logger
+	kctx   atomic.Pointer[kit.Context]
+
+	// Guarded by loop.mu.
+	depth    int // entries in progress (including ones suspended in Sync)
+	closed   bool
+	rejected []*goja.Promise // rejected with no handler yet; reported when depth drops to 0
+
+	imu   sync.Mutex // guards entry.fired/done and fired; taken by timer goroutines
+	fired int        // active entries whose bound expired
+
+	ctx    context.Context // cancelled by close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // this realm's async Go calls
+
+	promiseThen goja.Callable // the intrinsic Promise.prototype.then
+	intrinsics  *intrinsics   // lazily captured constructors (TextEncoder needs Uint8Array)
+}
+
+// newRealm creates the runtime for mount id and installs the globals. Called with l.mu held.
+func (l *Loop) newRealm(id string) *Realm {
+	r := &Realm{loop: l, id: id, rt: goja.New()}
+	r.logger = l.logger.With("mount", id)
+	r.ctx, r.cancel = context.WithCancel(l.ctx)
+	r.rt.SetMaxCallStackSize(l.limits.MaxCallStackSize)
+	r.rt.SetPromiseRejectionTracker(r.trackRejection)
+	r.installGlobals()
+	return r
+}
+
+// ID returns the mount id the realm belongs to ("dyn-3").
+func (r *Realm) ID() string { return r.id }
+
+// Runtime returns the realm's goja runtime. Use it only while the lock is held (inside a
+// native function, a settle func, an args or conv func).
+func (r *Realm) Runtime() *goja.Runtime { return r.rt }
+
+// Context returns the mount's kit context: the one its plugin's apply received. It is nil
+// before the mount is applied. Bindings pass it for *kit.Context parameters.
+func (r *Realm) Context() *kit.Context { return r.kctx.Load() }
+
+// Logger returns the logger tagged with the mount id.
+func (r *Realm) Logger() *slog.Logger { return r.logger }
+
+// close marks the realm closed and cancels its async calls. Called with l.mu held.
+func (r *Realm) close() {
+	r.closed = true
+	r.cancel()
+}
+
+// Func wraps a native implementation as a JS function value. method ("fs.readFile") names it
+// in the error a Go panic inside fn becomes. Lock held.
+func (r *Realm) Func(method string, fn func(call goja.FunctionCall) goja.Value) goja.Value {
+	return r.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+		defer r.rethrowGoPanic(method)
+		return fn(call)
+	})
+}
+
+// rethrowGoPanic turns a Go panic in a native function into a JS Error; JavaScript
+// exceptions and goja's uncatchable errors pass through.
+func (r *Realm) rethrowGoPanic(method string) {
+	x := recover()
+	if x == nil {
+		return
+	}
+	switch x.(type) {
+	case goja.Value, *goja.Exception, *goja.InterruptedError, *goja.StackOverflowError:
+		panic(x)
+	}
+	panic(r.newError(fmt.Errorf("%s: internal error (Go panic): %v", method, x)))
+}
+
+// Sync runs a synchronous Go call with the lock released, so the Go side may emit to
+// JavaScript listeners — even of this realm — without deadlock. A panic in fn becomes a JS
+// Error. Lock held on entry and on return.
+//
+// On return Sync waits until every entry into this realm that began while it was out has
+// finished: a realm's calls nest strictly, whichever goroutines make them.
+func (r *Realm) Sync(fn func()) {
+	l := r.loop
+	d := r.depth
+	l.mu.Unlock()
+	p := callRecover(fn)
+	l.mu.Lock()
+	for r.depth != d {
+		l.waiters++
+		l.cond.Wait()
+		l.waiters--
+	}
+	if p != nil {
+		panic(r.newError(fmt.Errorf("Go panic: %v", p)))
+	}
+}
+
+func callRecover(fn func()) (p any) {
+	defer func() { p = recover() }()
+	fn()
+	return nil
+}
+
+// Async returns a Promise. call runs on a goroutine the loop owns, off the lock, with a
+// context bounded by CallTimeout and cancelled when the mount goes away; the returned settle
+// func runs under the lock to build the resolved value (nil settle means undefined), or the
+// error rejects the promise. Lock held.
+func (r *Realm) Async(call func(ctx context.Context) (settle func() goja.Value, err error)) goja.Value {
+	return r.async(r.loop.timeouts.Call, call)
+}
+
+// async is Async with an explicit bound on call's context (0: only the mount's lifetime).
+func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func() goja.Value, error)) goja.Value {
+	p, resolve, reject := r.rt.NewPromise()
+	if r.closed {
+		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
+		return r.rt.ToValue(p)
+	}
+	r.wg.Add(1)
+	started := r.loop.spawn(func() {
+		defer r.wg.Done()
+		ctx, cancel := r.ctx, context.CancelFunc(func() {})
+		if limit > 0 {
+			ctx, cancel = context.WithTimeout(ctx, limit)
+		}
+		settle, err := callAsync(ctx, call)
+		cancel()
+		r.loop.mu.Lock()
+		defer r.loop.mu.Unlock()
+		e, berr := r.begin(context.Background(), "settling an async Go call", "CallTimeout", r.loop.timeouts.Call)
+		if berr != nil {
+			return // the mount is gone; nobody can observe the promise
+		}
+		var jerr error
+		if err != nil {
+			jerr = r.try(func() { jerr = reject(r.newError(err)) })
+		} else {
+			jerr = r.try(func() {
+				v := goja.Undefined()
+				if settle != nil {
+					v = settle()
+				}
+				jerr = resolve(v)
+			})
+		}
+		if jerr != nil {
+			r.logger.Warn("sandbox: settling an async Go call failed", "err", r.wrapErr(e, jerr))
+		}
+		r.end(e)
+	})
+	if !started {
+		r.wg.Done()
+		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
+	}
+	return r.rt.ToValue(p)
+}
+
+func callAsync(ctx context.Context, call func(context.Context) (func() goja.Value, error)) (settle func() goja.Value, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = fmt.Errorf("Go panic: %v", x)
+		}
+	}()
+	return call(ctx)
+}
+
+// Throw raises err as a JS exception: a TypeError when err is (or wraps) an *ArgError, an
+// Error otherwise. It does not return. Lock held.
+func (r *Realm) Throw(err error) {
+	if ae := (*ArgError)(nil); errors.As(err, &ae) {
+		panic(r.rt.NewTypeError(err.Error()))
+	}
+	panic(r.newError(err))
+}
+
+// throwf throws a TypeError with a formatted message.
+func (r *Realm) throwf(format string, args ...any) {
+	panic(r.rt.NewTypeError(fmt.Sprintf(format, args...)))
+}
+
+// newError builds a plain JS Error carrying err's message (no reflected Go value).
+func (r *Realm) newError(err error) *goja.Object {
+	o := r.rt.NewGoError(err)
+	_ = o.Delete("value")
+	_ = o.DefineDataProperty("name", r.rt.ToValue("Error"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return o
+}
+
+// Deliver enters the realm from Go (any goroutine not holding the lock): it takes the lock,
+// bounds the entry by CallTimeout (and ctx), builds args, calls fn and — when the JS result
+// is a Promise — waits off the lock for it to settle (same bound). conv, if not nil, reads
+// the settled result under the lock. Errors: a JS throw or rejection (*JSError), a time
+// bound (errors.Is(err, context.DeadlineExceeded)), a closed mount (ErrClosed).
+//
+// When the realm is already busy in an outer call (a Go method called from this realm emits
+// back into it), a pending promise cannot settle until that call returns: Deliver then does
+// not wait — with conv == nil it returns nil and a later rejection is reported as unhandled;
+// with conv != nil it fails with ErrReentrant.
+func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
+	return r.call(ctx, bound{what: "a listener", name: "CallTimeout", limit: r.loop.timeouts.Call},
+		func() (goja.Value, error) {
+			var a []goja.Value
+			if args != nil {
+				if err := r.try(func() { a = args() }); err != nil {
+					return nil, err
+				}
+			}
+			return fn(goja.Undefined(), a...)
+		}, conv)
+}
+
+// NextFunc exposes a waterfall's next to JavaScript: a JS function returning a Promise of
+// next's result (settle runs under the lock). Lock held.
+func (r *Realm) NextFunc(next func(ctx context.Context) (func() goja.Value, error)) goja.Value {
+	return r.Func("next", func(goja.FunctionCall) goja.Value {
+		return r.Async(next)
+	})
+}
+
+// try runs f (which may call into JavaScript or throw) and returns what it threw as an
+// error. Lock held.
+func (r *Realm) try(f func()) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			if e, ok := x.(error); ok {
+				err = e
+				return
+			}
+			panic(x)
+		}
+	}()
+	if ex := r.rt.Try(f); ex != nil {
+		return ex
+	}
+	return nil
+}
