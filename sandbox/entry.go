@@ -28,6 +28,8 @@ type bound struct {
 type entry struct {
 	r       *Realm
 	b       *bound
+	parent  *entry // the entry this one nests in on the same goroutine (loop.cur at begin)
+	height  int    // r.depth right after begin: the entry is on top of its realm while equal
 	timer   *time.Timer
 	stopCtx func() bool
 	fired   bool  // guarded by r.imu
@@ -46,7 +48,9 @@ func (r *Realm) beginBound(ctx context.Context, b *bound) (*entry, error) {
 		return nil, fmt.Errorf("%s: %s: %w", r.id, b.what, ErrClosed)
 	}
 	r.depth++
-	e := &entry{r: r, b: b}
+	l := r.loop
+	e := &entry{r: r, b: b, parent: l.cur, height: r.depth}
+	l.cur = e
 	if b.limit > 0 {
 		e.timer = time.AfterFunc(b.limit, e.expire)
 	}
@@ -100,9 +104,23 @@ func (r *Realm) end(e *entry) {
 	}
 	r.imu.Unlock()
 	r.depth--
-	if l := r.loop; l.waiters > 0 {
+	l := r.loop
+	l.cur = e.parent
+	if l.waiters > 0 {
 		l.cond.Broadcast()
 	}
+}
+
+// onTop reports whether every entry of the chain ending at e is again the innermost entry
+// of its realm: no call that began while the chain's goroutine was out (in Sync) is still
+// in progress in any realm the chain has frames in. Lock held.
+func (e *entry) onTop() bool {
+	for ; e != nil; e = e.parent {
+		if e.r.depth != e.height {
+			return false
+		}
+	}
+	return true
 }
 
 // call runs one entry: it takes the lock, runs invoke, and when the result is a promise
@@ -123,7 +141,7 @@ func (r *Realm) call(ctx context.Context, b bound, invoke func() (goja.Value, er
 		res, w, err = r.settled(res, nested && !b.waitNested, conv != nil)
 	}
 	if err == nil && w == nil && conv != nil {
-		err = r.try(func() { err = conv(res) })
+		err = r.tryErr(func() error { return conv(res) })
 	}
 	err = r.wrapErr(e, err)
 	r.end(e)
@@ -245,7 +263,7 @@ func (r *Realm) await(ctx context.Context, b bound, w *promiseWait, left time.Du
 	if err != nil {
 		return err
 	}
-	err = r.try(func() { err = conv(w.value) })
+	err = r.tryErr(func() error { return conv(w.value) })
 	err = r.wrapErr(e, err)
 	r.end(e)
 	return err

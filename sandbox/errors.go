@@ -23,8 +23,10 @@ var (
 	ErrNotPlugin = errors.New("sandbox: mount code did not return a plugin")
 )
 
-// An ArgError reports a JavaScript argument or value of the wrong type for a Go parameter.
-// Thrown into JavaScript it becomes a TypeError.
+// An ArgError reports a JavaScript argument or value of the wrong type for a Go parameter
+// ("fs.readFile: parameter path: expected a string, got number"), or a value at a path
+// ("result.items[2]: expected JSON data, got function"). Thrown into JavaScript it becomes
+// a TypeError.
 type ArgError struct {
 	Method string // "fs.readFile"
 	Param  string // "path", or a path inside it such as "opts.limit"
@@ -39,7 +41,9 @@ func (e *ArgError) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Param != "" {
-		b.WriteString("parameter ")
+		if e.Method != "" {
+			b.WriteString("parameter ")
+		}
 		b.WriteString(e.Param)
 		b.WriteString(": ")
 	}

@@ -77,6 +77,7 @@ type Loop struct {
 	mu      sync.Mutex
 	cond    sync.Cond // broadcast when a realm entry ends and someone waits (waiters > 0)
 	waiters int
+	cur     *entry // the lock holder's innermost entry; nil whenever the lock is free
 
 	facade   *Facade
 	timeouts Timeouts

@@ -100,19 +100,22 @@ func (r *Realm) rethrowGoPanic(method string) {
 // JavaScript listeners — even of this realm — without deadlock. A panic in fn becomes a JS
 // Error. Lock held on entry and on return.
 //
-// On return Sync waits until every entry into this realm that began while it was out has
-// finished: a realm's calls nest strictly, whichever goroutines make them.
+// On return Sync waits until every call that began, while it was out, in a realm this
+// goroutine has frames in has finished: a realm's calls nest strictly, whichever goroutines
+// make them.
 func (r *Realm) Sync(fn func()) {
 	l := r.loop
-	d := r.depth
+	chain := l.cur
+	l.cur = nil // the lock is free: whoever takes it starts a chain of its own
 	l.mu.Unlock()
 	p := callRecover(fn)
 	l.mu.Lock()
-	for r.depth != d {
+	for !chain.onTop() {
 		l.waiters++
 		l.cond.Wait()
 		l.waiters--
 	}
+	l.cur = chain
 	if p != nil {
 		panic(r.newError(fmt.Errorf("Go panic: %v", p)))
 	}
@@ -156,14 +159,14 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 		}
 		var jerr error
 		if err != nil {
-			jerr = r.try(func() { jerr = reject(r.newError(err)) })
+			jerr = r.tryErr(func() error { return reject(r.newError(err)) })
 		} else {
-			jerr = r.try(func() {
+			jerr = r.tryErr(func() error {
 				v := goja.Undefined()
 				if settle != nil {
 					v = settle()
 				}
-				jerr = resolve(v)
+				return resolve(v)
 			})
 		}
 		if jerr != nil {
@@ -220,7 +223,12 @@ func (r *Realm) newError(err error) *goja.Object {
 // not wait — with conv == nil it returns nil and a later rejection is reported as unhandled;
 // with conv != nil it fails with ErrReentrant.
 func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	return r.call(ctx, bound{what: "a listener", name: "CallTimeout", limit: r.loop.timeouts.Call},
+	return r.deliver(ctx, "a listener", fn, args, conv)
+}
+
+// deliver is Deliver with what naming the entry in errors ("a timer callback", …).
+func (r *Realm) deliver(ctx context.Context, what string, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
+	return r.call(ctx, bound{what: what, name: "CallTimeout", limit: r.loop.timeouts.Call},
 		func() (goja.Value, error) {
 			var a []goja.Value
 			if args != nil {
@@ -238,6 +246,15 @@ func (r *Realm) NextFunc(next func(ctx context.Context) (func() goja.Value, erro
 	return r.Func("next", func(goja.FunctionCall) goja.Value {
 		return r.Async(next)
 	})
+}
+
+// tryErr is try for a func that also returns an error.
+func (r *Realm) tryErr(f func() error) error {
+	var ferr error
+	if err := r.try(func() { ferr = f() }); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // try runs f (which may call into JavaScript or throw) and returns what it threw as an

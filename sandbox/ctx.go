@@ -1,0 +1,406 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/dop251/goja"
+)
+
+// ctxMembers are the verbs of the ctx façade, in the order Object.keys lists them.
+var ctxMembers = []string{"on", "once", "provide", "get", "effect", "tools", "setTimeout", "setInterval", "sleep"}
+
+// objectProtoNames resolve through the ctx façade's prototype (Object.prototype) instead of
+// being denied, so String(ctx), ctx.hasOwnProperty(…) and the like behave normally; then
+// and toJSON read as undefined so `await ctx` and JSON.stringify(ctx) do not throw.
+var objectProtoNames = map[string]bool{
+	"constructor": true, "toString": true, "toLocaleString": true, "valueOf": true,
+	"hasOwnProperty": true, "isPrototypeOf": true, "propertyIsEnumerable": true,
+	"__proto__": true, "__defineGetter__": true, "__defineSetter__": true,
+	"__lookupGetter__": true, "__lookupSetter__": true, "then": true, "toJSON": true,
+}
+
+// A ctxFacade is the ctx one activation of a mount's apply receives: the verbs, the tools
+// view and the injected services — nothing else. It is read-only. All methods run with the
+// lock held.
+type ctxFacade struct {
+	r        *Realm
+	c        *kit.Context
+	inject   []string
+	obj      *goja.Object
+	members  map[string]goja.Value
+	services map[string]goja.Value
+	ended    atomic.Bool
+}
+
+func newCtxFacade(r *Realm, c *kit.Context, inject []string) (*ctxFacade, error) {
+	f := &ctxFacade{r: r, c: c, inject: inject}
+	// Registered first, so it is undone last: disposers that run on unload may still use ctx.
+	if err := c.Effect(func() error { f.ended.Store(true); return nil }); err != nil {
+		return nil, err
+	}
+	f.obj = r.rt.NewDynamicObject(f)
+	return f, nil
+}
+
+func (f *ctxFacade) injects(key string) bool { return slices.Contains(f.inject, key) }
+
+// Get implements goja.DynamicObject.
+func (f *ctxFacade) Get(key string) goja.Value {
+	if v, ok := f.members[key]; ok {
+		return v
+	}
+	if slices.Contains(ctxMembers, key) {
+		v := f.member(key)
+		if f.members == nil {
+			f.members = make(map[string]goja.Value, 4)
+		}
+		f.members[key] = v
+		return v
+	}
+	if f.injects(key) {
+		return f.service(key)
+	}
+	if objectProtoNames[key] {
+		return nil
+	}
+	f.deny(key)
+	return nil
+}
+
+// Has implements goja.DynamicObject: the verbs and the declared services.
+func (f *ctxFacade) Has(key string) bool {
+	return slices.Contains(ctxMembers, key) || f.injects(key)
+}
+
+// Keys implements goja.DynamicObject.
+func (f *ctxFacade) Keys() []string {
+	keys := slices.Clone(ctxMembers)
+	for _, k := range f.inject {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// Set implements goja.DynamicObject: the façade is read-only.
+func (f *ctxFacade) Set(key string, _ goja.Value) bool {
+	f.r.throwf("ctx is read-only: cannot assign ctx.%s (keep your own state in variables of your plugin code)", key)
+	return false
+}
+
+// Delete implements goja.DynamicObject.
+func (f *ctxFacade) Delete(key string) bool {
+	f.r.throwf("ctx is read-only: cannot delete ctx.%s", key)
+	return false
+}
+
+// deny throws the error for reading a name the façade does not grant.
+func (f *ctxFacade) deny(key string) {
+	if f.exists(key) {
+		f.r.throwf("ctx.%s: service %q exists but is not injected — add it to inject: inject: ['%s'] "+
+			"(the plugin then waits while %q is missing and is parked when it goes away)", key, key, key, key)
+	}
+	f.r.throwf("ctx.%s does not exist. The mount ctx offers on, once, provide, get, effect, tools, "+
+		"setTimeout/setInterval/sleep (with inject: ['timer']) and the services you list in inject; "+
+		"framework internals (root, fiber, plugin, emit, …) are not available to mounts. "+
+		"cordis_inspect what:\"services\" lists the services", key)
+}
+
+// exists reports whether key names a service: provided now (by anyone, active or not) or
+// catalogued with a Go binding.
+func (f *ctxFacade) exists(key string) bool {
+	if _, ok := f.r.loop.facade.Services[key]; ok {
+		return true
+	}
+	for _, s := range f.c.Services() {
+		if s.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *ctxFacade) checkLive(what string) {
+	if f.ended.Load() {
+		f.r.throwf("%s: this ctx belongs to an activation that has ended (the plugin was unloaded or unmounted)", what)
+	}
+}
+
+// service resolves a declared service: a value another mount provided (through the
+// membrane), or a Go service through its generated binder. Cached per activation.
+func (f *ctxFacade) service(key string) goja.Value {
+	f.checkLive("ctx." + key)
+	if v, ok := f.services[key]; ok {
+		return v
+	}
+	r := f.r
+	val, ok := f.c.Get(key)
+	if !ok {
+		return goja.Undefined() // declared, not provided right now
+	}
+	var v goja.Value
+	switch x := val.(type) {
+	case *Provided:
+		v = x.valueIn(r)
+	default:
+		bind, ok := r.loop.facade.Services[key]
+		if !ok {
+			r.throwf("ctx.%s: service %q is a Go value with no generated JavaScript binding, so mounts cannot use it "+
+				"(declare it in the catalog and regenerate the façade)", key, key)
+		}
+		obj, err := bind(r, val)
+		if err != nil {
+			r.Throw(fmt.Errorf("ctx.%s: %w", key, err))
+		}
+		v = obj
+	}
+	if f.services == nil {
+		f.services = map[string]goja.Value{}
+	}
+	f.services[key] = v
+	return v
+}
+
+// member builds one verb.
+func (f *ctxFacade) member(key string) goja.Value {
+	r := f.r
+	switch key {
+	case "on":
+		return r.Func("ctx.on", func(call goja.FunctionCall) goja.Value { return f.on(call, "ctx.on", false) })
+	case "once":
+		return r.Func("ctx.once", func(call goja.FunctionCall) goja.Value { return f.on(call, "ctx.once", true) })
+	case "provide":
+		return r.Func("ctx.provide", f.provide)
+	case "get":
+		return r.Func("ctx.get", func(call goja.FunctionCall) goja.Value {
+			key := ArgString(r, call, 0, "ctx.get", "name")
+			if key == "tools" {
+				return f.Get("tools")
+			}
+			if f.injects(key) {
+				return f.service(key)
+			}
+			f.deny(key)
+			return nil
+		})
+	case "effect":
+		return r.Func("ctx.effect", f.effect)
+	case "tools":
+		return f.toolsView()
+	case "setTimeout":
+		return r.Func("ctx.setTimeout", func(call goja.FunctionCall) goja.Value { return f.schedule(call, "ctx.setTimeout", false) })
+	case "setInterval":
+		return r.Func("ctx.setInterval", func(call goja.FunctionCall) goja.Value { return f.schedule(call, "ctx.setInterval", true) })
+	case "sleep":
+		return r.Func("ctx.sleep", f.sleep)
+	}
+	panic("unreachable: ctx member " + key)
+}
+
+// on subscribes a listener to a catalogued event through its generated adapter.
+func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Value {
+	r := f.r
+	name := ArgString(r, call, 0, method, "event")
+	fn := ArgCallback(r, call, 1, method, "listener")
+	f.checkLive(method)
+	adapt, ok := r.loop.facade.Events[name]
+	if !ok {
+		r.throwf("%s: there is no event %q%s; list the events this runtime has with cordis_inspect what:\"events\"",
+			method, name, suggest(name, r.loop.facade.EventNames()))
+	}
+	var off func()
+	if once {
+		inner := fn
+		var fired atomic.Bool
+		fn = func(this goja.Value, args ...goja.Value) (goja.Value, error) {
+			if !fired.CompareAndSwap(false, true) {
+				return goja.Undefined(), nil
+			}
+			if off != nil {
+				off()
+			}
+			return inner(this, args...)
+		}
+	}
+	off, err := adapt(r, f.c, fn)
+	if err != nil {
+		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
+	}
+	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
+		off()
+		return goja.Undefined()
+	})
+}
+
+// suggest returns ` (did you mean "x"?)` for the closest known name, if any is close.
+func suggest(name string, known []string) string {
+	best, bestD := "", len(name)/2+2
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD || d == bestD && best == "" && strings.Contains(k, name) {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// provide offers value to other mounts under name, as an effect of this mount.
+func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
+	r := f.r
+	name := ArgString(r, call, 0, "ctx.provide", "name")
+	if name == "" {
+		r.Throw(&ArgError{Method: "ctx.provide", Param: "name", Want: "a non-empty service name", Got: "an empty string"})
+	}
+	f.checkLive("ctx.provide")
+	if _, ok := r.loop.facade.Services[name]; ok {
+		r.throwf("ctx.provide: %q is a Go service declared in the catalog; a JavaScript value cannot stand in for it — pick another name", name)
+	}
+	p := &Provided{realm: r, value: call.Argument(1)}
+	var err error
+	r.Sync(func() { err = f.c.Provide(name, p) })
+	if err != nil {
+		r.Throw(fmt.Errorf("ctx.provide(%q): %w", name, err))
+	}
+	return goja.Undefined()
+}
+
+// effect registers fn as a disposer that runs when the plugin unloads or is unmounted.
+func (f *ctxFacade) effect(call goja.FunctionCall) goja.Value {
+	r := f.r
+	fn := ArgCallback(r, call, 0, "ctx.effect", "dispose")
+	f.checkLive("ctx.effect")
+	err := f.c.Effect(func() error {
+		return r.deliver(context.Background(), "an effect disposer", fn, nil, nil)
+	})
+	if err != nil {
+		r.Throw(fmt.Errorf("ctx.effect: %w", err))
+	}
+	return goja.Undefined()
+}
+
+// timer returns the kit timer for method, which needs inject: ['timer'].
+func (f *ctxFacade) timer(method string) *kit.Timer {
+	r := f.r
+	f.checkLive(method)
+	if !f.injects("timer") {
+		r.throwf("%s needs the timer service: declare inject: ['timer'] on your plugin "+
+			"(its timers are effects of the plugin, cleared when it is unmounted)", method)
+	}
+	t, ok := kit.TimerService.Get(f.c)
+	if !ok {
+		r.throwf("%s: the timer service is not available right now", method)
+	}
+	return t
+}
+
+func (f *ctxFacade) schedule(call goja.FunctionCall, method string, repeat bool) goja.Value {
+	r := f.r
+	fn := ArgCallback(r, call, 0, method, "callback")
+	d := toDurationOrZero(r, call.Argument(1), method, "ms")
+	t := f.timer(method)
+	fire := func() {
+		if err := r.deliver(context.Background(), "a timer callback", fn, nil, nil); err != nil {
+			r.report("timer callback failed", err)
+		}
+	}
+	var cancel func()
+	var err error
+	if repeat {
+		cancel, err = t.SetInterval(f.c, d, fire)
+	} else {
+		cancel, err = t.SetTimeout(f.c, d, fire)
+	}
+	if err != nil {
+		r.Throw(fmt.Errorf("%s: %w", method, err))
+	}
+	return r.Func(method+" cancel", func(goja.FunctionCall) goja.Value {
+		cancel()
+		return goja.Undefined()
+	})
+}
+
+func toDurationOrZero(r *Realm, v goja.Value, method, param string) time.Duration {
+	if v == nil || goja.IsUndefined(v) {
+		return 0
+	}
+	return toDuration(r, v, method, param)
+}
+
+func (f *ctxFacade) sleep(call goja.FunctionCall) goja.Value {
+	r := f.r
+	d := toDurationOrZero(r, call.Argument(0), "ctx.sleep", "ms")
+	t := f.timer("ctx.sleep")
+	c := f.c
+	// Bounded by the awaiting entry and the mount's lifetime, not by CallTimeout.
+	return r.async(0, func(ctx context.Context) (func() goja.Value, error) {
+		return nil, t.Sleep(ctx, c, d)
+	})
+}
+
+// report logs an error nobody awaits (a timer callback, an emit listener) and hands it to
+// Options.OnError.
+func (r *Realm) report(msg string, err error) {
+	r.logger.Error("sandbox: "+msg, "err", err)
+	if f := r.loop.onError; f != nil {
+		f(r.id, err)
+	}
+}
+
+// readOnlyObject is a JS object with fixed members that throws on writes.
+type readOnlyObject struct {
+	r       *Realm
+	name    string
+	keys    []string
+	members map[string]goja.Value
+}
+
+func (o *readOnlyObject) Get(key string) goja.Value { return o.members[key] }
+func (o *readOnlyObject) Has(key string) bool       { _, ok := o.members[key]; return ok }
+func (o *readOnlyObject) Keys() []string            { return o.keys }
+func (o *readOnlyObject) Set(key string, _ goja.Value) bool {
+	o.r.throwf("%s is read-only: cannot assign %s.%s", o.name, o.name, key)
+	return false
+}
+func (o *readOnlyObject) Delete(key string) bool {
+	o.r.throwf("%s is read-only: cannot delete %s.%s", o.name, o.name, key)
+	return false
+}
+
+func (r *Realm) newReadOnly(name string, members map[string]goja.Value) *goja.Object {
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return r.rt.NewDynamicObject(&readOnlyObject{r: r, name: name, keys: keys, members: members})
+}

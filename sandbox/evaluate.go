@@ -1,0 +1,261 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/parser"
+)
+
+// Mount code is the body of an async function. The prefix shares the first line with the
+// code so line numbers need no adjusting (only columns on line 1 do).
+const (
+	wrapPrefix = "(async function () {"
+	wrapSuffix = "\n})"
+)
+
+// A Mount is evaluated mount code: a realm and the plugin its body returned. Plugin turns
+// it into a kit.Plugin; Close releases the realm once the plugin's fiber is disposed.
+type Mount struct {
+	realm  *Realm
+	name   string
+	inject []string
+	this   goja.Value    // the plugin object (undefined for the function form)
+	apply  goja.Callable // the function called with the ctx façade
+}
+
+// Evaluate runs code — the body of an async function that must return a plugin, either
+// (ctx) => {…} or { name?, inject?, apply(ctx) {…} } — in a fresh realm for mount id
+// ("dyn-3"). The synchronous run is bounded by Timeouts.VM, the returned promise by
+// Timeouts.Mount; ctx cancels it too. Errors teach: a *SyntaxError (line, column, the
+// offending line, a caret and a hint), a *NotPluginError, a thrown value (*JSError), a time
+// bound (errors.Is(err, context.DeadlineExceeded)). A failed evaluation leaves nothing
+// behind.
+func (l *Loop) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
+	if len(code) > l.limits.MaxBytes {
+		return nil, fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit", id, len(code), l.limits.MaxBytes)
+	}
+	prog, err := compileMount(id, code)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", id, ErrClosed)
+	}
+	r := l.newRealm(id)
+	l.mu.Unlock()
+
+	var m *Mount
+	b := bound{what: "evaluation of the mount code", name: "VMTimeout", limit: l.timeouts.VM, wait: l.timeouts.Mount}
+	err = r.call(ctx, b, func() (goja.Value, error) {
+		fv, err := r.rt.RunProgram(prog)
+		if err != nil {
+			return nil, err
+		}
+		fn, ok := goja.AssertFunction(fv)
+		if !ok {
+			return nil, errors.New("internal error: the wrapped mount code is not a function")
+		}
+		return fn(goja.Undefined())
+	}, func(v goja.Value) (err error) {
+		m, err = r.plugin(v)
+		return err
+	})
+	if err == nil && m == nil {
+		err = fmt.Errorf("%s: %w: the body's promise did not settle", id, ErrNotPlugin)
+	}
+	if err != nil {
+		l.mu.Lock()
+		r.close()
+		l.mu.Unlock()
+		return nil, err
+	}
+	return m, nil
+}
+
+// ID returns the mount id.
+func (m *Mount) ID() string { return m.realm.id }
+
+// Name returns the plugin's name: its non-empty string name property, else "<anonymous>".
+func (m *Mount) Name() string { return m.name }
+
+// Inject returns the service keys the plugin declared (none for the function form).
+func (m *Mount) Inject() []string { return append([]string(nil), m.inject...) }
+
+// Realm returns the mount's realm.
+func (m *Mount) Realm() *Realm { return m.realm }
+
+// Plugin returns a kit.Plugin whose Apply runs the JavaScript apply with a fresh ctx façade
+// (every activation gets its own, so a plugin that reloads after a dependency returns never
+// sees a stale one). Apply and the promise it returns are bounded by Timeouts.Mount.
+func (m *Mount) Plugin() *kit.Plugin {
+	return &kit.Plugin{Name: m.name, Inject: m.Inject(), Apply: m.applyKit}
+}
+
+func (m *Mount) applyKit(c *kit.Context) error {
+	r := m.realm
+	r.kctx.Store(c)
+	b := bound{what: "apply", name: "MountTimeout", limit: r.loop.timeouts.Mount, waitNested: true}
+	return r.call(context.Background(), b, func() (goja.Value, error) {
+		fac, err := newCtxFacade(r, c, m.inject)
+		if err != nil {
+			return nil, err
+		}
+		return m.apply(m.this, fac.obj)
+	}, nil)
+}
+
+// Start runs the mount as a child plugin of parent and waits for it to settle: active, or
+// pending while an injected service is missing. A failure (apply threw or rejected, a
+// registration failed, a time bound) disposes the fiber and closes the mount, so nothing is
+// left behind, and returns the error.
+func (m *Mount) Start(ctx context.Context, parent *kit.Context) (*kit.Fiber, error) {
+	f := parent.Plugin(m.Plugin())
+	if err := f.Await(ctx); err != nil || f.State() == kit.StateFailed {
+		if err == nil {
+			err = f.Err()
+		}
+		_ = f.Dispose(ctx)
+		_ = m.Close(ctx)
+		return nil, err
+	}
+	return f, nil
+}
+
+// Close releases the realm after the mount's fiber is disposed: later deliveries fail with
+// ErrClosed and running async Go calls see their context cancelled. It waits, bounded by
+// ctx, for those calls to return.
+func (m *Mount) Close(ctx context.Context) error {
+	r := m.realm
+	r.loop.mu.Lock()
+	r.close()
+	r.loop.mu.Unlock()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%s: closing: waiting for async Go calls: %w", r.id, context.Cause(ctx))
+	}
+}
+
+// A NotPluginError reports mount code whose body did not return a plugin.
+type NotPluginError struct {
+	Mount string
+	Got   string // what it returned: "undefined", "number", "an object without apply", …
+	msg   string
+}
+
+func (e *NotPluginError) Error() string { return e.Mount + ": " + e.msg }
+func (e *NotPluginError) Unwrap() error { return ErrNotPlugin }
+
+const pluginForms = "  ✓ return (ctx) => { … }\n" +
+	"  ✓ return { name: '…', inject: ['…'], apply(ctx) { … } }"
+
+// plugin validates the body's result. Lock held.
+func (r *Realm) plugin(v goja.Value) (*Mount, error) {
+	notPlugin := func(got, msg string) error { return &NotPluginError{Mount: r.id, Got: got, msg: msg} }
+	if v == nil || goja.IsUndefined(v) {
+		return nil, notPlugin("undefined", "mount code returned undefined — did you forget `return`? "+
+			"The code is the body of an async function and must return a plugin, in one of two forms:\n"+pluginForms)
+	}
+	generic := "mount code must return a plugin — a function (ctx) => { … }, or an object with an apply(ctx) method — but it returned "
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return nil, notPlugin(typeName(v), generic+typeName(v)+":\n"+pluginForms)
+	}
+	m := &Mount{realm: r, name: "<anonymous>", this: goja.Undefined()}
+	if fn, ok := goja.AssertFunction(o); ok {
+		m.apply = fn
+		if n := o.Get("name"); n != nil && goja.IsString(n) && n.String() != "" {
+			m.name = n.String()
+		}
+		return m, nil
+	}
+	fn, ok := goja.AssertFunction(o.Get("apply"))
+	if !ok {
+		got := "an object whose apply is " + typeName(o.Get("apply"))
+		return nil, notPlugin(got, generic+got+":\n"+pluginForms)
+	}
+	m.apply, m.this = fn, o
+	if n := o.Get("name"); n != nil && goja.IsString(n) && n.String() != "" {
+		m.name = n.String()
+	}
+	inj := o.Get("inject")
+	if inj != nil && !goja.IsUndefined(inj) && !goja.IsNull(inj) {
+		io, ok := inj.(*goja.Object)
+		if !ok || io.ClassName() != "Array" {
+			return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject must be an array of service names, such as inject: ['timer'], but it is %s", m.name, typeName(inj)))
+		}
+		for i, k := range ToSlice(r, io, "inject") {
+			if !goja.IsString(k) || k.String() == "" {
+				return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject[%d] must be a non-empty service name (a string), but it is %s", m.name, i, typeName(k)))
+			}
+			m.inject = append(m.inject, k.String())
+		}
+	}
+	return m, nil
+}
+
+// compileMount parses code as the body of an async function. Parsing on its own (not by
+// splicing text into a bigger script) means the body cannot close the wrapper early: the
+// parsed program must be exactly one function whose body ends where the code ends.
+func compileMount(id, code string) (*goja.Program, error) {
+	name := "cordis-mount-" + id + ".js"
+	src := wrapPrefix + code + wrapSuffix
+	prg, err := parser.ParseFile(nil, name, src, 0)
+	if err != nil {
+		var list parser.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			p := list[0].Position
+			return nil, newSyntaxError(id, code, p.Line, p.Column, strings.TrimPrefix(list[0].Message, "SyntaxError: "))
+		}
+		return nil, newSyntaxError(id, code, 0, 0, err.Error())
+	}
+	if fl := wrapper(prg); fl == nil || len(prg.Body) != 1 || int(fl.Body.RightBrace) != len(src)-1 {
+		line, col := 0, 0
+		if fl != nil {
+			pos := prg.File.Position(int(fl.Body.RightBrace) - 1)
+			line, col = pos.Line, pos.Column
+		}
+		se := newSyntaxError(id, code, line, col, "this closes the async function body early")
+		se.Hint = "The code is the BODY of an async function: write statements and `return` your plugin. " +
+			"Do not wrap it in `(async () => { … })()` and do not close braces you did not open."
+		return nil, se
+	}
+	prog, err := goja.CompileAST(prg, false)
+	if err != nil {
+		var ce *goja.CompilerSyntaxError
+		if errors.As(err, &ce) && ce.File != nil {
+			p := ce.File.Position(ce.Offset)
+			return nil, newSyntaxError(id, code, p.Line, p.Column, ce.Message)
+		}
+		return nil, newSyntaxError(id, code, 0, 0, err.Error())
+	}
+	return prog, nil
+}
+
+// wrapper returns the function literal the program starts with (the wrapper, if the code
+// did not close it early), or nil.
+func wrapper(prg *ast.Program) *ast.FunctionLiteral {
+	if len(prg.Body) == 0 {
+		return nil
+	}
+	es, ok := prg.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return nil
+	}
+	fl, _ := es.Expression.(*ast.FunctionLiteral)
+	return fl
+}
+
+var _ file.Idx // the parser reports positions as file.Idx

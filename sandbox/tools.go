@@ -1,0 +1,306 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/dop251/goja"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// toolsView builds ctx.tools: register, plus read-only views of the registry (schemas
+// without execute, so mount code cannot bypass the registry's call path).
+func (f *ctxFacade) toolsView() goja.Value {
+	r := f.r
+	return r.newReadOnly("ctx.tools", map[string]goja.Value{
+		"register": r.Func("ctx.tools.register", f.registerTool),
+		"schemas": r.Func("ctx.tools.schemas", func(goja.FunctionCall) goja.Value {
+			var items []any
+			for _, s := range f.registry("ctx.tools.schemas").Schemas() {
+				items = append(items, toolSchemaValue(r, s))
+			}
+			return r.rt.NewArray(items...)
+		}),
+		"get": r.Func("ctx.tools.get", func(call goja.FunctionCall) goja.Value {
+			name := ArgString(r, call, 0, "ctx.tools.get", "name")
+			s, ok := f.registry("ctx.tools.get").Get(name)
+			if !ok {
+				return goja.Undefined()
+			}
+			return toolSchemaValue(r, s)
+		}),
+	})
+}
+
+func (f *ctxFacade) registry(method string) *kit.Tools {
+	f.checkLive(method)
+	t, ok := kit.ToolsService.Get(f.c)
+	if !ok {
+		f.r.throwf("%s: the tools service is not available right now", method)
+	}
+	return t
+}
+
+// toolSchemaValue is the JS view of a tool: {name, description, parameters}.
+func toolSchemaValue(r *Realm, s kit.ToolSchema) goja.Value {
+	o := r.rt.NewObject()
+	_ = o.Set("name", s.Name)
+	_ = o.Set("description", s.Description)
+	params := goja.Undefined()
+	if len(s.InputSchema) > 0 {
+		params = FromJSON(r, s.InputSchema)
+	}
+	_ = o.Set("parameters", params)
+	return o
+}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// registerTool validates a tool definition and registers it as an effect of the mount.
+func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
+	r := f.r
+	const method = "ctx.tools.register"
+	def := ArgObject(r, call, 0, method, "tool")
+	name := toolString(r, def, "name")
+	if !toolNameRE.MatchString(name) {
+		r.Throw(&ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
+	}
+	desc := toolString(r, def, "description")
+	exec, ok := goja.AssertFunction(def.Get("execute"))
+	if !ok {
+		r.Throw(&ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: typeName(def.Get("execute"))})
+	}
+	params := json.RawMessage(`{"type":"object","properties":{}}`)
+	if pv := def.Get("parameters"); pv != nil && !goja.IsUndefined(pv) {
+		params = ToJSON(r, pv, "tool.parameters")
+	}
+	resolved, err := compileToolSchema(params, "tool.parameters")
+	if err != nil {
+		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
+	}
+	tools := f.registry(method)
+	tool := kit.Tool{
+		ToolSchema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params},
+		Execute:    r.toolExecute(name, exec, resolved),
+	}
+	var unregister func()
+	r.Sync(func() { unregister, err = tools.Register(f.c, tool) })
+	if err != nil {
+		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
+	}
+	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
+		r.Sync(unregister) // removing a tool emits tools/change, possibly into this realm
+		return goja.Undefined()
+	})
+}
+
+func toolString(r *Realm, def *goja.Object, key string) string {
+	v := def.Get(key)
+	if v == nil || !goja.IsString(v) || v.String() == "" {
+		r.Throw(&ArgError{Method: "ctx.tools.register", Param: "tool." + key, Want: "a non-empty string", Got: typeName(v)})
+	}
+	return v.String()
+}
+
+// toolExecute is the Go side of a JS tool: it validates the arguments against the schema,
+// runs execute in the realm (bounded by CallTimeout) and requires a JSON result.
+func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.Resolved) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+	what := fmt.Sprintf("tool %q", name)
+	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+		if len(bytes.TrimSpace(input)) == 0 {
+			input = json.RawMessage(`{}`)
+		}
+		var args any
+		if err := json.Unmarshal(input, &args); err != nil {
+			return nil, fmt.Errorf("tool %q: the arguments are not JSON: %w", name, err)
+		}
+		if err := schema.Validate(args); err != nil {
+			return nil, fmt.Errorf("tool %q: invalid arguments: %w", name, err)
+		}
+		var out json.RawMessage
+		err := r.deliver(ctx, what, exec, func() []goja.Value {
+			return []goja.Value{FromJSON(r, input)}
+		}, func(v goja.Value) error {
+			b, err := r.appendJSON(nil, v, "result", 0)
+			if err != nil {
+				return fmt.Errorf("tool %q: execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): %w", name, err)
+			}
+			out = b
+			return nil
+		})
+		return out, err
+	}
+}
+
+var schemaTypes = []string{"string", "number", "integer", "boolean", "null", "object", "array"}
+
+// compileToolSchema checks that raw is a JSON Schema (draft 2020-12) for tool arguments and
+// resolves it for validation. Errors name the offending path ("tool.parameters.properties.n.type").
+func compileToolSchema(raw json.RawMessage, path string) (*jsonschema.Resolved, error) {
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not JSON: %w", path, err)
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a JSON Schema object such as {type: 'object', properties: {…}}, got %s", path, jsonKind(doc))
+	}
+	if t, ok := root["type"]; !ok || t != "object" {
+		return nil, fmt.Errorf("%s.type must be \"object\": a tool's arguments are an object, e.g. {type: 'object', properties: {text: {type: 'string'}}, required: ['text']}", path)
+	}
+	if err := checkSchema(root, path); err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
+	}
+	res, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
+	}
+	return res, nil
+}
+
+// checkSchema walks a schema for the mistakes the library reports without a path.
+func checkSchema(v any, path string) error {
+	if _, ok := v.(bool); ok {
+		return nil
+	}
+	s, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%s must be a schema (an object or a boolean), got %s", path, jsonKind(v))
+	}
+	if t, ok := s["type"]; ok {
+		switch t := t.(type) {
+		case string:
+			if !slices.Contains(schemaTypes, t) {
+				return fmt.Errorf("%s.type must be one of string, number, integer, boolean, null, object, array; got %q", path, t)
+			}
+		case []any:
+			for i, e := range t {
+				if es, ok := e.(string); !ok || !slices.Contains(schemaTypes, es) {
+					return fmt.Errorf("%s.type[%d] must be one of string, number, integer, boolean, null, object, array; got %s", path, i, jsonText(e))
+				}
+			}
+		default:
+			return fmt.Errorf("%s.type must be a type name such as \"string\" (or an array of them), got %s", path, jsonKind(t))
+		}
+	}
+	for _, k := range []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"} {
+		if p, ok := s[k]; ok {
+			m, ok := p.(map[string]any)
+			if !ok {
+				return fmt.Errorf("%s.%s must be an object of schemas, got %s", path, k, jsonKind(p))
+			}
+			for _, name := range sortedKeys(m) {
+				if k == "patternProperties" {
+					if _, err := regexp.Compile(name); err != nil {
+						return fmt.Errorf("%s.patternProperties: %q is not a valid pattern: %v", path, name, err)
+					}
+				}
+				if err := checkSchema(m[name], joinPath(path+"."+k, name)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"} {
+		if sub, ok := s[k]; ok {
+			if err := checkSchema(sub, path+"."+k); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "prefixItems"} {
+		if sub, ok := s[k]; ok {
+			list, ok := sub.([]any)
+			if !ok || len(list) == 0 {
+				return fmt.Errorf("%s.%s must be a non-empty array of schemas, got %s", path, k, jsonKind(sub))
+			}
+			for i, e := range list {
+				if err := checkSchema(e, fmt.Sprintf("%s.%s[%d]", path, k, i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if req, ok := s["required"]; ok {
+		list, ok := req.([]any)
+		if !ok {
+			return fmt.Errorf("%s.required must be an array of property names, got %s", path, jsonKind(req))
+		}
+		for i, e := range list {
+			if _, ok := e.(string); !ok {
+				return fmt.Errorf("%s.required[%d] must be a property name (a string), got %s", path, i, jsonKind(e))
+			}
+		}
+	}
+	if e, ok := s["enum"]; ok {
+		if list, ok := e.([]any); !ok || len(list) == 0 {
+			return fmt.Errorf("%s.enum must be a non-empty array, got %s", path, jsonKind(e))
+		}
+	}
+	if p, ok := s["pattern"]; ok {
+		ps, ok := p.(string)
+		if !ok {
+			return fmt.Errorf("%s.pattern must be a string, got %s", path, jsonKind(p))
+		}
+		if _, err := regexp.Compile(ps); err != nil {
+			return fmt.Errorf("%s.pattern %q is not a valid pattern: %v", path, ps, err)
+		}
+	}
+	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+		if n, ok := s[k]; ok {
+			if _, ok := n.(float64); !ok {
+				return fmt.Errorf("%s.%s must be a number, got %s", path, k, jsonKind(n))
+			}
+		}
+	}
+	for _, k := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
+		if n, ok := s[k]; ok {
+			if f, ok := n.(float64); !ok || f < 0 || f != float64(int64(f)) {
+				return fmt.Errorf("%s.%s must be a non-negative integer, got %s", path, k, jsonText(n))
+			}
+		}
+	}
+	if ref, ok := s["$ref"]; ok {
+		rs, ok := ref.(string)
+		if !ok || len(rs) == 0 || rs[0] != '#' {
+			return fmt.Errorf("%s.$ref must point inside the schema (\"#/$defs/…\"); remote references are not loaded, got %s", path, jsonText(ref))
+		}
+	}
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
