@@ -325,9 +325,9 @@ func (f *ctxFacade) timer(method string) *kit.Timer {
 
 func (f *ctxFacade) schedule(call goja.FunctionCall, method string, repeat bool) goja.Value {
 	r := f.r
+	t := f.timer(method)
 	fn := ArgCallback(r, call, 0, method, "callback")
 	d := toDurationOrZero(r, call.Argument(1), method, "ms")
-	t := f.timer(method)
 	fire := func() {
 		if err := r.deliver(context.Background(), "a timer callback", fn, nil, nil); err != nil {
 			r.report("timer callback failed", err)
@@ -358,8 +358,8 @@ func toDurationOrZero(r *Realm, v goja.Value, method, param string) time.Duratio
 
 func (f *ctxFacade) sleep(call goja.FunctionCall) goja.Value {
 	r := f.r
-	d := toDurationOrZero(r, call.Argument(0), "ctx.sleep", "ms")
 	t := f.timer("ctx.sleep")
+	d := toDurationOrZero(r, call.Argument(0), "ctx.sleep", "ms")
 	c := f.c
 	// Bounded by the awaiting entry and the mount's lifetime, not by CallTimeout.
 	return r.async(0, func(ctx context.Context) (func() goja.Value, error) {

@@ -17,6 +17,8 @@ type bound struct {
 	name  string        // "CallTimeout", …: the option that sets limit
 	limit time.Duration // bounds the synchronous call (and the jobs it drains)
 	wait  time.Duration // bounds waiting for a returned promise; 0 means limit
+	// waitName is the option that sets wait; "" means name.
+	waitName string
 	// waitNested lets a call that nests inside another entry of the realm wait for its
 	// promise anyway (the outer entry belongs to another goroutine and will return).
 	waitNested bool
@@ -236,11 +238,14 @@ func (r *Realm) await(ctx context.Context, b bound, w *promiseWait, left time.Du
 	select {
 	case <-w.done:
 	case <-t.C:
-		limit := b.wait
+		limit, name := b.wait, b.waitName
 		if limit == 0 {
 			limit = b.limit
 		}
-		return &TimeoutError{Mount: r.id, What: b.what + " (its promise did not settle)", Bound: b.name, Limit: limit, cause: context.DeadlineExceeded}
+		if name == "" {
+			name = b.name
+		}
+		return &TimeoutError{Mount: r.id, What: b.what + " (its promise did not settle)", Bound: name, Limit: limit, cause: context.DeadlineExceeded}
 	case <-done:
 		return &TimeoutError{Mount: r.id, What: b.what + " (waiting for its promise)", Bound: "context", cause: context.Cause(ctx)}
 	}

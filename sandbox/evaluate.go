@@ -54,7 +54,7 @@ func (l *Loop) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
 	l.mu.Unlock()
 
 	var m *Mount
-	b := bound{what: "evaluation of the mount code", name: "VMTimeout", limit: l.timeouts.VM, wait: l.timeouts.Mount}
+	b := bound{what: "evaluation of the mount code", name: "VMTimeout", limit: l.timeouts.VM, wait: l.timeouts.Mount, waitName: "MountTimeout"}
 	err = r.call(ctx, b, func() (goja.Value, error) {
 		fv, err := r.rt.RunProgram(prog)
 		if err != nil {

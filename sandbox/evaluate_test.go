@@ -134,7 +134,6 @@ func TestNotAPlugin(t *testing.T) {
 	h.serving()
 }
 
-
 func TestPluginNames(t *testing.T) {
 	h := newHost(t, nil)
 	tests := []struct{ code, name string }{

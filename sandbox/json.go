@@ -29,17 +29,16 @@ func ToJSON(r *Realm, v goja.Value, path string) json.RawMessage {
 	return b
 }
 
-// toJSON is ToJSON returning the error instead of throwing. Lock held.
+// toJSON is ToJSON returning the error (an *ArgError, or what a getter threw) instead of
+// throwing. Lock held.
 func (r *Realm) toJSON(v goja.Value, path string) (json.RawMessage, error) {
 	var b []byte
-	err := r.try(func() {
-		var err error
-		b, err = r.appendJSON(nil, v, path, 0)
-		if err != nil {
-			r.Throw(err)
-		}
-	})
-	return b, err
+	var aerr error
+	err := r.try(func() { b, aerr = r.appendJSON(nil, v, path, 0) })
+	if err != nil {
+		return nil, err
+	}
+	return b, aerr
 }
 
 func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]byte, error) {

@@ -81,11 +81,13 @@ func (m membrane) cross(v goja.Value, holder *goja.Object, depth int) goja.Value
 		}
 		return m.to.rt.NewArray(items...)
 	case "Error":
-		msg, stack := m.from.describe(o)
-		e := m.to.newError(errors.New(msg))
-		_ = e.Set("message", msg)
-		if stack != "" {
-			_ = e.Set("stack", stack)
+		// A copy, not a view, so the consumer gets a real Error (instanceof Error, stack).
+		e := m.to.newError(errors.New(stringProp(o, "message", "")))
+		if name := stringProp(o, "name", "Error"); name != "Error" {
+			_ = e.DefineDataProperty("name", m.to.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+		if stack := stringProp(o, "stack", ""); stack != "" {
+			_ = e.DefineDataProperty("stack", m.to.rt.ToValue(stack), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
 		return e
 	}
@@ -106,19 +108,29 @@ func (m membrane) wrapFunc(fn goja.Callable, holder *goja.Object) goja.Value {
 	back := m.back()
 	return m.to.Func("cross-mount call", func(call goja.FunctionCall) goja.Value {
 		var out goja.Value
+		threw := false
 		err := m.inFrom("a cross-mount call", func() {
 			args := make([]goja.Value, len(call.Arguments))
 			for i, a := range call.Arguments {
 				args[i] = back.cross(a, nil, 0)
 			}
 			v, err := fn(this, args...)
+			var ex *goja.Exception
+			if errors.As(err, &ex) {
+				// What the provider threw crosses like a value: the consumer can catch it.
+				out, threw = m.cross(ex.Value(), nil, 0), true
+				return
+			}
 			if err != nil {
-				panic(err) // uncatchable errors stay errors; exceptions become *goja.Exception
+				panic(err) // uncatchable: a time bound, a stack overflow
 			}
 			out = m.cross(v, nil, 0)
 		})
 		if err != nil {
 			panic(m.crossErr(err))
+		}
+		if threw {
+			panic(out)
 		}
 		return out
 	})

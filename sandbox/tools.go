@@ -78,7 +78,10 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 	}
 	params := json.RawMessage(`{"type":"object","properties":{}}`)
 	if pv := def.Get("parameters"); pv != nil && !goja.IsUndefined(pv) {
-		params = ToJSON(r, pv, "tool.parameters")
+		var err error
+		if params, err = r.toJSON(pv, "tool.parameters"); err != nil {
+			r.Throw(fmt.Errorf("%s: %w", method, err))
+		}
 	}
 	resolved, err := compileToolSchema(params, "tool.parameters")
 	if err != nil {
@@ -129,7 +132,7 @@ func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.
 		}, func(v goja.Value) error {
 			b, err := r.appendJSON(nil, v, "result", 0)
 			if err != nil {
-				return fmt.Errorf("tool %q: execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): %w", name, err)
+				return fmt.Errorf("%s: tool %q: execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): %w", r.id, name, err)
 			}
 			out = b
 			return nil

@@ -1,0 +1,102 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestToolRegistration(t *testing.T) {
+	h := newHost(t, nil)
+	m, f := h.mustMount(`return { apply(ctx) {
+		ctx.tools.register({
+			name: 'reverse_text',
+			description: 'Reverses text.',
+			parameters: { type: 'object', properties: { text: { type: 'string' }, times: { type: 'integer', minimum: 1 } }, required: ['text'] },
+			execute: async ({ text, times = 1 }) => ({ reversed: [...text].reverse().join(''), times }),
+		})
+		ctx.tools.register({ name: 'no_params', description: 'Takes nothing.', execute: () => 'ok' })
+		ctx.tools.register({ name: 'bad_result', description: 'Returns junk.', parameters: { type: 'object', properties: { kind: { type: 'string' } } },
+			execute: ({ kind }) => ({ fn: { nested: [1, kind === 'fn' ? () => 1 : kind === 'nan' ? NaN : kind === 'date' ? new Date() : undefined] } }) })
+		ctx.tools.register({ name: 'throws', description: 'Throws.', execute: () => { throw new Error('tool exploded') } })
+		globalThis.ctx = ctx
+	} }`)
+	tests := []struct{ tool, args, want string }{
+		{"reverse_text", `{"text":"abc"}`, `{"reversed":"cba","times":1}`},
+		{"reverse_text", `{"text":"héllo","times":2}`, `{"reversed":"olléh","times":2}`},
+		{"reverse_text", `{}`, `error: tool "reverse_text": invalid arguments: validating root: required: missing properties: ["text"]`},
+		{"reverse_text", `{"text":1}`, `error: tool "reverse_text": invalid arguments: validating root: validating /properties/text: type: 1 has type "integer", want "string"`},
+		{"reverse_text", `{"text":"x","times":0}`, `error: tool "reverse_text": invalid arguments: validating root: validating /properties/times: minimum: 0/1 is less than 1.000000`},
+		{"reverse_text", `not json`, `error: tool "reverse_text": the arguments are not JSON: invalid character 'o' in literal null (expecting 'u')`},
+		{"no_params", ``, `"ok"`},
+		{"bad_result", `{"kind":"fn"}`, `error: dyn-1: tool "bad_result": execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): result.fn.nested[1]: expected JSON data, got function`},
+		{"bad_result", `{"kind":"nan"}`, `error: dyn-1: tool "bad_result": execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): result.fn.nested[1]: expected JSON data (a finite number), got NaN`},
+		{"bad_result", `{"kind":"date"}`, `error: dyn-1: tool "bad_result": execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): result.fn.nested[1]: expected JSON data (a plain object or array), got Date`},
+		{"bad_result", `{"kind":"undef"}`, `error: dyn-1: tool "bad_result": execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): result.fn.nested[1]: expected JSON data, got undefined`},
+		{"throws", `{}`, `error: dyn-1: Error: tool exploded`},
+	}
+	for _, tt := range tests {
+		out, err := h.call(tt.tool, tt.args)
+		if err != nil {
+			out = "error: " + err.Error()
+		}
+		if out != tt.want {
+			t.Errorf("%s(%s)\n got %s\nwant %s", tt.tool, tt.args, out, tt.want)
+		}
+	}
+	views := []struct{ src, want string }{
+		{`ctx.tools.get('reverse_text')`, `{"name":"reverse_text","description":"Reverses text.","parameters":{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1}},"required":["text"]}}`},
+		{`Object.keys(ctx.tools.get('no_params')).sort()`, `["description","name","parameters"]`},
+		{`ctx.tools.get('nope')`, `undefined`},
+		{`ctx.tools.schemas().map(s => s.name)`, `["reverse_text","no_params","bad_result","throws"]`},
+		{`ctx.tools.schemas().some(s => 'execute' in s)`, `false`},
+	}
+	for _, tt := range views {
+		if got := h.eval(m, tt.src); got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.src, got, tt.want)
+		}
+	}
+	// Registrations are effects of the mount: unmounting removes them.
+	h.unmount(m, f)
+	if _, err := h.call("reverse_text", `{"text":"x"}`); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("after unmount: %v", err)
+	}
+}
+
+func TestToolDefinitionErrors(t *testing.T) {
+	h := newHost(t, nil)
+	m, f := h.expose("")
+	defer h.unmount(m, f)
+	const pre = "ctx.tools.register: "
+	tests := []struct{ def, want string }{
+		{`undefined`, pre + "parameter tool: expected an object, got undefined"},
+		{`{ description: 'd', execute() {} }`, pre + "parameter tool.name: expected a non-empty string, got undefined"},
+		{`{ name: 'has space', description: 'd', execute() {} }`, pre + `parameter tool.name: expected 1 to 64 letters, digits, _ or - (model APIs require it), got "has space"`},
+		{`{ name: 'x', execute() {} }`, pre + "parameter tool.description: expected a non-empty string, got undefined"},
+		{`{ name: 'x', description: 'd' }`, pre + "parameter tool.execute: expected a function (args) => result, got undefined"},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: 42 }`, pre[:len(pre)-2] + `("x"): tool.parameters must be a JSON Schema object such as {type: 'object', properties: {…}}, got a number`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { properties: {} } }`, `ctx.tools.register("x"): tool.parameters.type must be "object": a tool's arguments are an object, e.g. {type: 'object', properties: {text: {type: 'string'}}, required: ['text']}`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { n: { type: 'int' } } } }`, `ctx.tools.register("x"): tool.parameters.properties.n.type must be one of string, number, integer, boolean, null, object, array; got "int"`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { 'a b': { type: 'array', items: { type: ['string', 5] } } } } }`, `ctx.tools.register("x"): tool.parameters.properties["a b"].items.type[1] must be one of string, number, integer, boolean, null, object, array; got 5`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: [] } }`, `ctx.tools.register("x"): tool.parameters.properties must be an object of schemas, got an array`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', required: 'text' } }`, `ctx.tools.register("x"): tool.parameters.required must be an array of property names, got a string`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { s: { type: 'string', pattern: '(' } } } }`, `ctx.tools.register("x"): tool.parameters.properties.s.pattern "(" is not a valid pattern: error parsing regexp: missing closing ): ` + "`(`"},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { s: { $ref: 'http://example.com/s.json' } } } }`, `ctx.tools.register("x"): tool.parameters.properties.s.$ref must point inside the schema ("#/$defs/…"); remote references are not loaded, got "http://example.com/s.json"`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { s: { $ref: '#/$defs/missing' } } } }`, `ctx.tools.register("x"): tool.parameters is not a valid JSON Schema:`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { f: { default: () => 1 } } } }`, `ctx.tools.register: tool.parameters.properties.f.default: expected JSON data, got function`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { n: { type: 'number', minimum: 'zero' } } } }`, `ctx.tools.register("x"): tool.parameters.properties.n.minimum must be a number, got a string`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', oneOf: [] } }`, `ctx.tools.register("x"): tool.parameters.oneOf must be a non-empty array of schemas, got an array`},
+		{`{ name: 'cordis_probe', description: 'd', execute() {} }`, ""},
+		{`{ name: 'cordis_probe', description: 'd', execute() {} }`, `ctx.tools.register("cordis_probe"): kit: tool "cordis_probe" is already registered by plugin "probe"; plugin "probe" cannot register it again: already registered`},
+	}
+	for _, tt := range tests {
+		got := h.eval(m, `try { ctx.tools.register(`+tt.def+`); "" } catch (e) { e.message }`)
+		want := jsonString(tt.want)
+		if !strings.HasPrefix(got, strings.TrimSuffix(want, `"`)) {
+			t.Errorf("%s\n got %s\nwant %s", tt.def, got, want)
+		}
+	}
+}
+
+func jsonString(s string) string {
+	return string(appendJSONString(nil, s))
+}
