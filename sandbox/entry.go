@@ -28,52 +28,71 @@ type bound struct {
 // runtime; the interrupt unwinds every JavaScript frame above the outermost entry of the
 // realm, so entries nested inside an expired one fail with it.
 type entry struct {
-	r       *Realm
-	b       *bound
-	parent  *entry // the entry this one nests in on the same goroutine (loop.cur at begin)
-	height  int    // r.depth right after begin: the entry is on top of its realm while equal
-	timer   *time.Timer
+	r      *Realm
+	b      bound
+	parent *entry // the entry this one nests in on the same goroutine (loop.cur at begin)
+	height int    // r.depth right after begin: the entry is on top of its realm while equal
+
+	// Guarded by loop.watch.mu.
+	prev, next *entry
+	linked     bool
+	start      time.Duration // coarse clock at begin
+	deadline   time.Duration // 0: no limit
+	fired      bool
+	byBound    bool  // the bound expired (not the caller's context)
+	cause      error // set when fired
+
 	stopCtx func() bool
-	fired   bool  // guarded by r.imu
-	done    bool  // guarded by r.imu
-	byBound bool  // the bound expired (not the caller's context)
-	cause   error // set when fired
 }
+
+var errDeadline = context.DeadlineExceeded
 
 // begin starts an entry. Called with l.mu held.
 func (r *Realm) begin(ctx context.Context, what, name string, limit time.Duration) (*entry, error) {
-	return r.beginBound(ctx, &bound{what: what, name: name, limit: limit})
+	return r.beginBound(ctx, bound{what: what, name: name, limit: limit})
 }
 
-func (r *Realm) beginBound(ctx context.Context, b *bound) (*entry, error) {
-	if r.closed || r.loop.closed {
+func (r *Realm) beginBound(ctx context.Context, b bound) (*entry, error) {
+	l := r.loop
+	if r.closed || l.closed {
 		return nil, fmt.Errorf("%s: %s: %w", r.id, b.what, ErrClosed)
 	}
 	r.depth++
-	l := r.loop
-	e := &entry{r: r, b: b, parent: l.cur, height: r.depth}
+	e := l.newEntry()
+	e.r, e.b, e.parent, e.height = r, b, l.cur, r.depth
 	l.cur = e
-	if b.limit > 0 {
-		e.timer = time.AfterFunc(b.limit, e.expire)
-	}
+	l.watch.add(l, e, b.limit)
 	if ctx != nil && ctx.Done() != nil {
 		e.stopCtx = context.AfterFunc(ctx, func() { e.fire(context.Cause(ctx), false) })
 	}
 	return e, nil
 }
 
-func (e *entry) expire() { e.fire(context.DeadlineExceeded, true) }
+// newEntry takes an entry from the loop's free list. Lock held.
+func (l *Loop) newEntry() *entry {
+	if n := len(l.free); n > 0 {
+		e := l.free[n-1]
+		l.free = l.free[:n-1]
+		return e
+	}
+	return &entry{}
+}
 
 func (e *entry) fire(cause error, byBound bool) {
-	r := e.r
-	r.imu.Lock()
-	defer r.imu.Unlock()
-	if e.done || e.fired {
+	w := &e.r.loop.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e.fireLocked(cause, byBound)
+}
+
+// fireLocked interrupts e's realm. Called with loop.watch.mu held.
+func (e *entry) fireLocked(cause error, byBound bool) {
+	if !e.linked || e.fired {
 		return
 	}
 	e.fired, e.cause, e.byBound = true, cause, byBound
-	r.fired++
-	r.rt.Interrupt(e)
+	e.r.fired++
+	e.r.rt.Interrupt(e)
 }
 
 // err describes why the entry was interrupted.
@@ -89,25 +108,31 @@ func (r *Realm) end(e *entry) {
 	if r.depth == 1 {
 		r.flushRejections() // promise jobs have drained; what is still unhandled is reported
 	}
-	if e.timer != nil {
-		e.timer.Stop()
-	}
+	reuse := true
 	if e.stopCtx != nil {
-		e.stopCtx()
+		// A context callback that already started may still look at e: do not reuse it.
+		reuse = e.stopCtx()
+		e.stopCtx = nil
 	}
-	r.imu.Lock()
-	e.done = true
-	if e.fired {
+	l := r.loop
+	w := &l.watch
+	w.mu.Lock()
+	w.unlink(e)
+	fired := e.fired
+	if fired {
 		r.fired--
 		if r.fired == 0 {
 			// The interrupt was this entry's: let outer frames of the realm continue.
 			r.rt.ClearInterrupt()
 		}
 	}
-	r.imu.Unlock()
+	w.mu.Unlock()
 	r.depth--
-	l := r.loop
 	l.cur = e.parent
+	if reuse && !fired { // a fired entry may still be referenced by an InterruptedError
+		*e = entry{}
+		l.free = append(l.free, e)
+	}
 	if l.waiters > 0 {
 		l.cond.Broadcast()
 	}
@@ -128,16 +153,23 @@ func (e *entry) onTop() bool {
 // call runs one entry: it takes the lock, runs invoke, and when the result is a promise
 // waits for it off the lock (bounded). conv reads the settled value under the lock.
 func (r *Realm) call(ctx context.Context, b bound, invoke func() (goja.Value, error), conv func(goja.Value) error) error {
-	start := time.Now()
 	l := r.loop
 	l.mu.Lock()
 	nested := r.depth > 0
-	e, err := r.beginBound(ctx, &b)
+	e, err := r.beginBound(ctx, b)
 	if err != nil {
 		l.mu.Unlock()
 		return err
 	}
 	res, err := invoke()
+	return r.finish(ctx, e, nested, res, err, conv)
+}
+
+// finish completes an entry begun by call or deliver: it settles the result, runs conv,
+// ends the entry, releases the lock and, for a pending promise, waits for it.
+func (r *Realm) finish(ctx context.Context, e *entry, nested bool, res goja.Value, err error, conv func(goja.Value) error) error {
+	l := r.loop
+	b := e.b
 	var w *promiseWait
 	if err == nil {
 		res, w, err = r.settled(res, nested && !b.waitNested, conv != nil)
@@ -146,6 +178,10 @@ func (r *Realm) call(ctx context.Context, b bound, invoke func() (goja.Value, er
 		err = r.tryErr(func() error { return conv(res) })
 	}
 	err = r.wrapErr(e, err)
+	var elapsed time.Duration
+	if w != nil {
+		elapsed = l.watch.elapsed(e)
+	}
 	r.end(e)
 	l.mu.Unlock()
 	if w == nil {
@@ -155,7 +191,7 @@ func (r *Realm) call(ctx context.Context, b bound, invoke func() (goja.Value, er
 	if limit == 0 {
 		limit = b.limit
 	}
-	return r.await(ctx, b, w, limit-time.Since(start), conv)
+	return r.await(ctx, b, w, limit-elapsed, conv)
 }
 
 // settled inspects a call's result. A settled promise yields its value (or its rejection as

@@ -78,6 +78,8 @@ type Loop struct {
 	cond    sync.Cond // broadcast when a realm entry ends and someone waits (waiters > 0)
 	waiters int
 	cur     *entry // the lock holder's innermost entry; nil whenever the lock is free
+	free    []*entry
+	watch   watchdog
 
 	facade   *Facade
 	timeouts Timeouts
@@ -118,6 +120,7 @@ func New(opts *Options) *Loop {
 	m.MaxCallStackSize = orDefault(m.MaxCallStackSize, DefaultMaxCallStackSize)
 	m.MaxDepth = orDefault(m.MaxDepth, DefaultMaxDepth)
 	m.MaxBytes = orDefault(m.MaxBytes, DefaultMaxBytes)
+	l.watch.init(l.timeouts)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
 }

@@ -168,7 +168,7 @@ func (m membrane) bridgePromise(po *goja.Object) goja.Value {
 		})
 	}
 	if _, err := from.promiseThen(po, settle(false), settle(true)); err != nil {
-		_ = reject(m.crossErr(from.wrapErr(&entry{r: from, b: &bound{what: "a cross-mount promise"}}, err)))
+		_ = reject(m.crossErr(from.wrapErr(&entry{r: from, b: bound{what: "a cross-mount promise"}}, err)))
 	}
 	return to.rt.ToValue(p)
 }

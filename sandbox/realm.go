@@ -31,8 +31,7 @@ type Realm struct {
 	closed   bool
 	rejected []*goja.Promise // rejected with no handler yet; reported when depth drops to 0
 
-	imu   sync.Mutex // guards entry.fired/done and fired; taken by timer goroutines
-	fired int        // active entries whose bound expired
+	fired int // active entries whose bound expired; guarded by loop.watch.mu
 
 	ctx    context.Context // cancelled by close
 	cancel context.CancelFunc
@@ -226,18 +225,49 @@ func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goj
 	return r.deliver(ctx, "a listener", fn, args, conv)
 }
 
-// deliver is Deliver with what naming the entry in errors ("a timer callback", …).
+// deliver is Deliver with what naming the entry in errors ("a timer callback", …). It is
+// the hot path of every Go event reaching JavaScript, so it avoids closures.
 func (r *Realm) deliver(ctx context.Context, what string, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	return r.call(ctx, bound{what: what, name: "CallTimeout", limit: r.loop.timeouts.Call},
-		func() (goja.Value, error) {
-			var a []goja.Value
-			if args != nil {
-				if err := r.try(func() { a = args() }); err != nil {
-					return nil, err
-				}
-			}
-			return fn(goja.Undefined(), a...)
-		}, conv)
+	l := r.loop
+	l.mu.Lock()
+	nested := r.depth > 0
+	e, err := r.beginBound(ctx, bound{what: what, name: "CallTimeout", limit: l.timeouts.Call})
+	if err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	var a []goja.Value
+	if args != nil {
+		a, err = r.buildArgs(args)
+	}
+	var res goja.Value
+	if err == nil {
+		res, err = fn(goja.Undefined(), a...)
+	}
+	return r.finish(ctx, e, nested, res, err, conv)
+}
+
+// buildArgs runs an args func; what it throws (a conversion error) becomes the error.
+func (r *Realm) buildArgs(args func() []goja.Value) (a []goja.Value, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = r.recovered(x)
+		}
+	}()
+	return args(), nil
+}
+
+// recovered turns a value recovered from code that may throw into an error.
+func (r *Realm) recovered(x any) error {
+	switch x := x.(type) {
+	case goja.Value:
+		return r.jsError(x)
+	case *goja.Exception:
+		return x
+	case error:
+		return x
+	}
+	return fmt.Errorf("Go panic: %v", x)
 }
 
 // NextFunc exposes a waterfall's next to JavaScript: a JS function returning a Promise of

@@ -1,0 +1,304 @@
+package sandbox
+
+// Benchmarks for the four performance targets, each beside its floor (bare goja, the
+// shape of ../shared/anchors-bench/go/host.go):
+//
+//	go test -run '^$' -bench . -benchmem ./sandbox
+//
+//	BenchmarkMount*     mount of testdata/plugin-body.js (evaluate + façade + apply), then unmount
+//	BenchmarkGoToJS*    a Go event delivered to JS listeners, payload converted
+//	BenchmarkJSToGo*    a JS call into a Go service method through a binding (run inside one JS loop;
+//	                    subtract BenchmarkJSToGoEmptyLoop for the call alone)
+//	BenchmarkHeap*      live heap per mount with 1,000 mounts alive (KiB/mount)
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/dop251/goja"
+)
+
+func pluginBody(tb testing.TB) string {
+	src, err := os.ReadFile("testdata/plugin-body.js")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The kit's ctx.on takes only catalogued events: use the test catalog's bench/tick.
+	return strings.ReplaceAll(string(src), "some/event", "bench/tick")
+}
+
+func benchHost(tb testing.TB) (*kit.Context, *Loop) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	root := kit.New(&kit.Options{Logger: logger})
+	loop := New(&Options{Facade: testFacade, Logger: logger, Timeouts: &Timeouts{Call: time.Minute}})
+	tb.Cleanup(func() {
+		ctx := context.Background()
+		_ = root.Fiber().Dispose(ctx)
+		_ = loop.Close(ctx)
+	})
+	return root, loop
+}
+
+func benchMount(tb testing.TB, root *kit.Context, loop *Loop, body string, i int) (*Mount, *kit.Fiber) {
+	ctx := context.Background()
+	m, err := loop.Evaluate(ctx, fmt.Sprintf("dyn-%d", i), strings.ReplaceAll(body, "__ID__", fmt.Sprint(i)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := m.Start(ctx, root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, f
+}
+
+func reportP50(b *testing.B, d []time.Duration) {
+	slices.Sort(d)
+	if len(d) > 0 {
+		b.ReportMetric(float64(d[len(d)/2].Nanoseconds())/1e3, "p50-µs")
+		b.ReportMetric(float64(d[len(d)*99/100].Nanoseconds())/1e3, "p99-µs")
+	}
+}
+
+// BenchmarkMount: Evaluate + Start (façade + apply) of plugin-body.js, then Dispose + Close.
+// Target: p50 ≤ 150 µs.
+func BenchmarkMount(b *testing.B) {
+	root, loop := benchHost(b)
+	body := pluginBody(b)
+	ctx := context.Background()
+	var d []time.Duration
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		m, f := benchMount(b, root, loop, body, i)
+		d = append(d, time.Since(t0))
+		_ = f.Dispose(ctx)
+		_ = m.Close(ctx)
+	}
+	reportP50(b, d)
+}
+
+// bareMount is the floor: a goja runtime, a console, compile, run, and apply(ctx) with a
+// native ctx.on that stores the listener — host.go of the anchors.
+type bareHost struct{ hooks []goja.Callable }
+
+func (h *bareHost) mount(src string) (*goja.Runtime, error) {
+	rt := goja.New()
+	console := rt.NewObject()
+	noop := func(goja.FunctionCall) goja.Value { return goja.Undefined() }
+	_ = console.Set("log", noop)
+	_ = console.Set("error", noop)
+	_ = rt.Set("console", console)
+	prg, err := goja.Compile("plugin.js", "(async () => {\n"+src+"\n})()", false)
+	if err != nil {
+		return nil, err
+	}
+	timer := time.AfterFunc(5*time.Second, func() { rt.Interrupt("timeout") })
+	defer timer.Stop()
+	v, err := rt.RunProgram(prg)
+	if err != nil {
+		return nil, err
+	}
+	obj := v.Export().(*goja.Promise).Result().ToObject(rt)
+	apply, _ := goja.AssertFunction(obj.Get("apply"))
+	ctx := rt.NewObject()
+	_ = ctx.Set("on", func(call goja.FunctionCall) goja.Value {
+		fn, _ := goja.AssertFunction(call.Argument(1))
+		h.hooks = append(h.hooks, fn)
+		return goja.Undefined()
+	})
+	if _, err := apply(obj, ctx); err != nil {
+		return nil, err
+	}
+	return rt, nil
+}
+
+// BenchmarkMountFloorGoja is the same mount in bare goja.
+func BenchmarkMountFloorGoja(b *testing.B) {
+	body := pluginBody(b)
+	var d []time.Duration
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		h := &bareHost{}
+		t0 := time.Now()
+		if _, err := h.mount(strings.ReplaceAll(body, "__ID__", fmt.Sprint(i))); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(t0))
+	}
+	reportP50(b, d)
+}
+
+// BenchmarkGoToJS emits bench/tick (payload {ID, Text} → two positional arguments) to k
+// listeners, each in its own mount. Target: ≤ 1.5 µs per listener and ≤ 2.5× the floor.
+func BenchmarkGoToJS(b *testing.B) {
+	for _, k := range []int{1, 10} {
+		b.Run(fmt.Sprintf("listeners=%d", k), func(b *testing.B) {
+			root, loop := benchHost(b)
+			body := pluginBody(b)
+			var ms []*Mount
+			for i := range k {
+				m, _ := benchMount(b, root, loop, body, i)
+				ms = append(ms, m)
+			}
+			ev := tickEvent{ID: 1, Text: "hello"}
+			b.ReportAllocs()
+			for b.Loop() {
+				benchTick.Emit(root, ev)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(k), "ns/listener")
+			if got := runJSON(ms[0].realm, `1`); got != "1" {
+				b.Fatal(got)
+			}
+		})
+	}
+}
+
+// BenchmarkGoToJSFloorGoja calls k stored goja Callables (one runtime each) with the same
+// two converted arguments: the bare cost of a Go → JS call.
+func BenchmarkGoToJSFloorGoja(b *testing.B) {
+	for _, k := range []int{1, 10} {
+		b.Run(fmt.Sprintf("listeners=%d", k), func(b *testing.B) {
+			type l struct {
+				rt *goja.Runtime
+				fn goja.Callable
+			}
+			var ls []l
+			for range k {
+				rt := goja.New()
+				v, _ := rt.RunString(`let counter = 0; (id, text) => { counter++ }`)
+				fn, _ := goja.AssertFunction(v)
+				ls = append(ls, l{rt, fn})
+			}
+			ev := tickEvent{ID: 1, Text: "hello"}
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, x := range ls {
+					if _, err := x.fn(goja.Undefined(), x.rt.ToValue(ev.ID), x.rt.ToValue(ev.Text)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(k), "ns/listener")
+		})
+	}
+}
+
+// jsLoop runs src — (n) => count — with n = b.N inside one entry of r.
+func jsLoop(b *testing.B, r *Realm, src string) {
+	v, err := run(r, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fn, _ := goja.AssertFunction(v)
+	b.ReportAllocs()
+	b.ResetTimer()
+	err = r.call(context.Background(), bound{what: "bench", name: "bench", limit: time.Hour}, func() (goja.Value, error) {
+		return fn(goja.Undefined(), r.rt.ToValue(b.N))
+	}, func(v goja.Value) error {
+		if v.ToInteger() != int64(b.N) {
+			return fmt.Errorf("count %v", v)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkJSToGo calls ctx.greeter.hello('x') — a sync Go method through its binding
+// (argument check, Sync, result conversion) — in a JS loop. Target: ≤ 430 ns net of the loop.
+func BenchmarkJSToGo(b *testing.B) {
+	root, loop := benchHost(b)
+	root.Plugin(&kit.Plugin{Name: "greeter-provider", Apply: func(c *kit.Context) error {
+		return greeterService.Provide(c, &greeter{root: root})
+	}})
+	m, err := loop.Evaluate(context.Background(), "dyn-1", `return { inject: ['greeter'], apply(ctx) { globalThis.ctx = ctx } }`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := m.Start(context.Background(), root); err != nil {
+		b.Fatal(err)
+	}
+	jsLoop(b, m.realm, `(n) => { const g = ctx.greeter; let s = 0; for (let i = 0; i < n; i++) { if (g.hello('x') !== undefined) s++ } return s }`)
+}
+
+// BenchmarkJSToGoFloorGoja is the same loop calling a bare native func(goja.FunctionCall).
+func BenchmarkJSToGoFloorGoja(b *testing.B) {
+	l, _ := newTestLoop(b, &Options{Timeouts: &Timeouts{Call: time.Hour}})
+	r := testRealm(b, l, "dyn-1")
+	set(r, "g", func(r *Realm) any {
+		o := r.rt.NewObject()
+		_ = o.Set("hello", func(call goja.FunctionCall) goja.Value {
+			return r.rt.ToValue("hello, " + call.Argument(0).String())
+		})
+		return o
+	})
+	jsLoop(b, r, `(n) => { let s = 0; for (let i = 0; i < n; i++) { if (g.hello('x') !== undefined) s++ } return s }`)
+}
+
+// BenchmarkJSToGoEmptyLoop is the loop alone, to subtract from the two above.
+func BenchmarkJSToGoEmptyLoop(b *testing.B) {
+	l, _ := newTestLoop(b, &Options{Timeouts: &Timeouts{Call: time.Hour}})
+	r := testRealm(b, l, "dyn-1")
+	jsLoop(b, r, `(n) => { let s = 0; for (let i = 0; i < n; i++) { if (i !== -1) s++ } return s }`)
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkHeapPerMount keeps 1,000 mounts of plugin-body.js alive and reports the live
+// heap per mount. Target: ≤ 48 KiB.
+func BenchmarkHeapPerMount(b *testing.B) {
+	const n = 1000
+	body := pluginBody(b)
+	for b.Loop() {
+		root, loop := benchHost(b)
+		before := liveHeap()
+		ms := make([]*Mount, 0, n)
+		for i := range n {
+			m, _ := benchMount(b, root, loop, body, i)
+			ms = append(ms, m)
+		}
+		after := liveHeap()
+		b.ReportMetric(float64(after-before)/n/1024, "KiB/mount")
+		benchTick.Emit(root, tickEvent{ID: 1, Text: "x"}) // all alive and listening
+		runtime.KeepAlive(ms)
+	}
+}
+
+// BenchmarkHeapPerMountFloorGoja is the same with bare goja runtimes.
+func BenchmarkHeapPerMountFloorGoja(b *testing.B) {
+	const n = 1000
+	body := pluginBody(b)
+	for b.Loop() {
+		h := &bareHost{}
+		before := liveHeap()
+		rts := make([]*goja.Runtime, 0, n)
+		for i := range n {
+			rt, err := h.mount(strings.ReplaceAll(body, "__ID__", fmt.Sprint(i)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			rts = append(rts, rt)
+		}
+		after := liveHeap()
+		b.ReportMetric(float64(after-before)/n/1024, "KiB/mount")
+		runtime.KeepAlive(rts)
+		runtime.KeepAlive(h)
+	}
+}
