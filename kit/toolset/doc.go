@@ -1,0 +1,25 @@
+// Package toolset is the mount manager behind the three model-facing cordis tools:
+// cordis_inspect reads the live runtime, cordis_mount evaluates model-written JavaScript
+// and mounts the plugin it returns, cordis_unmount removes one again.
+//
+// The first calls a runtime author makes:
+//
+//	ts, err := toolset.New(root, &toolset.Options{Catalog: cordisapi.Catalog, Facade: cordisapi.Facade})
+//	defer ts.Dispose(ctx)
+//	tools, _ := kit.ToolsService.Get(root) // the three tools are registered there
+//
+// # Mounts
+//
+// Every mount is a child fiber of one "cordis-dynamic" group fiber, tracked under an id
+// "dyn-N" minted per toolset (never reused, also not after a failed mount). A mount whose
+// injected services are missing succeeds as pending and activates when they appear. A
+// mount that fails in any way — syntax, a throw, a timeout, a bad shape, a name collision,
+// a failing apply — leaves nothing registered and nothing tracked. Mounts and unmounts of
+// one toolset are serialized, so two unmounts of one id cannot both succeed.
+//
+// # Reports
+//
+// cordis_inspect answers with "## <section>" blocks in a fixed order: services, plugins,
+// tools, Temporary Plugins, api and events. The api section intersects the generated
+// catalog with the live service store; the events section lists the catalogued events.
+package toolset
