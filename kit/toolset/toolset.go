@@ -322,4 +322,3 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
