@@ -172,7 +172,11 @@ func (r *Realm) finish(ctx context.Context, e *entry, nested bool, res goja.Valu
 	b := e.b
 	var w *promiseWait
 	if err == nil {
-		res, w, err = r.settled(res, nested && !b.waitNested, conv != nil)
+		// A nested emit-style delivery (no conv, no cancellable context) does not wait: its
+		// promise cannot settle before the outer call returns, which may be this very
+		// goroutine's. Everything else waits, bounded.
+		detach := nested && !b.waitNested && conv == nil && (ctx == nil || ctx.Done() == nil)
+		res, w, err = r.settled(res, detach)
 	}
 	if err == nil && w == nil && conv != nil {
 		err = r.tryErr(func() error { return conv(res) })
@@ -195,8 +199,8 @@ func (r *Realm) finish(ctx context.Context, e *entry, nested bool, res goja.Valu
 }
 
 // settled inspects a call's result. A settled promise yields its value (or its rejection as
-// an error); a pending one yields a wait, unless the realm is nested (see Deliver).
-func (r *Realm) settled(res goja.Value, nested, needValue bool) (goja.Value, *promiseWait, error) {
+// an error); a pending one yields a wait, unless detach is set (see Deliver).
+func (r *Realm) settled(res goja.Value, detach bool) (goja.Value, *promiseWait, error) {
 	p := asPromise(res)
 	if p == nil {
 		return res, nil, nil
@@ -208,11 +212,8 @@ func (r *Realm) settled(res goja.Value, nested, needValue bool) (goja.Value, *pr
 		r.handled(p)
 		return nil, nil, r.jsError(p.Result())
 	}
-	if nested {
-		if needValue {
-			return nil, nil, fmt.Errorf("%s: %w: the realm is busy in an outer call, so the promise cannot settle before it returns; return a value synchronously here", r.id, ErrReentrant)
-		}
-		return nil, nil, nil
+	if detach {
+		return nil, nil, nil // a later rejection is reported as unhandled, with the mount id
 	}
 	w, err := r.watch(p)
 	return nil, w, err

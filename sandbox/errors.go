@@ -15,10 +15,6 @@ var (
 	// closed Loop.
 	ErrClosed = errors.New("sandbox: mount is closed")
 
-	// ErrReentrant reports a JS result that cannot be awaited because the realm is busy in an
-	// outer call: its Promise jobs only run once that call returns.
-	ErrReentrant = errors.New("sandbox: cannot await a JavaScript promise re-entrantly")
-
 	// ErrNotPlugin reports mount code that did not return a plugin.
 	ErrNotPlugin = errors.New("sandbox: mount code did not return a plugin")
 )

@@ -217,10 +217,14 @@ func (r *Realm) newError(err error) *goja.Object {
 // the settled result under the lock. Errors: a JS throw or rejection (*JSError), a time
 // bound (errors.Is(err, context.DeadlineExceeded)), a closed mount (ErrClosed).
 //
-// When the realm is already busy in an outer call (a Go method called from this realm emits
-// back into it), a pending promise cannot settle until that call returns: Deliver then does
-// not wait — with conv == nil it returns nil and a later rejection is reported as unhandled;
-// with conv != nil it fails with ErrReentrant.
+// One exception keeps emit semantics from deadlocking: when the realm is already busy in
+// an outer call (typically a Go method called from this realm emitting back into it), its
+// promise jobs cannot run before that call returns. A delivery with conv == nil and a
+// context that cannot be cancelled (context.Background(): an emit-mode event or a func
+// callback) then does not wait for a pending promise — it returns nil and a later
+// rejection is reported as unhandled, with the mount id. Any other delivery waits, bounded;
+// so a sync Go method must not await JavaScript of its caller's realm (it would wait for
+// itself until CallTimeout) — make it context-taking (async) instead.
 func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
 	return r.deliver(ctx, "a listener", fn, args, conv)
 }
