@@ -1,0 +1,3 @@
+// expect: already registered
+// check: the tools registry is not replaced
+return { name: 'a', apply(ctx) { ctx.provide('tools', { register: () => 'ESCAPED' }) } }

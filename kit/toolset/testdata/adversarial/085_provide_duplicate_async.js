@@ -1,0 +1,3 @@
+// expect: already registered
+// check: after await too
+return { name: 'a', async apply(ctx) { await null; ctx.provide('canarysvc', 1) } }

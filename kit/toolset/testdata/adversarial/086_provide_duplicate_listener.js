@@ -1,0 +1,6 @@
+// expect: ok
+// check: probe -> "denied":true
+return { name: 'a', apply(ctx) {
+  let denied = false
+  ctx.on('tools/change', () => { try { ctx.provide('canarysvc', 'ESCAPED') } catch (e) { denied = true } })
+  ctx.tools.register({ name: 'probe', description: 'p', parameters: { type: 'object' }, execute: () => ({ denied }) }) } }

@@ -1,0 +1,3 @@
+// expect: ok
+// check: probe -> execute must return JSON data
+return { name: 'a', apply(ctx) { ctx.tools.register({ name: 'probe', description: 'p', parameters: { type: 'object' }, execute: () => ({ n: 10n }) }) } }

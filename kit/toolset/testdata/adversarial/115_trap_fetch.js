@@ -1,0 +1,4 @@
+// expect: fetch is not available
+// check: trap or ReferenceError
+fetch('http://example.com')
+return (ctx) => {}

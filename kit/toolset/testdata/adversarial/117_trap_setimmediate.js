@@ -1,0 +1,4 @@
+// expect: setImmediate is not available
+// check: trap or ReferenceError
+setImmediate(() => {})
+return (ctx) => {}

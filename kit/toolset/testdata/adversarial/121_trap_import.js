@@ -1,0 +1,4 @@
+// expect: failed to parse
+// check: trap or ReferenceError
+import('fs')
+return (ctx) => {}
