@@ -219,3 +219,90 @@ func newHarnessOpts(t *testing.T, opts *toolset.Options) *harness {
 	})
 	return h
 }
+
+// TestRunaway mounts code that never ends, through cordis_mount with short bounds: every
+// case is interrupted and reported, and the canary mount and Go keep serving.
+func TestRunaway(t *testing.T) {
+	h := newHarnessOpts(t, &toolset.Options{VMTimeout: 100 * time.Millisecond, MountTimeout: 300 * time.Millisecond, CallTimeout: 100 * time.Millisecond})
+	h.mount(canaryCode)
+	tool := func(body string) string {
+		return "return { name: 'r', apply(ctx) { ctx.tools.register({ name: 'probe', description: 'd', parameters: { type: 'object' }, execute: " + body + " }) } }"
+	}
+	trigger := "return { name: 'trigger', apply(ctx) { ctx.tools.register({ name: 'trig', description: 'd', parameters: { type: 'object' }, execute: () => 1 }) } }"
+	for _, tc := range []struct {
+		name, code string
+		mountErr   string // substring of the mount error, or "" when the mount succeeds
+		after      string // "probe": call probe and want an error; "trigger": mount trigger; "wait": sleep
+		callErr    string
+	}{
+		{name: "loop before await", code: "while (true) {}", mountErr: "longer than"},
+		{name: "loop after await", code: "await null; while (true) {}", mountErr: "longer than"},
+		{name: "loop in apply", code: "return { name: 'r', apply(ctx) { for (;;) {} } }", mountErr: "longer than"},
+		{name: "loop in async apply", code: "return { name: 'r', async apply(ctx) { await 0; for (;;) {} } }", mountErr: "longer than"},
+		{name: "apply never settles", code: "return { name: 'r', apply(ctx) { return new Promise(() => {}) } }", mountErr: "longer than"},
+		{name: "body never settles", code: "await new Promise(() => {})", mountErr: "longer than"},
+		{name: "recursion", code: "function f(n) { return f(n + 1) + 1 } f(0)", mountErr: "dyn-"},
+		{name: "recursion in apply", code: "return { name: 'r', apply(ctx) { const f = () => [f()]; f() } }", mountErr: "dyn-"},
+		{name: "huge array", code: "const a = []; for (;;) a.push({ i: a.length })", mountErr: "longer than"},
+		{name: "huge string", code: "let s = 'x'; for (;;) s += s.slice(0, 1 << 16) + 'y'", mountErr: "longer than"},
+		{name: "huge repeat", code: "const s = 'x'.repeat(1 << 20); const parts = []; for (;;) parts.push(s + parts.length)", mountErr: "longer than"},
+		{name: "loop in tool", code: tool("() => { for (;;) {} }"), after: "probe", callErr: "longer than"},
+		{name: "tool never settles", code: tool("() => new Promise(() => {})"), after: "probe", callErr: "longer than"},
+		{name: "recursion in tool", code: tool("() => { const f = () => f() + 1; return f() }"), after: "probe", callErr: "probe"},
+		{name: "huge tool result", code: tool("() => { const a = []; for (let i = 0; i < 1e6; i++) a.push('xxxxxxxxxxxxxxxx'); return a }"), after: "probe", callErr: "probe"},
+		{name: "loop in listener", code: "return { name: 'r', apply(ctx) { ctx.on('tools/change', () => { for (;;) {} }) } }", after: "trigger"},
+		{name: "listener throws always", code: "return { name: 'r', apply(ctx) { ctx.on('tools/change', () => { throw new Error('every time') }) } }", after: "trigger"},
+		{name: "listener recursion", code: "return { name: 'r', apply(ctx) { ctx.on('tools/change', function f() { return f() }) } }", after: "trigger"},
+		{name: "loop in timer", code: "return { name: 'r', inject: ['timer'], apply(ctx) { ctx.setTimeout(() => { for (;;) {} }, 1) } }", after: "wait"},
+		{name: "interval throws", code: "return { name: 'r', inject: ['timer'], apply(ctx) { ctx.setInterval(() => { throw new Error('tick') }, 5) } }", after: "wait"},
+		{name: "loop in cross-mount call", code: "return { name: 'spin', apply(ctx) { ctx.provide('spinner', { spin() { for (;;) {} } }) } }", after: "cross", callErr: "longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h.t = t
+			defer func() { h.t = nil }()
+			start := time.Now()
+			out, err := h.call("cordis_mount", map[string]string{"code": tc.code})
+			var ids []string
+			defer func() {
+				for i := len(ids) - 1; i >= 0; i-- {
+					h.mustCall("cordis_unmount", map[string]string{"id": ids[i]})
+				}
+			}()
+			if tc.mountErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.mountErr) {
+					t.Fatalf("mount: %s, %v; want an error containing %q", out, err, tc.mountErr)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("mount: %v", err)
+				}
+				var m mountOut
+				_ = json.Unmarshal(out, &m)
+				ids = append(ids, m.ID)
+			}
+			switch tc.after {
+			case "probe":
+				_, err := h.tools.Call(context.Background(), "probe", json.RawMessage(`{}`))
+				if err == nil || !strings.Contains(err.Error(), tc.callErr) {
+					t.Fatalf("probe: %v, want an error containing %q", err, tc.callErr)
+				}
+			case "trigger":
+				ids = append(ids, h.mount(trigger).ID)
+			case "wait":
+				time.Sleep(250 * time.Millisecond)
+			case "cross":
+				ids = append(ids, h.mount("return { name: 'c', inject: ['spinner'], apply(ctx) { ctx.tools.register({ name: 'probe', description: 'd', parameters: { type: 'object' }, execute: () => ctx.spinner.spin() }) } }").ID)
+				_, err := h.tools.Call(context.Background(), "probe", json.RawMessage(`{}`))
+				if err == nil || !strings.Contains(err.Error(), tc.callErr) {
+					t.Fatalf("cross-mount probe: %v, want an error containing %q", err, tc.callErr)
+				}
+			}
+			h.checkCanary()
+			h.inspect("", "")
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+	h.t = t
+}
