@@ -199,7 +199,7 @@ func (h *harness) runtimeState() string {
 }
 
 // newHarnessOpts is newHarness with toolset options (short timeouts for hostile code).
-func newHarnessOpts(t *testing.T, opts *toolset.Options) *harness {
+func newHarnessOpts(t testing.TB, opts *toolset.Options) *harness {
 	t.Helper()
 	root := kit.New(&kit.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if opts.Logger == nil {
@@ -210,7 +210,10 @@ func newHarnessOpts(t *testing.T, opts *toolset.Options) *harness {
 		t.Fatal(err)
 	}
 	tools, _ := kit.ToolsService.Get(root)
-	h := &harness{t: t, root: root, ts: ts, tools: tools}
+	h := &harness{root: root, ts: ts, tools: tools}
+	if tt, ok := t.(*testing.T); ok {
+		h.t = tt
+	}
 	t.Cleanup(func() {
 		if err := ts.Dispose(context.Background()); err != nil {
 			t.Errorf("toolset Dispose: %v", err)
