@@ -30,6 +30,16 @@
 // errors.Is(err, context.DeadlineExceeded) holds, and the realm and loop keep serving.
 // Unbounded recursion ends the entry with a *goja.StackOverflowError (Limits).
 //
+// # The ctx façade
+//
+// apply(ctx) receives a read-only object with exactly: on and once (catalogued events only,
+// through the Facade's EventAdapters), provide, get, effect (a disposer run when the plugin
+// unloads), tools (register, and schemas/get views without execute), setTimeout,
+// setInterval and sleep (which need inject: ['timer']) and the services named in inject.
+// Reading anything else throws at read time, telling "exists but not injected — add it to
+// inject" from "does not exist". A service another mount provided is reached through a
+// membrane (see Provided); a Go service through its generated ServiceBinder.
+//
 // # Generated bindings
 //
 // Generated façade code (facade_gen.go) builds JS objects for Go services with Realm.Func,
@@ -37,4 +47,25 @@
 // method and parameter), calls Go with Realm.Sync or Realm.Async, and delivers Go events to
 // JS listeners with Realm.Deliver. Go values cross only as plain data (FromAny, FromJSON)
 // or as those whitelisted bindings: never as reflected Go objects.
+//
+// # Limits (rough edges)
+//
+//   - goja cannot cap a runtime's heap: mount code can allocate until the process runs out
+//     of memory ('x'.repeat(2 ** 30) is one uninterruptible native call). The sandbox caps
+//     what it controls: the size of strings and JSON crossing the boundary and of mount code
+//     (Limits.MaxBytes), the nesting of converted values (Limits.MaxDepth) and the call
+//     depth (Limits.MaxCallStackSize). Measured cost of an idle mount: about 38 KiB of heap.
+//   - An interrupt only takes effect between JavaScript instructions: a long native call
+//     (a huge sort, a pathological regular expression) runs to its end first.
+//   - An interrupted entry unwinds every JavaScript frame of its realm down to its
+//     outermost entry, so calls that nested inside it (from any goroutine) fail with it,
+//     and goja drops the realm's queued promise jobs: promises awaiting them never settle.
+//   - Time bounds are enforced by one watchdog per loop to within a sixteenth of the
+//     smallest bound (between 1 ms and 100 ms).
+//   - A sync Go method must not synchronously await JavaScript of the realm that called it
+//     (it would wait for itself until CallTimeout); make such a method context-taking.
+//     Emit-style deliveries (Deliver with conv == nil and an uncancellable context) made
+//     while the realm is busy do not wait for a returned promise.
+//   - One lock serves all realms of a loop: a mount that runs for its whole CallTimeout
+//     delays every other mount by as much.
 package sandbox

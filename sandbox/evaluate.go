@@ -9,7 +9,6 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 )
 
@@ -257,5 +256,3 @@ func wrapper(prg *ast.Program) *ast.FunctionLiteral {
 	fl, _ := es.Expression.(*ast.FunctionLiteral)
 	return fl
 }
-
-var _ file.Idx // the parser reports positions as file.Idx

@@ -338,8 +338,18 @@ func (r *Realm) fromAny(v any, depth int) (goja.Value, error) {
 		return rt.ToValue(float64(x)), nil
 	case int:
 		return safeInt(rt, int64(x))
-	case int8, int16, int32, uint8, uint16, uint32:
-		return rt.ToValue(reflect.ValueOf(x).Convert(reflect.TypeFor[int64]()).Int()), nil
+	case int8:
+		return rt.ToValue(int64(x)), nil
+	case int16:
+		return rt.ToValue(int64(x)), nil
+	case int32:
+		return rt.ToValue(int64(x)), nil
+	case uint8:
+		return rt.ToValue(int64(x)), nil
+	case uint16:
+		return rt.ToValue(int64(x)), nil
+	case uint32:
+		return rt.ToValue(int64(x)), nil
 	case int64:
 		return safeInt(rt, x)
 	case uint:
