@@ -15,541 +15,26 @@ import (
 // their events, services, tools and the type shapes their signatures reference.
 var Catalog = &catalog.Catalog{
 	Events: []catalog.Event{
-		{
-			Name:    "tools/change",
-			Mode:    catalog.ModeEmit,
-			Var:     catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolsChange"},
-			Payload: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolsChangeEvent"},
-			Params: []catalog.Field{
-				{
-					Name:     "Tool",
-					JSName:   "tool",
-					JSONName: "Tool",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Doc:      "Tool is the name of the tool that was registered or removed.",
-				},
-				{
-					Name:     "Registered",
-					JSName:   "registered",
-					JSONName: "Registered",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "bool"},
-					JS:       "boolean",
-					Doc:      "Registered is true for a registration and false for a removal.",
-				},
-			},
-			Signature: "'tools/change'(tool: string, registered: boolean): void",
-			Doc:       "ToolsChange is emitted after every registration and removal of a tool.",
-			Summary:   "ToolsChange is emitted after every registration and removal of a tool.",
-			Source:    "kit/tools.go",
-		},
+		cordisEventToolsChange,
 	},
 	Services: []catalog.Service{
-		{
-			Key:      "timer",
-			Var:      catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "TimerService"},
-			Type:     &catalog.GoType{Kind: catalog.KindPointer, Elem: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Timer"}},
-			TypeName: "Timer",
-			Methods: []catalog.Method{
-				{
-					Name:   "SetTimeout",
-					JSName: "setTimeout",
-					Params: []catalog.Param{
-						{
-							Name: "c",
-							Go:   &catalog.GoType{Kind: catalog.KindPointer, Elem: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Context"}},
-							Role: catalog.RoleKit,
-						},
-						{
-							Name:   "d",
-							JSName: "d",
-							Go:     &catalog.GoType{Kind: catalog.KindNamed, Pkg: "time", Name: "Duration"},
-							JS:     "number",
-						},
-						{
-							Name:   "fn",
-							JSName: "fn",
-							Go:     &catalog.GoType{Kind: catalog.KindFunc},
-							JS:     "() => void",
-						},
-					},
-					Results: []catalog.Param{
-						{
-							Name:   "cancel",
-							JSName: "cancel",
-							Go:     &catalog.GoType{Kind: catalog.KindFunc},
-							JS:     "() => void",
-						},
-						{
-							Name:   "err",
-							JSName: "err",
-							Go:     &catalog.GoType{Kind: catalog.KindBasic, Name: "error"},
-							JS:     "Error",
-						},
-					},
-					Returns:   "() => void",
-					Signature: "setTimeout(d: number, fn: () => void): () => void",
-					Doc:       "SetTimeout calls fn once after d, unless c's fiber goes away first. cancel stops it.",
-					Summary:   "SetTimeout calls fn once after d, unless c's fiber goes away first.",
-					Source:    "kit/timer.go",
-				},
-				{
-					Name:   "SetInterval",
-					JSName: "setInterval",
-					Params: []catalog.Param{
-						{
-							Name: "c",
-							Go:   &catalog.GoType{Kind: catalog.KindPointer, Elem: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Context"}},
-							Role: catalog.RoleKit,
-						},
-						{
-							Name:   "d",
-							JSName: "d",
-							Go:     &catalog.GoType{Kind: catalog.KindNamed, Pkg: "time", Name: "Duration"},
-							JS:     "number",
-						},
-						{
-							Name:   "fn",
-							JSName: "fn",
-							Go:     &catalog.GoType{Kind: catalog.KindFunc},
-							JS:     "() => void",
-						},
-					},
-					Results: []catalog.Param{
-						{
-							Name:   "cancel",
-							JSName: "cancel",
-							Go:     &catalog.GoType{Kind: catalog.KindFunc},
-							JS:     "() => void",
-						},
-						{
-							Name:   "err",
-							JSName: "err",
-							Go:     &catalog.GoType{Kind: catalog.KindBasic, Name: "error"},
-							JS:     "Error",
-						},
-					},
-					Returns:   "() => void",
-					Signature: "setInterval(d: number, fn: () => void): () => void",
-					Doc:       "SetInterval calls fn every d until cancelled or c's fiber goes away.",
-					Summary:   "SetInterval calls fn every d until cancelled or c's fiber goes away.",
-					Source:    "kit/timer.go",
-				},
-				{
-					Name:   "Sleep",
-					JSName: "sleep",
-					Async:  true,
-					Params: []catalog.Param{
-						{
-							Name: "ctx",
-							Go:   &catalog.GoType{Kind: catalog.KindNamed, Pkg: "context", Name: "Context"},
-							Role: catalog.RoleContext,
-						},
-						{
-							Name: "c",
-							Go:   &catalog.GoType{Kind: catalog.KindPointer, Elem: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Context"}},
-							Role: catalog.RoleKit,
-						},
-						{
-							Name:   "d",
-							JSName: "d",
-							Go:     &catalog.GoType{Kind: catalog.KindNamed, Pkg: "time", Name: "Duration"},
-							JS:     "number",
-						},
-					},
-					Results: []catalog.Param{
-						{
-							Go: &catalog.GoType{Kind: catalog.KindBasic, Name: "error"},
-							JS: "Error",
-						},
-					},
-					Returns:   "Promise<void>",
-					Signature: "async sleep(d: number): Promise<void>",
-					Doc:       "Sleep waits for d. It returns early with an error when ctx is done or c's fiber unloads.",
-					Summary:   "Sleep waits for d.",
-					Source:    "kit/timer.go",
-				},
-			},
-			Doc:     "TimerService provides timers whose lifetime is bound to a fiber. The root runs it as\nplugin \"timer\".",
-			Summary: "TimerService provides timers whose lifetime is bound to a fiber.",
-			Source:  "kit/timer.go",
-		},
-		{
-			Key:      "tools",
-			Var:      catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolsService"},
-			Type:     &catalog.GoType{Kind: catalog.KindPointer, Elem: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Tools"}},
-			TypeName: "Tools",
-			Methods: []catalog.Method{
-				{
-					Name:   "Schemas",
-					JSName: "schemas",
-					Results: []catalog.Param{
-						{
-							Go: &catalog.GoType{Kind: catalog.KindSlice, Elem: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolSchema"}},
-							JS: "ToolSchema[]",
-						},
-					},
-					Returns:   "ToolSchema[]",
-					Signature: "schemas(): ToolSchema[]",
-					Doc:       "Schemas returns the registered tools in registration order. The result is a copy.",
-					Summary:   "Schemas returns the registered tools in registration order.",
-					Source:    "kit/tools.go",
-				},
-				{
-					Name:   "Get",
-					JSName: "get",
-					Params: []catalog.Param{
-						{
-							Name:   "name",
-							JSName: "name",
-							Go:     &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-							JS:     "string",
-						},
-					},
-					Results: []catalog.Param{
-						{
-							Go: &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolSchema"},
-							JS: "ToolSchema",
-						},
-						{
-							Go: &catalog.GoType{Kind: catalog.KindBasic, Name: "bool"},
-							JS: "boolean",
-						},
-					},
-					Returns:   "ToolSchema | undefined",
-					Signature: "get(name: string): ToolSchema | undefined",
-					Doc:       "Get returns the schema of the named tool.",
-					Summary:   "Get returns the schema of the named tool.",
-					Source:    "kit/tools.go",
-				},
-				{
-					Name:   "Owner",
-					JSName: "owner",
-					Params: []catalog.Param{
-						{
-							Name:   "name",
-							JSName: "name",
-							Go:     &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-							JS:     "string",
-						},
-					},
-					Results: []catalog.Param{
-						{
-							Go: &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-							JS: "string",
-						},
-						{
-							Go: &catalog.GoType{Kind: catalog.KindBasic, Name: "bool"},
-							JS: "boolean",
-						},
-					},
-					Returns:   "string | undefined",
-					Signature: "owner(name: string): string | undefined",
-					Doc:       "Owner returns the name of the plugin that registered the named tool.",
-					Summary:   "Owner returns the name of the plugin that registered the named tool.",
-					Source:    "kit/tools.go",
-				},
-			},
-			Doc:     "ToolsService is the registry of model-facing tools. The root runs it as plugin \"tools\".",
-			Summary: "ToolsService is the registry of model-facing tools.",
-			Source:  "kit/tools.go",
-		},
+		cordisServiceTimer,
+		cordisServiceTools,
 	},
 	Tools: []catalog.Tool{
-		{
-			Name:         "cordis_inspect",
-			Var:          catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Inspect"},
-			Input:        &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "InspectInput"},
-			Output:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-			InputSchema:  json.RawMessage("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"what\":{\"type\":\"string\",\"description\":\"Limit the report to one section. Omit for all sections.\",\"enum\":[\"services\",\"plugins\",\"tools\",\"temporary\",\"api\",\"events\"]},\"name\":{\"type\":\"string\",\"description\":\"Exact service key or event name whose full documentation to include; valid only with what \\\"api\\\" or \\\"events\\\".\"}}}"),
-			OutputSchema: json.RawMessage("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"string\"}"),
-			Doc:          "Inspect reads the live cordis runtime of this process; it changes nothing.\n\nSections, in this order (omit what for all of them):\n  - services: every provided ctx service and the plugin that owns it.\n  - plugins: every live plugin fiber and its state.\n  - tools: the model-facing tools registered right now, i.e. what you can call.\n  - temporary: only the plugins created with cordis_mount: id, name, state, the services\n    they provide and the services they wait for.\n  - api: method signatures and type shapes of every LIVE catalogued service, plus the ctx\n    verbs a mounted plugin receives. Read it before writing code that calls a service;\n    never guess a field's type.\n  - events: every catalogued event with its dispatch mode and exact listener signature.\n\nname (valid only with what \"api\" or \"events\") narrows the report to one service or event\nand adds its full documentation. Temporary plugins live only in memory: they persist\nacross turns and vanish on cordis_unmount or when the process restarts.",
-			Summary:      "Inspect reads the live cordis runtime of this process; it changes nothing.",
-			Source:       "kit/toolset/decl/decl.go",
-		},
-		{
-			Name:         "cordis_mount",
-			Var:          catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Mount"},
-			Input:        &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountInput"},
-			Output:       &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountOutput"},
-			InputSchema:  json.RawMessage("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"JavaScript body returning a temporary plugin; evaluated now and saved nowhere.\"}},\"required\":[\"code\"]}"),
-			OutputSchema: json.RawMessage("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"The temporary plugin's id, for cordis_unmount.\"},\"pluginName\":{\"type\":\"string\",\"description\":\"The plugin's name: its name property, or \\u003canonymous\\u003e.\"},\"state\":{\"type\":\"string\",\"description\":\"The plugin's state: active when it is running, pending while it waits for services.\",\"enum\":[\"pending\",\"loading\",\"active\",\"failed\",\"disposed\",\"unloading\"]},\"provides\":{\"type\":[\"null\",\"array\"],\"items\":{\"type\":\"string\"},\"description\":\"Services the plugin provides.\"},\"waitingFor\":{\"type\":[\"null\",\"array\"],\"items\":{\"type\":\"string\"},\"description\":\"Injected services that do not exist yet; the plugin activates when they do.\"}},\"required\":[\"id\",\"pluginName\",\"state\",\"provides\",\"waitingFor\"]}"),
-			Doc:          "Mount evaluates JavaScript you write and mounts the plugin it returns into the live\nruntime, as a temporary plugin tracked under an id such as \"dyn-1\". It stays mounted\nacross turns until cordis_unmount or a process restart; it is never saved, installed or\nmade permanent. Everything it registers (listeners, tools, services, timers, effects) is\nremoved when it is unmounted.\n\ncode is the BODY of an async function and MUST return a plugin, in one of two forms:\n\n\treturn (ctx) => { ctx.on('tools/change', (tool, registered) => console.log(tool)) }\n\treturn { name: 'greeter', inject: ['timer'], apply(ctx) { … } }   // preferred\n\nThe object form activates only once every service in inject exists, and only those\nservices are reachable as ctx.<name> (an undeclared one throws, even if it exists). If a\nservice it injects goes away, the plugin returns to pending and its registrations are\nremoved; it comes back when the service does. The mount result says running or pending.\n\nInside apply, ctx offers: ctx.on(event, fn) and ctx.once(event, fn) for catalogued events\n(list them with cordis_inspect what:\"events\"; a waterfall listener receives a trailing\nnext() and MUST call it to delegate — returning without it vetoes); ctx.provide(name,\nvalue) to offer a service another mount can inject; ctx.get(name); ctx.effect(fn) to run\nfn on unmount; ctx.setTimeout / ctx.setInterval / ctx.sleep (declare inject: ['timer']);\nctx.tools.register({name, description, parameters, execute}) to give yourself a new tool,\ncallable from your next step, where parameters is a JSON Schema object and execute(args)\nreturns JSON data; ctx.tools.schemas() and ctx.tools.get(name) read the registry.\nFramework internals (root, fiber, plugin, extend, emit, …) are not there.\n\nGlobals: console (to the host log, tagged with the mount id), btoa/atob, TextEncoder,\nTextDecoder. There is no Node.js: require, setTimeout, setInterval, setImmediate,\nclearTimeout, clearInterval and fetch throw and name the alternative (services on ctx,\ninject: ['timer']); process and Buffer are undefined. Write plain JavaScript, not\nTypeScript. Evaluation, apply and every later call into your code (listeners, tool\nbodies, timers) are time-bounded; a runaway call is interrupted and reported.\n\nTrust: the sandbox withholds everything its ctx does not grant, but what it grants is\nreal — an injected service acts with the host's privileges and a mount can affect every\nsession in this process. Mount deliberately, as you would run a shell command.",
-			Summary:      "Mount evaluates JavaScript you write and mounts the plugin it returns into the live runtime, as a temporary plugin tracked under an id such as \"dyn-1\".",
-			Source:       "kit/toolset/decl/decl.go",
-		},
-		{
-			Name:         "cordis_unmount",
-			Var:          catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Unmount"},
-			Input:        &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountInput"},
-			Output:       &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountOutput"},
-			InputSchema:  json.RawMessage("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"The temporary plugin id returned by cordis_mount (for example \\\"dyn-1\\\"); valid only in this process, and invalid after unmount or restart.\"}},\"required\":[\"id\"]}"),
-			OutputSchema: json.RawMessage("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"The id that was unmounted.\"},\"pluginName\":{\"type\":\"string\",\"description\":\"The unmounted plugin's name.\"}},\"required\":[\"id\",\"pluginName\"]}"),
-			Doc:          "Unmount removes a temporary plugin created by cordis_mount and returns only after\neverything it registered is gone: its listeners, tools, services, timers and effects,\nwith no listener of it still running. It accepts only ids returned by cordis_mount in\nthis process (\"dyn-N\"); list them with cordis_inspect what:\"temporary\".",
-			Summary:      "Unmount removes a temporary plugin created by cordis_mount and returns only after everything it registered is gone: its listeners, tools, services, timers and effects, with no listener of it still running.",
-			Source:       "kit/toolset/decl/decl.go",
-		},
+		cordisToolCordisInspect,
+		cordisToolCordisMount,
+		cordisToolCordisUnmount,
 	},
 	Types: []catalog.Type{
-		{
-			Name: "InspectInput",
-			Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "InspectInput"},
-			Kind: catalog.TypeStruct,
-			Fields: []catalog.Field{
-				{
-					Name:     "What",
-					JSName:   "what",
-					JSONName: "what",
-					Go:       &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Section"},
-					JS:       "Section",
-					Optional: true,
-					Doc:      "Limit the report to one section. Omit for all sections.",
-				},
-				{
-					Name:     "Name",
-					JSName:   "name",
-					JSONName: "name",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Optional: true,
-					Doc:      "Exact service key or event name whose full documentation to include; valid only\nwith what \"api\" or \"events\".",
-				},
-			},
-			Decl:    "// InspectInput is the input of cordis_inspect.\ninterface InspectInput {\n  // Limit the report to one section. Omit for all sections.\n  what?: Section\n  // Exact service key or event name whose full documentation to include; valid only\n  // with what \"api\" or \"events\".\n  name?: string\n}",
-			Doc:     "InspectInput is the input of cordis_inspect.",
-			Summary: "InspectInput is the input of cordis_inspect.",
-			Source:  "kit/toolset/decl/decl.go",
-		},
-		{
-			Name: "MountInput",
-			Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountInput"},
-			Kind: catalog.TypeStruct,
-			Fields: []catalog.Field{
-				{
-					Name:     "Code",
-					JSName:   "code",
-					JSONName: "code",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Doc:      "JavaScript body returning a temporary plugin; evaluated now and saved nowhere.",
-				},
-			},
-			Decl:    "// MountInput is the input of cordis_mount.\ninterface MountInput {\n  // JavaScript body returning a temporary plugin; evaluated now and saved nowhere.\n  code: string\n}",
-			Doc:     "MountInput is the input of cordis_mount.",
-			Summary: "MountInput is the input of cordis_mount.",
-			Source:  "kit/toolset/decl/decl.go",
-		},
-		{
-			Name: "MountOutput",
-			Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountOutput"},
-			Kind: catalog.TypeStruct,
-			Fields: []catalog.Field{
-				{
-					Name:     "ID",
-					JSName:   "id",
-					JSONName: "id",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Doc:      "The temporary plugin's id, for cordis_unmount.",
-				},
-				{
-					Name:     "PluginName",
-					JSName:   "pluginName",
-					JSONName: "pluginName",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Doc:      "The plugin's name: its name property, or <anonymous>.",
-				},
-				{
-					Name:     "State",
-					JSName:   "state",
-					JSONName: "state",
-					Go:       &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "State"},
-					JS:       "State",
-					Doc:      "The plugin's state: active when it is running, pending while it waits for services.",
-				},
-				{
-					Name:     "Provides",
-					JSName:   "provides",
-					JSONName: "provides",
-					Go:       &catalog.GoType{Kind: catalog.KindSlice, Elem: &catalog.GoType{Kind: catalog.KindBasic, Name: "string"}},
-					JS:       "string[]",
-					Doc:      "Services the plugin provides.",
-				},
-				{
-					Name:     "WaitingFor",
-					JSName:   "waitingFor",
-					JSONName: "waitingFor",
-					Go:       &catalog.GoType{Kind: catalog.KindSlice, Elem: &catalog.GoType{Kind: catalog.KindBasic, Name: "string"}},
-					JS:       "string[]",
-					Doc:      "Injected services that do not exist yet; the plugin activates when they do.",
-				},
-			},
-			Decl:    "// MountOutput is the result of cordis_mount.\ninterface MountOutput {\n  // The temporary plugin's id, for cordis_unmount.\n  id: string\n  // The plugin's name: its name property, or <anonymous>.\n  pluginName: string\n  // The plugin's state: active when it is running, pending while it waits for services.\n  state: State\n  // Services the plugin provides.\n  provides: string[]\n  // Injected services that do not exist yet; the plugin activates when they do.\n  waitingFor: string[]\n}",
-			Doc:     "MountOutput is the result of cordis_mount.",
-			Summary: "MountOutput is the result of cordis_mount.",
-			Source:  "kit/toolset/decl/decl.go",
-		},
-		{
-			Name:       "Section",
-			Go:         catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Section"},
-			Kind:       catalog.TypeEnum,
-			Underlying: &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-			Enum: []catalog.EnumValue{
-				{
-					Name:  "SectionServices",
-					Value: "services",
-				},
-				{
-					Name:  "SectionPlugins",
-					Value: "plugins",
-				},
-				{
-					Name:  "SectionTools",
-					Value: "tools",
-				},
-				{
-					Name:  "SectionTemporary",
-					Value: "temporary",
-				},
-				{
-					Name:  "SectionAPI",
-					Value: "api",
-				},
-				{
-					Name:  "SectionEvents",
-					Value: "events",
-				},
-			},
-			JS:      "string",
-			Decl:    "// Section names one part of the cordis_inspect report.\ntype Section = 'services' | 'plugins' | 'tools' | 'temporary' | 'api' | 'events'",
-			Doc:     "Section names one part of the cordis_inspect report.",
-			Summary: "Section names one part of the cordis_inspect report.",
-			Source:  "kit/toolset/decl/decl.go",
-		},
-		{
-			Name:       "State",
-			Go:         catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "State"},
-			Kind:       catalog.TypeEnum,
-			Underlying: &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-			Enum: []catalog.EnumValue{
-				{
-					Name:  "StatePending",
-					Value: "pending",
-				},
-				{
-					Name:  "StateLoading",
-					Value: "loading",
-				},
-				{
-					Name:  "StateActive",
-					Value: "active",
-				},
-				{
-					Name:  "StateFailed",
-					Value: "failed",
-				},
-				{
-					Name:  "StateDisposed",
-					Value: "disposed",
-				},
-				{
-					Name:  "StateUnloading",
-					Value: "unloading",
-				},
-			},
-			JS:      "string",
-			Decl:    "// State is a plugin's lifecycle state.\ntype State = 'pending' | 'loading' | 'active' | 'failed' | 'disposed' | 'unloading'",
-			Doc:     "State is a plugin's lifecycle state.",
-			Summary: "State is a plugin's lifecycle state.",
-			Source:  "kit/toolset/decl/decl.go",
-		},
-		{
-			Name: "ToolSchema",
-			Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolSchema"},
-			Kind: catalog.TypeStruct,
-			Fields: []catalog.Field{
-				{
-					Name:     "Name",
-					JSName:   "name",
-					JSONName: "Name",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-				},
-				{
-					Name:     "Description",
-					JSName:   "description",
-					JSONName: "Description",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-				},
-				{
-					Name:     "InputSchema",
-					JSName:   "inputSchema",
-					JSONName: "InputSchema",
-					Go:       &catalog.GoType{Kind: catalog.KindNamed, Pkg: "encoding/json", Name: "RawMessage"},
-					JS:       "unknown",
-					Doc:      "InputSchema and OutputSchema are JSON Schema documents (draft 2020-12).",
-				},
-				{
-					Name:     "OutputSchema",
-					JSName:   "outputSchema",
-					JSONName: "OutputSchema",
-					Go:       &catalog.GoType{Kind: catalog.KindNamed, Pkg: "encoding/json", Name: "RawMessage"},
-					JS:       "unknown",
-				},
-			},
-			Decl:    "// ToolSchema is the read-only description of a tool: what a model sees.\ninterface ToolSchema {\n  name: string\n  description: string\n  // InputSchema and OutputSchema are JSON Schema documents (draft 2020-12).\n  inputSchema: unknown\n  outputSchema: unknown\n}",
-			Doc:     "ToolSchema is the read-only description of a tool: what a model sees.",
-			Summary: "ToolSchema is the read-only description of a tool: what a model sees.",
-			Source:  "kit/tools.go",
-		},
-		{
-			Name: "UnmountInput",
-			Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountInput"},
-			Kind: catalog.TypeStruct,
-			Fields: []catalog.Field{
-				{
-					Name:     "ID",
-					JSName:   "id",
-					JSONName: "id",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Doc:      "The temporary plugin id returned by cordis_mount (for example \"dyn-1\"); valid only in\nthis process, and invalid after unmount or restart.",
-				},
-			},
-			Decl:    "// UnmountInput is the input of cordis_unmount.\ninterface UnmountInput {\n  // The temporary plugin id returned by cordis_mount (for example \"dyn-1\"); valid only in\n  // this process, and invalid after unmount or restart.\n  id: string\n}",
-			Doc:     "UnmountInput is the input of cordis_unmount.",
-			Summary: "UnmountInput is the input of cordis_unmount.",
-			Source:  "kit/toolset/decl/decl.go",
-		},
-		{
-			Name: "UnmountOutput",
-			Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountOutput"},
-			Kind: catalog.TypeStruct,
-			Fields: []catalog.Field{
-				{
-					Name:     "ID",
-					JSName:   "id",
-					JSONName: "id",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Doc:      "The id that was unmounted.",
-				},
-				{
-					Name:     "PluginName",
-					JSName:   "pluginName",
-					JSONName: "pluginName",
-					Go:       &catalog.GoType{Kind: catalog.KindBasic, Name: "string"},
-					JS:       "string",
-					Doc:      "The unmounted plugin's name.",
-				},
-			},
-			Decl:    "// UnmountOutput is the result of cordis_unmount.\ninterface UnmountOutput {\n  // The id that was unmounted.\n  id: string\n  // The unmounted plugin's name.\n  pluginName: string\n}",
-			Doc:     "UnmountOutput is the result of cordis_unmount.",
-			Summary: "UnmountOutput is the result of cordis_unmount.",
-			Source:  "kit/toolset/decl/decl.go",
-		},
+		cordisTypeInspectInput,
+		cordisTypeMountInput,
+		cordisTypeMountOutput,
+		cordisTypeSection,
+		cordisTypeState,
+		cordisTypeToolSchema,
+		cordisTypeUnmountInput,
+		cordisTypeUnmountOutput,
 	},
 }
 
@@ -606,3 +91,348 @@ func _() {
 	var _ string = decl.UnmountOutput{}.ID
 	var _ string = decl.UnmountOutput{}.PluginName
 }
+
+var cordisEventToolsChange = catalog.Event{
+	Name:    "tools/change",
+	Mode:    catalog.ModeEmit,
+	Var:     catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolsChange"},
+	Payload: cordisToolsChangeEvent,
+	Params: []catalog.Field{
+		{Name: "Tool", JSName: "tool", JSONName: "Tool", Go: cordisString, JS: "string", Doc: "Tool is the name of the tool that was registered or removed."},
+		{Name: "Registered", JSName: "registered", JSONName: "Registered", Go: cordisBool, JS: "boolean", Doc: "Registered is true for a registration and false for a removal."},
+	},
+	Signature: "'tools/change'(tool: string, registered: boolean): void",
+	Doc:       "ToolsChange is emitted after every registration and removal of a tool.",
+	Summary:   "ToolsChange is emitted after every registration and removal of a tool.",
+	Source:    "kit/tools.go",
+}
+
+var cordisMethodTimerSetTimeout = catalog.Method{
+	Name:   "SetTimeout",
+	JSName: "setTimeout",
+	Params: []catalog.Param{
+		{Name: "c", Go: cordisPtrContext, Role: catalog.RoleKit},
+		{Name: "d", JSName: "d", Go: cordisDuration, JS: "number"},
+		{Name: "fn", JSName: "fn", Go: cordisFunc, JS: "() => void"},
+	},
+	Results: []catalog.Param{
+		{Name: "cancel", JSName: "cancel", Go: cordisFunc, JS: "() => void"},
+		{Name: "err", JSName: "err", Go: cordisError, JS: "Error"},
+	},
+	Returns:   "() => void",
+	Signature: "setTimeout(d: number, fn: () => void): () => void",
+	Doc:       "SetTimeout calls fn once after d, unless c's fiber goes away first. cancel stops it.",
+	Summary:   "SetTimeout calls fn once after d, unless c's fiber goes away first.",
+	Source:    "kit/timer.go",
+}
+
+var cordisMethodTimerSetInterval = catalog.Method{
+	Name:   "SetInterval",
+	JSName: "setInterval",
+	Params: []catalog.Param{
+		{Name: "c", Go: cordisPtrContext, Role: catalog.RoleKit},
+		{Name: "d", JSName: "d", Go: cordisDuration, JS: "number"},
+		{Name: "fn", JSName: "fn", Go: cordisFunc, JS: "() => void"},
+	},
+	Results: []catalog.Param{
+		{Name: "cancel", JSName: "cancel", Go: cordisFunc, JS: "() => void"},
+		{Name: "err", JSName: "err", Go: cordisError, JS: "Error"},
+	},
+	Returns:   "() => void",
+	Signature: "setInterval(d: number, fn: () => void): () => void",
+	Doc:       "SetInterval calls fn every d until cancelled or c's fiber goes away.",
+	Summary:   "SetInterval calls fn every d until cancelled or c's fiber goes away.",
+	Source:    "kit/timer.go",
+}
+
+var cordisMethodTimerSleep = catalog.Method{
+	Name:   "Sleep",
+	JSName: "sleep",
+	Async:  true,
+	Params: []catalog.Param{
+		{Name: "ctx", Go: cordisContext2, Role: catalog.RoleContext},
+		{Name: "c", Go: cordisPtrContext, Role: catalog.RoleKit},
+		{Name: "d", JSName: "d", Go: cordisDuration, JS: "number"},
+	},
+	Results: []catalog.Param{
+		{Go: cordisError, JS: "Error"},
+	},
+	Returns:   "Promise<void>",
+	Signature: "async sleep(d: number): Promise<void>",
+	Doc:       "Sleep waits for d. It returns early with an error when ctx is done or c's fiber unloads.",
+	Summary:   "Sleep waits for d.",
+	Source:    "kit/timer.go",
+}
+
+var cordisServiceTimer = catalog.Service{
+	Key:      "timer",
+	Var:      catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "TimerService"},
+	Type:     cordisPtrTimer,
+	TypeName: "Timer",
+	Methods: []catalog.Method{
+		cordisMethodTimerSetTimeout,
+		cordisMethodTimerSetInterval,
+		cordisMethodTimerSleep,
+	},
+	Doc:     "TimerService provides timers whose lifetime is bound to a fiber. The root runs it as\nplugin \"timer\".",
+	Summary: "TimerService provides timers whose lifetime is bound to a fiber.",
+	Source:  "kit/timer.go",
+}
+
+var cordisMethodToolsSchemas = catalog.Method{
+	Name:   "Schemas",
+	JSName: "schemas",
+	Results: []catalog.Param{
+		{Go: cordisSliceOfToolSchema, JS: "ToolSchema[]"},
+	},
+	Returns:   "ToolSchema[]",
+	Signature: "schemas(): ToolSchema[]",
+	Types:     []string{"ToolSchema"},
+	Doc:       "Schemas returns the registered tools in registration order. The result is a copy.",
+	Summary:   "Schemas returns the registered tools in registration order.",
+	Source:    "kit/tools.go",
+}
+
+var cordisMethodToolsGet = catalog.Method{
+	Name:   "Get",
+	JSName: "get",
+	Params: []catalog.Param{
+		{Name: "name", JSName: "name", Go: cordisString, JS: "string"},
+	},
+	Results: []catalog.Param{
+		{Go: cordisToolSchema, JS: "ToolSchema"},
+		{Go: cordisBool, JS: "boolean"},
+	},
+	Returns:   "ToolSchema | undefined",
+	Signature: "get(name: string): ToolSchema | undefined",
+	Types:     []string{"ToolSchema"},
+	Doc:       "Get returns the schema of the named tool.",
+	Summary:   "Get returns the schema of the named tool.",
+	Source:    "kit/tools.go",
+}
+
+var cordisMethodToolsOwner = catalog.Method{
+	Name:   "Owner",
+	JSName: "owner",
+	Params: []catalog.Param{
+		{Name: "name", JSName: "name", Go: cordisString, JS: "string"},
+	},
+	Results: []catalog.Param{
+		{Go: cordisString, JS: "string"},
+		{Go: cordisBool, JS: "boolean"},
+	},
+	Returns:   "string | undefined",
+	Signature: "owner(name: string): string | undefined",
+	Doc:       "Owner returns the name of the plugin that registered the named tool.",
+	Summary:   "Owner returns the name of the plugin that registered the named tool.",
+	Source:    "kit/tools.go",
+}
+
+var cordisServiceTools = catalog.Service{
+	Key:      "tools",
+	Var:      catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolsService"},
+	Type:     cordisPtrTools,
+	TypeName: "Tools",
+	Methods: []catalog.Method{
+		cordisMethodToolsSchemas,
+		cordisMethodToolsGet,
+		cordisMethodToolsOwner,
+	},
+	Types:   []string{"ToolSchema"},
+	Doc:     "ToolsService is the registry of model-facing tools. The root runs it as plugin \"tools\".",
+	Summary: "ToolsService is the registry of model-facing tools.",
+	Source:  "kit/tools.go",
+}
+
+var cordisToolCordisInspect = catalog.Tool{
+	Name:         "cordis_inspect",
+	Var:          catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Inspect"},
+	Input:        cordisInspectInput,
+	Output:       cordisString,
+	InputSchema:  []byte("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"what\":{\"type\":\"string\",\"description\":\"Limit the report to one section. Omit for all sections.\",\"enum\":[\"services\",\"plugins\",\"tools\",\"temporary\",\"api\",\"events\"]},\"name\":{\"type\":\"string\",\"description\":\"Exact service key or event name whose full documentation to include; valid only with what \\\"api\\\" or \\\"events\\\".\"}}}"),
+	OutputSchema: []byte("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"string\"}"),
+	Doc:          "Inspect reads the live cordis runtime of this process; it changes nothing.\n\nSections, in this order (omit what for all of them):\n  - services: every provided ctx service and the plugin that owns it.\n  - plugins: every live plugin fiber and its state.\n  - tools: the model-facing tools registered right now, i.e. what you can call.\n  - temporary: only the plugins created with cordis_mount: id, name, state, the services\n    they provide and the services they wait for.\n  - api: method signatures and type shapes of every LIVE catalogued service, plus the ctx\n    verbs a mounted plugin receives. Read it before writing code that calls a service;\n    never guess a field's type.\n  - events: every catalogued event with its dispatch mode and exact listener signature.\n\nname (valid only with what \"api\" or \"events\") narrows the report to one service or event\nand adds its full documentation. Temporary plugins live only in memory: they persist\nacross turns and vanish on cordis_unmount or when the process restarts.",
+	Summary:      "Inspect reads the live cordis runtime of this process; it changes nothing.",
+	Source:       "kit/toolset/decl/decl.go",
+}
+
+var cordisToolCordisMount = catalog.Tool{
+	Name:         "cordis_mount",
+	Var:          catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Mount"},
+	Input:        cordisMountInput,
+	Output:       cordisMountOutput,
+	InputSchema:  []byte("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"JavaScript body returning a temporary plugin; evaluated now and saved nowhere.\"}},\"required\":[\"code\"]}"),
+	OutputSchema: []byte("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"The temporary plugin's id, for cordis_unmount.\"},\"pluginName\":{\"type\":\"string\",\"description\":\"The plugin's name: its name property, or \\u003canonymous\\u003e.\"},\"state\":{\"type\":\"string\",\"description\":\"The plugin's state: active when it is running, pending while it waits for services.\",\"enum\":[\"pending\",\"loading\",\"active\",\"failed\",\"disposed\",\"unloading\"]},\"provides\":{\"type\":[\"null\",\"array\"],\"items\":{\"type\":\"string\"},\"description\":\"Services the plugin provides.\"},\"waitingFor\":{\"type\":[\"null\",\"array\"],\"items\":{\"type\":\"string\"},\"description\":\"Injected services that do not exist yet; the plugin activates when they do.\"}},\"required\":[\"id\",\"pluginName\",\"state\",\"provides\",\"waitingFor\"]}"),
+	Doc:          "Mount evaluates JavaScript you write and mounts the plugin it returns into the live\nruntime, as a temporary plugin tracked under an id such as \"dyn-1\". It stays mounted\nacross turns until cordis_unmount or a process restart; it is never saved, installed or\nmade permanent. Everything it registers (listeners, tools, services, timers, effects) is\nremoved when it is unmounted.\n\ncode is the BODY of an async function and MUST return a plugin, in one of two forms:\n\n\treturn (ctx) => { ctx.on('tools/change', (tool, registered) => console.log(tool)) }\n\treturn { name: 'greeter', inject: ['timer'], apply(ctx) { … } }   // preferred\n\nThe object form activates only once every service in inject exists, and only those\nservices are reachable as ctx.<name> (an undeclared one throws, even if it exists). If a\nservice it injects goes away, the plugin returns to pending and its registrations are\nremoved; it comes back when the service does. The mount result says running or pending.\n\nInside apply, ctx offers: ctx.on(event, fn) and ctx.once(event, fn) for catalogued events\n(list them with cordis_inspect what:\"events\"; a waterfall listener receives a trailing\nnext() and MUST call it to delegate — returning without it vetoes); ctx.provide(name,\nvalue) to offer a service another mount can inject; ctx.get(name); ctx.effect(fn) to run\nfn on unmount; ctx.setTimeout / ctx.setInterval / ctx.sleep (declare inject: ['timer']);\nctx.tools.register({name, description, parameters, execute}) to give yourself a new tool,\ncallable from your next step, where parameters is a JSON Schema object and execute(args)\nreturns JSON data; ctx.tools.schemas() and ctx.tools.get(name) read the registry.\nFramework internals (root, fiber, plugin, extend, emit, …) are not there.\n\nGlobals: console (to the host log, tagged with the mount id), btoa/atob, TextEncoder,\nTextDecoder. There is no Node.js: require, setTimeout, setInterval, setImmediate,\nclearTimeout, clearInterval and fetch throw and name the alternative (services on ctx,\ninject: ['timer']); process and Buffer are undefined. Write plain JavaScript, not\nTypeScript. Evaluation, apply and every later call into your code (listeners, tool\nbodies, timers) are time-bounded; a runaway call is interrupted and reported.\n\nTrust: the sandbox withholds everything its ctx does not grant, but what it grants is\nreal — an injected service acts with the host's privileges and a mount can affect every\nsession in this process. Mount deliberately, as you would run a shell command.",
+	Summary:      "Mount evaluates JavaScript you write and mounts the plugin it returns into the live runtime, as a temporary plugin tracked under an id such as \"dyn-1\".",
+	Source:       "kit/toolset/decl/decl.go",
+}
+
+var cordisToolCordisUnmount = catalog.Tool{
+	Name:         "cordis_unmount",
+	Var:          catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Unmount"},
+	Input:        cordisUnmountInput,
+	Output:       cordisUnmountOutput,
+	InputSchema:  []byte("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"The temporary plugin id returned by cordis_mount (for example \\\"dyn-1\\\"); valid only in this process, and invalid after unmount or restart.\"}},\"required\":[\"id\"]}"),
+	OutputSchema: []byte("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"The id that was unmounted.\"},\"pluginName\":{\"type\":\"string\",\"description\":\"The unmounted plugin's name.\"}},\"required\":[\"id\",\"pluginName\"]}"),
+	Doc:          "Unmount removes a temporary plugin created by cordis_mount and returns only after\neverything it registered is gone: its listeners, tools, services, timers and effects,\nwith no listener of it still running. It accepts only ids returned by cordis_mount in\nthis process (\"dyn-N\"); list them with cordis_inspect what:\"temporary\".",
+	Summary:      "Unmount removes a temporary plugin created by cordis_mount and returns only after everything it registered is gone: its listeners, tools, services, timers and effects, with no listener of it still running.",
+	Source:       "kit/toolset/decl/decl.go",
+}
+
+var cordisTypeInspectInput = catalog.Type{
+	Name: "InspectInput",
+	Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "InspectInput"},
+	Kind: catalog.TypeStruct,
+	Fields: []catalog.Field{
+		{Name: "What", JSName: "what", JSONName: "what", Go: cordisSection, JS: "Section", Optional: true, Doc: "Limit the report to one section. Omit for all sections."},
+		{Name: "Name", JSName: "name", JSONName: "name", Go: cordisString, JS: "string", Optional: true, Doc: "Exact service key or event name whose full documentation to include; valid only\nwith what \"api\" or \"events\"."},
+	},
+	Decl:    "// InspectInput is the input of cordis_inspect.\ninterface InspectInput {\n  // Limit the report to one section. Omit for all sections.\n  what?: Section\n  // Exact service key or event name whose full documentation to include; valid only\n  // with what \"api\" or \"events\".\n  name?: string\n}",
+	Refs:    []string{"Section"},
+	Doc:     "InspectInput is the input of cordis_inspect.",
+	Summary: "InspectInput is the input of cordis_inspect.",
+	Source:  "kit/toolset/decl/decl.go",
+}
+
+var cordisTypeMountInput = catalog.Type{
+	Name: "MountInput",
+	Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountInput"},
+	Kind: catalog.TypeStruct,
+	Fields: []catalog.Field{
+		{Name: "Code", JSName: "code", JSONName: "code", Go: cordisString, JS: "string", Doc: "JavaScript body returning a temporary plugin; evaluated now and saved nowhere."},
+	},
+	Decl:    "// MountInput is the input of cordis_mount.\ninterface MountInput {\n  // JavaScript body returning a temporary plugin; evaluated now and saved nowhere.\n  code: string\n}",
+	Doc:     "MountInput is the input of cordis_mount.",
+	Summary: "MountInput is the input of cordis_mount.",
+	Source:  "kit/toolset/decl/decl.go",
+}
+
+var cordisTypeMountOutput = catalog.Type{
+	Name: "MountOutput",
+	Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountOutput"},
+	Kind: catalog.TypeStruct,
+	Fields: []catalog.Field{
+		{Name: "ID", JSName: "id", JSONName: "id", Go: cordisString, JS: "string", Doc: "The temporary plugin's id, for cordis_unmount."},
+		{Name: "PluginName", JSName: "pluginName", JSONName: "pluginName", Go: cordisString, JS: "string", Doc: "The plugin's name: its name property, or <anonymous>."},
+		{Name: "State", JSName: "state", JSONName: "state", Go: cordisState, JS: "State", Doc: "The plugin's state: active when it is running, pending while it waits for services."},
+		{Name: "Provides", JSName: "provides", JSONName: "provides", Go: cordisSliceOfString, JS: "string[]", Doc: "Services the plugin provides."},
+		{Name: "WaitingFor", JSName: "waitingFor", JSONName: "waitingFor", Go: cordisSliceOfString, JS: "string[]", Doc: "Injected services that do not exist yet; the plugin activates when they do."},
+	},
+	Decl:    "// MountOutput is the result of cordis_mount.\ninterface MountOutput {\n  // The temporary plugin's id, for cordis_unmount.\n  id: string\n  // The plugin's name: its name property, or <anonymous>.\n  pluginName: string\n  // The plugin's state: active when it is running, pending while it waits for services.\n  state: State\n  // Services the plugin provides.\n  provides: string[]\n  // Injected services that do not exist yet; the plugin activates when they do.\n  waitingFor: string[]\n}",
+	Refs:    []string{"State"},
+	Doc:     "MountOutput is the result of cordis_mount.",
+	Summary: "MountOutput is the result of cordis_mount.",
+	Source:  "kit/toolset/decl/decl.go",
+}
+
+var cordisTypeSection = catalog.Type{
+	Name:       "Section",
+	Go:         catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Section"},
+	Kind:       catalog.TypeEnum,
+	Underlying: cordisString,
+	Enum: []catalog.EnumValue{
+		{Name: "SectionServices", Value: "services"},
+		{Name: "SectionPlugins", Value: "plugins"},
+		{Name: "SectionTools", Value: "tools"},
+		{Name: "SectionTemporary", Value: "temporary"},
+		{Name: "SectionAPI", Value: "api"},
+		{Name: "SectionEvents", Value: "events"},
+	},
+	JS:      "string",
+	Decl:    "// Section names one part of the cordis_inspect report.\ntype Section = 'services' | 'plugins' | 'tools' | 'temporary' | 'api' | 'events'",
+	Doc:     "Section names one part of the cordis_inspect report.",
+	Summary: "Section names one part of the cordis_inspect report.",
+	Source:  "kit/toolset/decl/decl.go",
+}
+
+var cordisTypeState = catalog.Type{
+	Name:       "State",
+	Go:         catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "State"},
+	Kind:       catalog.TypeEnum,
+	Underlying: cordisString,
+	Enum: []catalog.EnumValue{
+		{Name: "StatePending", Value: "pending"},
+		{Name: "StateLoading", Value: "loading"},
+		{Name: "StateActive", Value: "active"},
+		{Name: "StateFailed", Value: "failed"},
+		{Name: "StateDisposed", Value: "disposed"},
+		{Name: "StateUnloading", Value: "unloading"},
+	},
+	JS:      "string",
+	Decl:    "// State is a plugin's lifecycle state.\ntype State = 'pending' | 'loading' | 'active' | 'failed' | 'disposed' | 'unloading'",
+	Doc:     "State is a plugin's lifecycle state.",
+	Summary: "State is a plugin's lifecycle state.",
+	Source:  "kit/toolset/decl/decl.go",
+}
+
+var cordisTypeToolSchema = catalog.Type{
+	Name: "ToolSchema",
+	Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolSchema"},
+	Kind: catalog.TypeStruct,
+	Fields: []catalog.Field{
+		{Name: "Name", JSName: "name", JSONName: "Name", Go: cordisString, JS: "string"},
+		{Name: "Description", JSName: "description", JSONName: "Description", Go: cordisString, JS: "string"},
+		{Name: "InputSchema", JSName: "inputSchema", JSONName: "InputSchema", Go: cordisRawMessage, JS: "unknown", Doc: "InputSchema and OutputSchema are JSON Schema documents (draft 2020-12)."},
+		{Name: "OutputSchema", JSName: "outputSchema", JSONName: "OutputSchema", Go: cordisRawMessage, JS: "unknown"},
+	},
+	Decl:    "// ToolSchema is the read-only description of a tool: what a model sees.\ninterface ToolSchema {\n  name: string\n  description: string\n  // InputSchema and OutputSchema are JSON Schema documents (draft 2020-12).\n  inputSchema: unknown\n  outputSchema: unknown\n}",
+	Doc:     "ToolSchema is the read-only description of a tool: what a model sees.",
+	Summary: "ToolSchema is the read-only description of a tool: what a model sees.",
+	Source:  "kit/tools.go",
+}
+
+var cordisTypeUnmountInput = catalog.Type{
+	Name: "UnmountInput",
+	Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountInput"},
+	Kind: catalog.TypeStruct,
+	Fields: []catalog.Field{
+		{Name: "ID", JSName: "id", JSONName: "id", Go: cordisString, JS: "string", Doc: "The temporary plugin id returned by cordis_mount (for example \"dyn-1\"); valid only in\nthis process, and invalid after unmount or restart."},
+	},
+	Decl:    "// UnmountInput is the input of cordis_unmount.\ninterface UnmountInput {\n  // The temporary plugin id returned by cordis_mount (for example \"dyn-1\"); valid only in\n  // this process, and invalid after unmount or restart.\n  id: string\n}",
+	Doc:     "UnmountInput is the input of cordis_unmount.",
+	Summary: "UnmountInput is the input of cordis_unmount.",
+	Source:  "kit/toolset/decl/decl.go",
+}
+
+var cordisTypeUnmountOutput = catalog.Type{
+	Name: "UnmountOutput",
+	Go:   catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountOutput"},
+	Kind: catalog.TypeStruct,
+	Fields: []catalog.Field{
+		{Name: "ID", JSName: "id", JSONName: "id", Go: cordisString, JS: "string", Doc: "The id that was unmounted."},
+		{Name: "PluginName", JSName: "pluginName", JSONName: "pluginName", Go: cordisString, JS: "string", Doc: "The unmounted plugin's name."},
+	},
+	Decl:    "// UnmountOutput is the result of cordis_unmount.\ninterface UnmountOutput {\n  // The id that was unmounted.\n  id: string\n  // The unmounted plugin's name.\n  pluginName: string\n}",
+	Doc:     "UnmountOutput is the result of cordis_unmount.",
+	Summary: "UnmountOutput is the result of cordis_unmount.",
+	Source:  "kit/toolset/decl/decl.go",
+}
+
+// The Go types the catalog entries refer to, one variable each.
+var (
+	cordisBool              = &catalog.GoType{Kind: catalog.KindBasic, Name: "bool"}
+	cordisContext           = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Context"}
+	cordisContext2          = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "context", Name: "Context"}
+	cordisDuration          = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "time", Name: "Duration"}
+	cordisError             = &catalog.GoType{Kind: catalog.KindBasic, Name: "error"}
+	cordisFunc              = &catalog.GoType{Kind: catalog.KindFunc}
+	cordisInspectInput      = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "InspectInput"}
+	cordisMountInput        = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountInput"}
+	cordisMountOutput       = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "MountOutput"}
+	cordisPtrContext        = &catalog.GoType{Kind: catalog.KindPointer, Elem: cordisContext}
+	cordisPtrTimer          = &catalog.GoType{Kind: catalog.KindPointer, Elem: cordisTimer}
+	cordisPtrTools          = &catalog.GoType{Kind: catalog.KindPointer, Elem: cordisTools}
+	cordisRawMessage        = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "encoding/json", Name: "RawMessage"}
+	cordisSection           = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "Section"}
+	cordisSliceOfString     = &catalog.GoType{Kind: catalog.KindSlice, Elem: cordisString}
+	cordisSliceOfToolSchema = &catalog.GoType{Kind: catalog.KindSlice, Elem: cordisToolSchema}
+	cordisState             = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "State"}
+	cordisString            = &catalog.GoType{Kind: catalog.KindBasic, Name: "string"}
+	cordisTimer             = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Timer"}
+	cordisToolSchema        = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolSchema"}
+	cordisTools             = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Tools"}
+	cordisToolsChangeEvent  = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "ToolsChangeEvent"}
+	cordisUnmountInput      = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountInput"}
+	cordisUnmountOutput     = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit/toolset/decl", Name: "UnmountOutput"}
+)

@@ -31,6 +31,7 @@ type builder struct {
 	refs   map[string]bool // the catalog types the signature being converted references
 
 	declPos map[string]token.Pos // "event x" → where it was first declared
+	toolPos map[string]token.Pos // tool name → its declaration
 	modRoot map[string]string    // directory → module root, cached
 }
 
@@ -44,7 +45,7 @@ func newBuilder(fset *token.FileSet, docs docIndex, sourcePkgs map[string]bool, 
 	return &builder{
 		fset: fset, docs: docs, sourcePkgs: sourcePkgs, diags: diags,
 		types: map[string]*typeEntry{}, byName: map[string]*typeEntry{},
-		declPos: map[string]token.Pos{}, modRoot: map[string]string{},
+		declPos: map[string]token.Pos{}, toolPos: map[string]token.Pos{}, modRoot: map[string]string{},
 	}
 }
 
@@ -77,9 +78,39 @@ func (b *builder) finish() *catalog.Catalog {
 		b.queue = b.queue[1:]
 		b.cat.Types = append(b.cat.Types, b.shape(e))
 	}
+	for _, t := range b.cat.Tools {
+		b.checkJSON(t.Input, t.Name, "input", nil)
+		b.checkJSON(t.Output, t.Name, "output", nil)
+	}
 	c := b.cat
 	c.Sort()
 	return &c
+}
+
+// checkJSON reports values in a tool's types that encoding/json cannot round-trip (an
+// error marshals as {}), which the signature rules allow elsewhere.
+func (b *builder) checkJSON(gt *catalog.GoType, tool, which string, seen []string) {
+	switch {
+	case gt == nil:
+	case gt.Kind == catalog.KindBasic && gt.Name == "error":
+		b.errorf(b.toolPos[tool], RuleUnsupported, "the %s of tool %q contains an error value, which JSON cannot carry (it marshals as {}): use a string", which, tool)
+	case gt.Kind == catalog.KindNamed:
+		key := gt.Pkg + "." + gt.Name
+		if slices.Contains(seen, key) {
+			return
+		}
+		for _, t := range b.cat.Types {
+			if t.Go.Pkg == gt.Pkg && t.Go.Name == gt.Name {
+				b.checkJSON(t.Underlying, tool, which, append(seen, key))
+				for _, f := range t.Fields {
+					b.checkJSON(f.Go, tool, which, append(seen, key))
+				}
+			}
+		}
+	default:
+		b.checkJSON(gt.Elem, tool, which, seen)
+		b.checkJSON(gt.Key, tool, which, seen)
+	}
 }
 
 // claim records that kind+name is declared at pos, reporting an earlier declaration.

@@ -28,6 +28,9 @@ type Diagnostic struct {
 
 // String formats the diagnostic as "path:line:col: [rule] message".
 func (d Diagnostic) String() string {
+	if d.Line == 0 {
+		return fmt.Sprintf("%s: [%s] %s", d.Path, d.Rule, d.Message)
+	}
 	return fmt.Sprintf("%s:%d:%d: [%s] %s", d.Path, d.Line, d.Col, d.Rule, d.Message)
 }
 

@@ -26,7 +26,7 @@ func (b *builder) addEvent(d decl) {
 	e.Payload, e.Params = b.payload(d, d.targs[0])
 	var params []string
 	for _, f := range e.Params {
-		params = append(params, f.JSName+optMark(f.Optional)+": "+f.JS)
+		params = append(params, f.JSName+": "+f.JS) // positional: never optional
 	}
 	ret := "void"
 	switch d.mode {
@@ -89,6 +89,7 @@ func (b *builder) addTool(d decl) {
 	}
 	doc := b.doc(pos)
 	b.requireDoc(doc, pos, fmt.Sprintf("tool %q (%s)", d.name, d.obj.Name()), "it is the description the model reads")
+	b.toolPos[d.name] = pos
 	t := catalog.Tool{Name: d.name, Var: varRef(d.obj), Doc: doc.text, Summary: synopsis(doc.text), Source: b.source(pos)}
 	in := site{pos: pos, what: fmt.Sprintf("the input type of tool %q", d.name)}
 	t.Input, _, _ = b.convert(d.targs[0], in)

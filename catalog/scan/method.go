@@ -10,12 +10,12 @@ import (
 )
 
 // method describes one JavaScript-facing method of service key (Go type typeName).
-func (b *builder) method(key, typeName string, fn *types.Func) catalog.Method {
+func (b *builder) method(key, typeName string, fn *types.Func) (m catalog.Method) {
 	pos := fn.Pos()
 	doc := b.doc(pos)
 	what := fmt.Sprintf("method %s.%s of service %q", typeName, fn.Name(), key)
 	b.requireDoc(doc, pos, what, "it is the method's documentation in the catalog; mark it //cordis:internal to keep it out of JavaScript")
-	m := catalog.Method{
+	m = catalog.Method{
 		Name: fn.Name(), JSName: lowerCamel(fn.Name()),
 		Doc: doc.text, Summary: synopsis(doc.text), Source: b.source(pos),
 	}

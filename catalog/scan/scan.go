@@ -61,7 +61,7 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	pcfg := &packages.Config{Context: ctx, Mode: Mode, Dir: dir, Env: cfg.Env}
+	pcfg := &packages.Config{Context: ctx, Mode: Mode, Dir: dir, Env: cfg.Env, ParseFile: parseFile}
 	// The kit is loaded too (one load, not two): its doc comments document the kit types
 	// a runtime's signatures use, and its declarations are the inherited tier.
 	pkgs, err := packages.Load(pcfg, append(patterns[:len(patterns):len(patterns)], KitPath)...)
@@ -78,9 +78,7 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 			continue
 		}
 		roots = append(roots, p)
-		for _, e := range p.Errors {
-			diags = append(diags, loadDiag(e))
-		}
+		diags = append(diags, loadDiags(p)...)
 	}
 	if len(roots) == 0 {
 		return nil, fmt.Errorf("no Go packages match %s in %s", strings.Join(patterns, " "), dir)
@@ -128,6 +126,25 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// loadDiags reports a package's errors. When some have a position, those without one
+// (the go command's summary of the same compile errors) are dropped.
+func loadDiags(p *packages.Package) []Diagnostic {
+	var out, unpositioned []Diagnostic
+	for _, e := range p.Errors {
+		d := loadDiag(e)
+		if d.Line == 0 {
+			d.Path = p.PkgPath
+			unpositioned = append(unpositioned, d)
+		} else {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return unpositioned
+	}
+	return out
 }
 
 // loadDiag turns a packages.Error ("file:line:col: msg") into a Diagnostic.

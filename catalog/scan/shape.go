@@ -12,11 +12,11 @@ import (
 
 // shape describes a named type a signature references: its fields, enum values or
 // underlying type, its declaration text and the other types it references.
-func (b *builder) shape(e *typeEntry) catalog.Type {
+func (b *builder) shape(e *typeEntry) (t catalog.Type) {
 	obj := e.named.Obj()
 	pkg, name := obj.Pkg().Path(), obj.Name()
 	doc := b.doc(obj.Pos())
-	t := catalog.Type{
+	t = catalog.Type{
 		Name: name, Go: catalog.Ref{Pkg: pkg, Name: name},
 		Doc: doc.text, Summary: synopsis(doc.text), Source: b.source(obj.Pos()),
 	}

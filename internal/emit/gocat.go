@@ -2,7 +2,13 @@ package emit
 
 import (
 	"bytes"
+	"errors"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -20,14 +26,16 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	f.ImportName(CatalogPath, "catalog")
 	f.ImportName(KitPath, "kit")
 
+	w := newCatWriter()
+	lit := composite(
+		field("Events", sliceOf(w, "Event", c.Events, func(e *catalog.Event) string { return e.Name }, w.eventLit)),
+		field("Services", sliceOf(w, "Service", c.Services, func(s *catalog.Service) string { return s.Key }, w.serviceLit)),
+		field("Tools", sliceOf(w, "Tool", c.Tools, func(t *catalog.Tool) string { return t.Name }, w.toolLit)),
+		field("Types", sliceOf(w, "Type", c.Types, func(t *catalog.Type) string { return t.Name }, w.typeLit)),
+	)
 	f.Comment("Catalog is the API catalog of the declarations this package was generated from:")
 	f.Comment("their events, services, tools and the type shapes their signatures reference.")
-	f.Var().Id("Catalog").Op("=").Op("&").Qual(CatalogPath, "Catalog").Add(composite(
-		field("Events", sliceOf("Event", c.Events, eventLit)),
-		field("Services", sliceOf("Service", c.Services, serviceLit)),
-		field("Tools", sliceOf("Tool", c.Tools, toolLit)),
-		field("Types", sliceOf("Type", c.Types, typeLit)),
-	))
+	f.Var().Id("Catalog").Op("=").Op("&").Qual(CatalogPath, "Catalog").Add(lit)
 	f.Line()
 	guard(f, c)
 
@@ -35,7 +43,49 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	decls := w.entries
+	if len(w.decls) > 0 {
+		decls = append(decls, w.declaration())
+	}
+	rest, err := renderDecls(decls)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(bytes.TrimRight(buf.Bytes(), "\n"), "\n\n"...), rest...), nil
+}
+
+// renderDecls renders top-level declarations that name no package but catalog, in
+// parallel chunks through jennifer (each chunk with its own jen.File, so nothing is
+// shared). gofmt formats each top-level declaration on its own, so joining the chunks
+// gives the bytes formatting the whole would; rendering the entries of a large catalog
+// is most of a generator run, and this spreads it over the machine's cores.
+func renderDecls(decls []jen.Code) ([]byte, error) {
+	n := min(runtime.GOMAXPROCS(0), 8, max(1, len(decls)/64))
+	out := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		chunk := decls[i*len(decls)/n : (i+1)*len(decls)/n]
+		wg.Go(func() {
+			f := jen.NewFile("x")
+			f.ImportName(CatalogPath, "catalog")
+			var b bytes.Buffer
+			errs[i] = jen.Custom(jen.Options{Separator: "\n\n"}, chunk...).RenderWithFile(&b, f)
+			out[i] = bytes.TrimSpace(b.Bytes())
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for _, o := range out {
+		if len(o) > 0 {
+			b.Write(o)
+			b.WriteString("\n\n")
+		}
+	}
+	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n'), nil
 }
 
 // A kv is one field of a composite literal; a nil value leaves the field out.
@@ -49,16 +99,41 @@ func field(key string, val jen.Code) kv { return kv{key, val} }
 // composite renders {Key: value, …} one field per line, in the order given, leaving out
 // zero values so the file stays readable.
 func composite(fields ...kv) jen.Code {
+	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, pairs(fields)...)
+}
+
+// compact renders {Key: value, …} on one line: for the small structs (parameters, fields)
+// that come in lists, which then read as tables.
+func compact(fields ...kv) jen.Code {
+	return jen.Values(pairs(fields)...)
+}
+
+func pairs(fields []kv) []jen.Code {
 	var items []jen.Code
 	for _, f := range fields {
 		if f.val != nil {
 			items = append(items, jen.Id(f.key).Op(":").Add(f.val))
 		}
 	}
-	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
+	return items
 }
 
-func sliceOf[T any](typ string, xs []T, lit func(*T) jen.Code) jen.Code {
+// sliceOf renders []catalog.T{…} whose elements are package-level variables, one per
+// entry, named after the entry: gofmt's cost grows with the nesting depth of a composite
+// literal, and one flat variable per entry keeps it (and diffs) local.
+func sliceOf[T any](w *catWriter, typ string, xs []T, name func(*T) string, lit func(*T) jen.Code) jen.Code {
+	if len(xs) == 0 {
+		return nil
+	}
+	items := make([]jen.Code, len(xs))
+	for i := range xs {
+		items[i] = w.entry(typ, name(&xs[i]), lit(&xs[i]))
+	}
+	return jen.Index().Qual(CatalogPath, typ).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
+}
+
+// inlineSlice renders []catalog.T{{…}, …} with the elements written in place.
+func inlineSlice[T any](typ string, xs []T, lit func(*T) jen.Code) jen.Code {
 	if len(xs) == 0 {
 		return nil
 	}
@@ -67,6 +142,43 @@ func sliceOf[T any](typ string, xs []T, lit func(*T) jen.Code) jen.Code {
 		items[i] = lit(&xs[i])
 	}
 	return jen.Index().Qual(CatalogPath, typ).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
+}
+
+// entry declares var cordis<Typ><Name> = catalog.<Typ>{…} and returns its name.
+func (w *catWriter) entry(typ, name string, lit jen.Code) jen.Code {
+	id := w.unique("cordis" + typ + camel(name))
+	w.entries = append(w.entries, jen.Var().Id(id).Op("=").Qual(CatalogPath, typ).Add(lit))
+	return jen.Id(id)
+}
+
+// unique returns name, or name with a number appended if it is taken.
+func (w *catWriter) unique(name string) string {
+	id := name
+	for i := 2; w.taken[id]; i++ {
+		id = name + strconv.Itoa(i)
+	}
+	w.taken[id] = true
+	return id
+}
+
+// camel turns an event name, service key or tool name into an identifier part:
+// "agent/pre-step" → "AgentPreStep".
+func camel(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if up {
+				r = unicode.ToUpper(r)
+			}
+			b.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	return b.String()
 }
 
 func str(s string) jen.Code {
@@ -102,7 +214,9 @@ func raw(b []byte) jen.Code {
 	if len(b) == 0 {
 		return nil
 	}
-	return jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(string(b)))
+	// []byte, not json.RawMessage: assignable all the same, and the entries then need no
+	// import but catalog (see renderDecls).
+	return jen.Index().Byte().Call(jen.Lit(string(b)))
 }
 
 // pathOnly drops the line from a "path:line" source: line numbers shift with every
@@ -119,14 +233,14 @@ var modeNames = map[catalog.Mode]string{
 	catalog.ModeBail: "ModeBail", catalog.ModeWaterfall: "ModeWaterfall",
 }
 
-func eventLit(e *catalog.Event) jen.Code {
+func (w *catWriter) eventLit(e *catalog.Event) jen.Code {
 	return composite(
 		field("Name", jen.Lit(e.Name)),
 		field("Mode", jen.Qual(CatalogPath, modeNames[e.Mode])),
 		field("Var", ref(e.Var)),
-		field("Payload", goTypeLit(e.Payload)),
-		field("Result", goTypeLit(e.Result)),
-		field("Params", fieldsLit(e.Params)),
+		field("Payload", w.goType(e.Payload)),
+		field("Result", w.goType(e.Result)),
+		field("Params", w.fieldsLit(e.Params)),
 		field("Signature", jen.Lit(e.Signature)),
 		field("Types", strs(e.Types)),
 		field("Doc", str(e.Doc)),
@@ -135,14 +249,14 @@ func eventLit(e *catalog.Event) jen.Code {
 	)
 }
 
-func serviceLit(s *catalog.Service) jen.Code {
+func (w *catWriter) serviceLit(s *catalog.Service) jen.Code {
 	return composite(
 		field("Key", jen.Lit(s.Key)),
 		field("Var", ref(s.Var)),
-		field("Type", goTypeLit(s.Type)),
+		field("Type", w.goType(s.Type)),
 		field("TypeName", str(s.TypeName)),
 		field("Abstract", boolean(s.Abstract)),
-		field("Methods", sliceOf("Method", s.Methods, methodLit)),
+		field("Methods", sliceOf(w, "Method", s.Methods, func(m *catalog.Method) string { return s.Key + "/" + m.Name }, w.methodLit)),
 		field("Types", strs(s.Types)),
 		field("Doc", str(s.Doc)),
 		field("Summary", str(s.Summary)),
@@ -150,13 +264,13 @@ func serviceLit(s *catalog.Service) jen.Code {
 	)
 }
 
-func methodLit(m *catalog.Method) jen.Code {
+func (w *catWriter) methodLit(m *catalog.Method) jen.Code {
 	return composite(
 		field("Name", jen.Lit(m.Name)),
 		field("JSName", jen.Lit(m.JSName)),
 		field("Async", boolean(m.Async)),
-		field("Params", paramsLit(m.Params)),
-		field("Results", paramsLit(m.Results)),
+		field("Params", w.paramsLit(m.Params)),
+		field("Results", w.paramsLit(m.Results)),
 		field("Returns", str(m.Returns)),
 		field("Signature", jen.Lit(m.Signature)),
 		field("Types", strs(m.Types)),
@@ -166,8 +280,8 @@ func methodLit(m *catalog.Method) jen.Code {
 	)
 }
 
-func paramsLit(ps []catalog.Param) jen.Code {
-	return sliceOf("Param", ps, func(p *catalog.Param) jen.Code {
+func (w *catWriter) paramsLit(ps []catalog.Param) jen.Code {
+	return inlineSlice("Param", ps, func(p *catalog.Param) jen.Code {
 		var role jen.Code
 		switch p.Role {
 		case catalog.RoleContext:
@@ -175,23 +289,23 @@ func paramsLit(ps []catalog.Param) jen.Code {
 		case catalog.RoleKit:
 			role = jen.Qual(CatalogPath, "RoleKit")
 		}
-		return composite(
+		return compact(
 			field("Name", str(p.Name)),
 			field("JSName", str(p.JSName)),
-			field("Go", goTypeLit(p.Go)),
+			field("Go", w.goType(p.Go)),
 			field("JS", str(p.JS)),
 			field("Role", role),
 		)
 	})
 }
 
-func fieldsLit(fs []catalog.Field) jen.Code {
-	return sliceOf("Field", fs, func(f *catalog.Field) jen.Code {
-		return composite(
+func (w *catWriter) fieldsLit(fs []catalog.Field) jen.Code {
+	return inlineSlice("Field", fs, func(f *catalog.Field) jen.Code {
+		return compact(
 			field("Name", jen.Lit(f.Name)),
 			field("JSName", jen.Lit(f.JSName)),
 			field("JSONName", jen.Lit(f.JSONName)),
-			field("Go", goTypeLit(f.Go)),
+			field("Go", w.goType(f.Go)),
 			field("JS", str(f.JS)),
 			field("Optional", boolean(f.Optional)),
 			field("Doc", str(f.Doc)),
@@ -199,12 +313,12 @@ func fieldsLit(fs []catalog.Field) jen.Code {
 	})
 }
 
-func toolLit(t *catalog.Tool) jen.Code {
+func (w *catWriter) toolLit(t *catalog.Tool) jen.Code {
 	return composite(
 		field("Name", jen.Lit(t.Name)),
 		field("Var", ref(t.Var)),
-		field("Input", goTypeLit(t.Input)),
-		field("Output", goTypeLit(t.Output)),
+		field("Input", w.goType(t.Input)),
+		field("Output", w.goType(t.Output)),
 		field("InputSchema", raw(t.InputSchema)),
 		field("OutputSchema", raw(t.OutputSchema)),
 		field("Doc", str(t.Doc)),
@@ -217,19 +331,19 @@ var typeKindNames = map[catalog.TypeKind]string{
 	catalog.TypeStruct: "TypeStruct", catalog.TypeEnum: "TypeEnum", catalog.TypeValue: "TypeValue",
 }
 
-func typeLit(t *catalog.Type) jen.Code {
+func (w *catWriter) typeLit(t *catalog.Type) jen.Code {
 	var enum jen.Code
 	if len(t.Enum) > 0 {
-		enum = sliceOf("EnumValue", t.Enum, func(v *catalog.EnumValue) jen.Code {
-			return composite(field("Name", jen.Lit(v.Name)), field("Value", jen.Lit(v.Value)), field("Doc", str(v.Doc)))
+		enum = inlineSlice("EnumValue", t.Enum, func(v *catalog.EnumValue) jen.Code {
+			return compact(field("Name", jen.Lit(v.Name)), field("Value", jen.Lit(v.Value)), field("Doc", str(v.Doc)))
 		})
 	}
 	return composite(
 		field("Name", jen.Lit(t.Name)),
 		field("Go", ref(t.Go)),
 		field("Kind", jen.Qual(CatalogPath, typeKindNames[t.Kind])),
-		field("Underlying", goTypeLit(t.Underlying)),
-		field("Fields", fieldsLit(t.Fields)),
+		field("Underlying", w.goType(t.Underlying)),
+		field("Fields", w.fieldsLit(t.Fields)),
 		field("Enum", enum),
 		field("JS", str(t.JS)),
 		field("Decl", jen.Lit(t.Decl)),
@@ -246,11 +360,33 @@ var kindNames = map[catalog.Kind]string{
 	catalog.KindFunc: "KindFunc", catalog.KindAny: "KindAny", catalog.KindStruct: "KindStruct",
 }
 
-// goTypeLit renders a GoType literal on one line: it is small and nests.
-func goTypeLit(t *catalog.GoType) jen.Code {
+// A catWriter renders the catalog literal. Every distinct GoType becomes one
+// package-level variable that entries refer to by name: the file stays a fraction of the
+// size and flat enough that gofmt (which jennifer runs, and whose cost grows with the
+// nesting of composite literals) and later type checks of the package stay fast.
+type catWriter struct {
+	byKey   map[string]string // GoType.String() → variable name
+	taken   map[string]bool   // variable names in use
+	decls   map[string]jen.Code
+	entries []jen.Code // the entry variables, in catalog order
+}
+
+func newCatWriter() *catWriter {
+	return &catWriter{byKey: map[string]string{}, taken: map[string]bool{}, decls: map[string]jen.Code{}}
+}
+
+// goType returns the name of t's variable, declaring it (and its parts) on first use.
+func (w *catWriter) goType(t *catalog.GoType) jen.Code {
 	if t == nil {
 		return nil
 	}
+	key := t.String()
+	if name, ok := w.byKey[key]; ok {
+		return jen.Id(name)
+	}
+	name := w.unique(goTypeVarName(t))
+	w.byKey[key] = name
+
 	items := []jen.Code{jen.Id("Kind").Op(":").Qual(CatalogPath, kindNames[t.Kind])}
 	add := func(key string, val jen.Code) {
 		if val != nil {
@@ -259,25 +395,86 @@ func goTypeLit(t *catalog.GoType) jen.Code {
 	}
 	add("Pkg", str(t.Pkg))
 	add("Name", str(t.Name))
-	add("Elem", goTypeLit(t.Elem))
-	add("Key", goTypeLit(t.Key))
+	add("Elem", w.goType(t.Elem))
+	add("Key", w.goType(t.Key))
 	if t.Len != 0 {
 		add("Len", jen.Lit(int(t.Len)))
 	}
 	if len(t.Params) > 0 {
-		add("Params", goTypesLit(t.Params))
+		add("Params", w.goTypes(t.Params))
 	}
 	if len(t.Results) > 0 {
-		add("Results", goTypesLit(t.Results))
+		add("Results", w.goTypes(t.Results))
 	}
 	add("Variadic", boolean(t.Variadic))
-	return jen.Op("&").Qual(CatalogPath, "GoType").Values(items...)
+	w.decls[name] = jen.Id(name).Op("=").Op("&").Qual(CatalogPath, "GoType").Values(items...)
+	return jen.Id(name)
 }
 
-func goTypesLit(ts []*catalog.GoType) jen.Code {
+func (w *catWriter) goTypes(ts []*catalog.GoType) jen.Code {
 	items := make([]jen.Code, len(ts))
 	for i, t := range ts {
-		items[i] = goTypeLit(t)
+		items[i] = w.goType(t)
 	}
 	return jen.Index().Op("*").Qual(CatalogPath, "GoType").Values(items...)
+}
+
+// declaration declares the GoType variables, sorted by name.
+func (w *catWriter) declaration() jen.Code {
+	names := make([]string, 0, len(w.decls))
+	for name := range w.decls {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	defs := make([]jen.Code, len(names))
+	for i, name := range names {
+		defs[i] = w.decls[name]
+	}
+	return jen.Comment("The Go types the catalog entries refer to, one variable each.").Line().Var().Defs(defs...)
+}
+
+// goTypeVarName spells a GoType as an identifier: "[]*kit.ToolSchema" is
+// cordisSliceOfPtrToolSchema. Names stay the same when unrelated types come and go, so
+// diffs of the generated file stay small.
+func goTypeVarName(t *catalog.GoType) string {
+	var b strings.Builder
+	b.WriteString("cordis")
+	var walk func(t *catalog.GoType)
+	walk = func(t *catalog.GoType) {
+		switch t.Kind {
+		case catalog.KindBasic, catalog.KindNamed:
+			b.WriteString(strings.ToUpper(t.Name[:1]) + t.Name[1:])
+		case catalog.KindPointer:
+			b.WriteString("Ptr")
+			walk(t.Elem)
+		case catalog.KindSlice:
+			b.WriteString("SliceOf")
+			walk(t.Elem)
+		case catalog.KindArray:
+			b.WriteString("Array" + strconv.FormatInt(t.Len, 10) + "Of")
+			walk(t.Elem)
+		case catalog.KindMap:
+			b.WriteString("MapOf")
+			walk(t.Key)
+			b.WriteString("To")
+			walk(t.Elem)
+		case catalog.KindFunc:
+			b.WriteString("Func")
+			for _, p := range t.Params {
+				walk(p)
+			}
+			if len(t.Results) > 0 {
+				b.WriteString("Returning")
+				for _, r := range t.Results {
+					walk(r)
+				}
+			}
+		case catalog.KindAny:
+			b.WriteString("Any")
+		case catalog.KindStruct:
+			b.WriteString("EmptyStruct")
+		}
+	}
+	walk(t)
+	return b.String()
 }

@@ -69,6 +69,7 @@ func GenMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	files, err := Generate(ctx, cfg)
 	if err != nil {
 		printErr(stderr, GeneratorName, cwd, err)
+		fmt.Fprintf(stderr, "%s: nothing was written\n", GeneratorName)
 		return ExitError
 	}
 	if _, err := Write(cwd, files); err != nil {
@@ -85,7 +86,7 @@ func printErr(w io.Writer, prog, dir string, err error) {
 		for _, d := range ds.Rel(dir) {
 			fmt.Fprintln(w, d)
 		}
-		fmt.Fprintf(w, "%s: %d problem(s); nothing was written\n", prog, len(ds))
+		fmt.Fprintf(w, "%s: %d problem(s)\n", prog, len(ds))
 		return
 	}
 	fmt.Fprintf(w, "%s: %v\n", prog, err)

@@ -1,0 +1,135 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"go/format"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cordiskit/cordiskit/catalog/scan"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	file := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from its golden file (go test -update rewrites it):\n%s", name, lineDiff(want, got))
+	}
+}
+
+// lineDiff shows the first lines where two texts differ.
+func lineDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + strconv.Itoa(i+1) + ":\n-" + wl + "\n+" + gl
+		}
+	}
+	return "(no line differs)"
+}
+
+// fixtureConfig generates the fixture runtime in testdata/fixture/rt, as if from
+// //go:generate gen-cordis-api -out api -docs docs . in that directory.
+func fixtureConfig() *Config {
+	return &Config{Dir: "../../testdata/fixture/rt", Patterns: []string{"."}, Out: "api", Docs: "docs"}
+}
+
+func TestGolden(t *testing.T) {
+	files, err := Generate(context.Background(), fixtureConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"api/catalog_gen.go", "docs/events-and-services.md", "docs/tool-catalog.md"}
+	if len(files) != len(want) {
+		t.Errorf("generated %d files, want %v", len(files), want)
+	}
+	for _, name := range want {
+		got, ok := files[name]
+		if !ok {
+			t.Errorf("%s was not generated", name)
+			continue
+		}
+		golden(t, "rt/"+path.Base(name)+".golden", got)
+	}
+	if src := files["api/catalog_gen.go"]; src != nil {
+		if formatted, err := format.Source(src); err != nil || !bytes.Equal(formatted, src) {
+			t.Errorf("catalog_gen.go is not gofmt'ed (err %v):\n%s", err, lineDiff(src, formatted))
+		}
+	}
+	t.Run("compiles", func(t *testing.T) {
+		compiles(t, "testdata/fixture/rt/api", map[string][]byte{"catalog_gen.go": files["api/catalog_gen.go"]})
+	})
+}
+
+// compiles builds generated files as if they were in pkgDir (relative to the module root)
+// through an overlay, so the test writes nothing into the source tree.
+func compiles(t *testing.T, pkgDir string, files map[string][]byte) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	replace := map[string]string{}
+	for name, src := range files {
+		file := filepath.Join(tmp, name)
+		if err := os.WriteFile(file, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		replace[filepath.Join(root, pkgDir, name)] = file
+	}
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
+	overlay := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-overlay", overlay, "./"+pkgDir)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the generated code does not build: %v\n%s", err, out)
+	}
+}
+
+func TestGoldenDiagnostics(t *testing.T) {
+	_, err := Generate(context.Background(), &Config{Dir: "../../testdata/fixture/bad", Patterns: []string{"."}})
+	var ds scan.Diagnostics
+	if !errors.As(err, &ds) {
+		t.Fatalf("Generate = %v, want diagnostics", err)
+	}
+	root, _ := filepath.Abs("../..")
+	golden(t, "bad/diagnostics.golden", []byte(ds.Rel(root).Error()+"\n"))
+}
