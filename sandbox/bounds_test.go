@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,27 @@ func TestFailedApplyLeavesNothing(t *testing.T) {
 		}
 	}
 	h.serving()
+}
+
+// TestHeapPerMount keeps mounts of plugin-body.js alive and checks the live heap each
+// costs against the 48 KiB budget (BenchmarkHeapPerMount measures it at 1,000).
+func TestHeapPerMount(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the heap")
+	}
+	const n = 200
+	root, loop := benchHost(t)
+	body := pluginBody(t)
+	before := liveHeap()
+	ms := make([]*Mount, 0, n)
+	for i := range n {
+		m, _ := benchMount(t, root, loop, body, i)
+		ms = append(ms, m)
+	}
+	perMount := float64(liveHeap()-before) / n / 1024
+	runtime.KeepAlive(ms)
+	t.Logf("%.1f KiB per live mount", perMount)
+	if perMount > 48 {
+		t.Errorf("%.1f KiB per live mount, budget 48 KiB", perMount)
+	}
 }

@@ -386,3 +386,51 @@ func TestMerge(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestSyncAwaitingOwnRealmIsBounded documents the one deadlock the design cannot avoid: a
+// sync Go method that awaits an async listener of its own caller's realm waits for itself.
+// It ends at CallTimeout with a deadline error, and everything runs afterwards.
+func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
+	l, _ := newTestLoop(t, nil)
+	r := testRealm(t, l, "dyn-1")
+	var listener goja.Callable
+	set(r, "listen", func(r *Realm) any {
+		return r.Func("t.listen", func(call goja.FunctionCall) goja.Value {
+			listener = ArgCallback(r, call, 0, "t.listen", "fn")
+			return goja.Undefined()
+		})
+	})
+	set(r, "askSync", func(r *Realm) any {
+		return r.Func("t.askSync", func(goja.FunctionCall) goja.Value {
+			var err error
+			r.Sync(func() {
+				err = r.Deliver(context.Background(), listener, nil, func(goja.Value) error { return nil })
+			})
+			return r.rt.ToValue(errors.Is(err, context.DeadlineExceeded))
+		})
+	})
+	set(r, "later", func(r *Realm) any {
+		return r.Func("t.later", func(goja.FunctionCall) goja.Value {
+			return r.Async(func(context.Context) (func() goja.Value, error) { return nil, nil })
+		})
+	})
+	start := time.Now()
+	var got string
+	err := r.call(context.Background(), bound{what: "outer", name: "test", limit: 5 * time.Second},
+		func() (goja.Value, error) {
+			return r.rt.RunString(`
+				let done = false
+				listen(async () => { await later(); done = true })
+				const timedOut = askSync()
+				;[timedOut, done]`)
+		}, func(v goja.Value) error { b, err := r.toJSON(v, "v"); got = string(b); return err })
+	if err != nil || got != "[true,false]" {
+		t.Fatalf("got %s, %v", got, err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond || d > 3*time.Second {
+		t.Errorf("took %v, want about CallTimeout", d)
+	}
+	if got := runJSON(r, `done`); got != "true" {
+		t.Errorf("the listener's continuation did not run once the outer call returned: %s", got)
+	}
+}
