@@ -63,7 +63,7 @@ func lineDiff(want, got []byte) string {
 // fixtureConfig generates the fixture runtime in testdata/fixture/rt, as if from
 // //go:generate gen-cordis-api -out api -docs docs . in that directory.
 func fixtureConfig() *Config {
-	return &Config{Dir: "../../testdata/fixture/rt", Patterns: []string{"."}, Out: "api", Docs: "docs"}
+	return &Config{Dir: "../../testdata/fixture/rt", Patterns: []string{"."}, Out: "api", Docs: "docs", Facade: true}
 }
 
 func TestGolden(t *testing.T) {
@@ -71,7 +71,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"api/catalog_gen.go", "docs/events-and-services.md", "docs/tool-catalog.md"}
+	want := []string{"api/catalog_gen.go", "api/facade_gen.go", "docs/events-and-services.md", "docs/tool-catalog.md"}
 	if len(files) != len(want) {
 		t.Errorf("generated %d files, want %v", len(files), want)
 	}
@@ -83,19 +83,29 @@ func TestGolden(t *testing.T) {
 		}
 		golden(t, "rt/"+path.Base(name)+".golden", got)
 	}
-	if src := files["api/catalog_gen.go"]; src != nil {
-		if formatted, err := format.Source(src); err != nil || !bytes.Equal(formatted, src) {
-			t.Errorf("catalog_gen.go is not gofmt'ed (err %v):\n%s", err, lineDiff(src, formatted))
+	for _, name := range []string{"api/catalog_gen.go", "api/facade_gen.go"} {
+		if src := files[name]; src != nil {
+			if formatted, err := format.Source(src); err != nil || !bytes.Equal(formatted, src) {
+				t.Errorf("%s is not gofmt'ed (err %v):\n%s", name, err, lineDiff(src, formatted))
+			}
 		}
 	}
-	t.Run("compiles", func(t *testing.T) {
-		compiles(t, "testdata/fixture/rt/api", map[string][]byte{"catalog_gen.go": files["api/catalog_gen.go"]})
+	t.Run("runs", func(t *testing.T) {
+		behavior, err := os.ReadFile("testdata/facade_behavior_test.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs(t, "testdata/fixture/rt/api", map[string][]byte{
+			"catalog_gen.go":          files["api/catalog_gen.go"],
+			"facade_gen.go":           files["api/facade_gen.go"],
+			"facade_behavior_test.go": behavior,
+		})
 	})
 }
 
-// compiles builds generated files as if they were in pkgDir (relative to the module root)
+// runs tests generated files as if they were in pkgDir (relative to the module root),
 // through an overlay, so the test writes nothing into the source tree.
-func compiles(t *testing.T, pkgDir string, files map[string][]byte) {
+func runs(t *testing.T, pkgDir string, files map[string][]byte) {
 	if testing.Short() {
 		t.Skip("runs the go command")
 	}
@@ -117,11 +127,21 @@ func compiles(t *testing.T, pkgDir string, files map[string][]byte) {
 	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-overlay", overlay, "./"+pkgDir)
+	// Build the test binary through the overlay, then run it elsewhere: its package
+	// directory does not exist.
+	bin := filepath.Join(tmp, "api.test")
+	cmd := exec.Command("go", "test", "-c", "-vet=off", "-overlay", overlay, "-o", bin, "./"+pkgDir)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("the generated code does not build: %v\n%s", err, out)
+		t.Fatalf("the generated code does not build: %v\n%s", err, out)
 	}
+	run := exec.Command(bin, "-test.count=1", "-test.v")
+	run.Dir = tmp
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Errorf("the generated code fails its behaviour test: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }
 
 func TestGoldenDiagnostics(t *testing.T) {
