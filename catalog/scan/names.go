@@ -10,7 +10,7 @@ import (
 // lowerCamel converts an exported Go name to its JavaScript spelling: the leading run of
 // upper-case letters is lowered, except for the last one when a lower-case letter follows
 // it, so that initialisms read naturally ("ID" → "id", "HTTPServer" → "httpServer",
-// "SetTimeout" → "setTimeout").
+// "SetTimeout" → "setTimeout", "IDs" → "ids").
 func lowerCamel(name string) string {
 	runes := []rune(name)
 	n := 0
@@ -20,7 +20,7 @@ func lowerCamel(name string) string {
 	switch {
 	case n == 0:
 		return name
-	case n == len(runes):
+	case n == len(runes), n > 1 && string(runes[n:]) == "s": // "ID", "IDs", "URLs"
 		return strings.ToLower(name)
 	case n > 1 && unicode.IsLower(runes[n]):
 		n-- // keep the capital that starts the next word

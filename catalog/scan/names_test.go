@@ -11,7 +11,8 @@ func TestLowerCamel(t *testing.T) {
 		"Err":        "err",
 		"X":          "x",
 		"already":    "already",
-		"IDs":        "iDs", // an initialism followed by a plural s: rename or tag it
+		"IDs":        "ids",
+		"URLsSeen":   "urLsSeen", // an initialism inside a name: tag it with json:"urlsSeen"
 		"ÄBC":        "äbc",
 	} {
 		if got := lowerCamel(in); got != want {

@@ -39,16 +39,18 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	f.Line()
 	guard(f, c)
 
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, err
-	}
 	decls := w.entries
 	if len(w.decls) > 0 {
 		decls = append(decls, w.declaration())
 	}
+	// The head of the file (imports, Catalog, the guard) renders while the entries do.
+	var buf bytes.Buffer
+	var headErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { headErr = f.Render(&buf) })
 	rest, err := renderDecls(decls)
-	if err != nil {
+	wg.Wait()
+	if err := errors.Join(headErr, err); err != nil {
 		return nil, err
 	}
 	return append(append(bytes.TrimRight(buf.Bytes(), "\n"), "\n\n"...), rest...), nil

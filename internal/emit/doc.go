@@ -1,0 +1,47 @@
+// Package emit renders a [catalog.Catalog] into gen-cordis-api's outputs. Every renderer
+// is a pure function of the catalog and the header line it writes first:
+//
+//	emit.Schemas(cat)                        // tool JSON Schemas, into the catalog
+//	src, err := emit.CatalogGo(cat, "api", header)
+//	fac, err := emit.FacadeGo(cat, "api", header)
+//	md := emit.EventsAndServices(cat, inherited, header)
+//
+// # catalog_gen.go
+//
+// [CatalogGo] writes var Catalog = &catalog.Catalog{…} with jennifer: one package-level
+// variable per entry and per distinct Go type, named after what it holds
+// (cordisEventAgentError, cordisSliceOfString), so the file is flat — gofmt's cost grows
+// with the nesting of composite literals — and a change touches few lines. Entries render
+// in parallel chunks; gofmt formats top-level declarations independently, so the bytes do
+// not depend on the chunking. Sources keep only the file: line numbers would make the file
+// stale on every unrelated edit.
+//
+// A compile-time guard, func _(), states the type of every declaration, method, field and
+// enum constant the catalog was built from, so a stale catalog breaks go build of the
+// generated package (verify-cordis-api catches what compiles, such as a changed doc).
+//
+// # facade_gen.go
+//
+// [FacadeGo] writes the sandbox whitelist, following the binding contract of package
+// sandbox: a ServiceBinder per service that builds a JavaScript object holding only the
+// catalogued methods, with typed argument and result conversion, and an EventAdapter per
+// event that turns each Go payload into positional arguments. Sync methods run through
+// Realm.Sync (the lock released, so they may emit back into JavaScript), context-taking
+// ones through Realm.Async; callbacks are delivered with emit semantics; a returned func()
+// becomes a JavaScript disposer. Go values cross as plain objects built field by field,
+// never by reflection.
+//
+// # Tool schemas
+//
+// [Schemas] derives a JSON Schema (draft 2020-12) for every tool's input and output from
+// the catalog's type shapes — property names as encoding/json spells them, field docs as
+// descriptions, enums from const sets, optional fields from pointers and omitempty — and
+// validates each by parsing it back and resolving it with jsonschema-go.
+//
+// # Markdown
+//
+// [EventsAndServices] writes the events grouped by namespace with the dispatch-mode
+// legend, doc, JavaScript signature, parameter docs, type links and source; the services
+// with their methods; the type shapes; and the inherited tier. [ToolCatalog] writes every
+// tool with its description, a parameter table and both schemas.
+package emit
