@@ -24,3 +24,8 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )
+
+tool (
+	github.com/cordiskit/cordiskit/cmd/gen-cordis-api
+	github.com/cordiskit/cordiskit/cmd/verify-cordis-api
+)

@@ -28,8 +28,9 @@ type Command struct {
 	Dir string `json:"dir,omitempty"`
 	// Stdin is written to the program's standard input.
 	Stdin string `json:"stdin,omitempty"`
-	// Timeout bounds the run. Zero means the executor's default; more than its maximum is
-	// cut to the maximum.
+	// Timeout bounds the run: milliseconds in JavaScript, nanoseconds in JSON (a Go
+	// time.Duration). Zero means the executor's default; more than its maximum is cut to
+	// the maximum.
 	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
@@ -45,7 +46,8 @@ type Result struct {
 	TimedOut bool `json:"timedOut"`
 	// Truncated reports that Stdout or Stderr was cut at the executor's output limit.
 	Truncated bool `json:"truncated"`
-	// Duration is how long the program ran.
+	// Duration is how long the program ran: milliseconds in JavaScript, nanoseconds in
+	// JSON.
 	Duration time.Duration `json:"duration"`
 }
 

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/cordiskit/cordiskit/kit/toolset"
+	"github.com/cordiskit/cordiskit/kit/toolset/decl"
+)
+
+// demoSession is the session the scripted turn belongs to.
+const demoSession = "demo"
+
+// turnLog is the plugin the demo mounts: a listener on agent/turn-start that records the
+// turn in kv, and a tool that reads the record back.
+const turnLog = `return {
+  name: 'turn-log',
+  inject: ['kv'],
+  apply(ctx) {
+    ctx.on('agent/turn-start', (session, turn, prompt) => {
+      ctx.kv.set('turn-log/last', session + ' turn ' + turn + ': ' + prompt)
+    })
+    ctx.tools.register({
+      name: 'last_turn',
+      description: 'Report the last turn the turn-log plugin saw.',
+      parameters: { type: 'object', properties: {} },
+      execute() {
+        return { last: ctx.kv.get('turn-log/last') || 'no turn seen yet' }
+      },
+    })
+  },
+}`
+
+// diskUsage uses a service it did not inject: the mount fails and says how to fix it.
+const diskUsage = `return {
+  name: 'disk-usage',
+  apply(ctx) {
+    const exec = ctx.exec
+    ctx.tools.register({
+      name: 'disk_usage',
+      description: 'Report the size of the work directory.',
+      parameters: { type: 'object', properties: {} },
+      async execute() { return (await exec.shell('du -sh .')).stdout },
+    })
+  },
+}`
+
+// demo plays the scripted session on a fresh harness rooted in dir and writes the
+// transcript to w. Every tool call goes through the runtime's CallTool, as an agent
+// loop's would: tools/pre-execute, schema validation, then the tool. The transcript has
+// no timestamps and no paths, so it is the same on every run. demo fails if a step does
+// not go as scripted.
+func demo(ctx context.Context, w io.Writer, dir string, logger *slog.Logger) (err error) {
+	h, err := boot(dir, logger)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, h.Close(context.WithoutCancel(ctx))) }()
+	t := &transcript{w: w, h: h}
+
+	fmt.Fprintln(w, "cordiskit demo: the example agent runtime (services fs, exec, kv; events")
+	fmt.Fprintln(w, "agent/turn-start, tools/pre-execute, session/flush) with the three cordis tools.")
+	fmt.Fprintln(w, "Each step is a tool call a model would make, and its result.")
+
+	t.step("The model reads the events it can listen to and the api of the service it will use.")
+	t.call(ctx, succeeds, decl.Inspect.Name(), `{"what":"events"}`)
+	t.call(ctx, succeeds, decl.Inspect.Name(), `{"what":"api","name":"kv"}`)
+
+	t.step("It mounts a plugin that listens to agent/turn-start and registers a tool for itself.")
+	t.call(ctx, succeeds, decl.Mount.Name(), mountArgs(turnLog))
+
+	t.step("The new tool is callable at once. No turn has started yet.")
+	t.call(ctx, succeeds, "last_turn", `{}`)
+
+	t.step("The runtime begins a turn, which emits agent/turn-start; the plugin's listener runs.")
+	t.runtime(fmt.Sprintf("rt.BeginTurn(%q, %q)", demoSession, "list the files"), func() string {
+		turn := h.rt.BeginTurn(demoSession, "list the files")
+		return fmt.Sprintf("turn %d began; agent/turn-start was emitted", turn)
+	})
+	t.call(ctx, succeeds, "last_turn", `{}`)
+	t.runtime(`rt.Store().Get("turn-log/last")`, func() string {
+		return fmt.Sprintf("%q (the listener's write, read from Go)", h.rt.Store().Get("turn-log/last"))
+	})
+
+	t.step("A mount that uses a service it did not inject fails, leaves nothing behind, and says why.")
+	t.call(ctx, fails, decl.Mount.Name(), mountArgs(diskUsage))
+
+	t.step("Unmounting removes the plugin with its listener and its tool.")
+	t.call(ctx, succeeds, decl.Unmount.Name(), `{"id":"dyn-1"}`)
+	t.call(ctx, succeeds, decl.Inspect.Name(), `{"what":"temporary"}`)
+	t.call(ctx, fails, "last_turn", `{}`)
+	return t.err
+}
+
+func mountArgs(code string) string {
+	b, _ := json.Marshal(decl.MountInput{Code: code})
+	return string(b)
+}
+
+// expect says whether a scripted call is meant to succeed.
+type expect bool
+
+const (
+	succeeds expect = false
+	fails    expect = true
+)
+
+// A transcript prints the steps of the demo and remembers the first that went off script.
+type transcript struct {
+	w   io.Writer
+	h   *harness
+	n   int
+	err error
+}
+
+func (t *transcript) step(why string) {
+	t.n++
+	fmt.Fprintf(t.w, "\n%d. %s\n", t.n, why)
+}
+
+// call makes a tool call through the runtime and prints its title, arguments and result.
+func (t *transcript) call(ctx context.Context, want expect, tool, args string) {
+	fmt.Fprintf(t.w, "\n  ▶ %s\n", title(tool, args))
+	if tool == decl.Mount.Name() {
+		var in decl.MountInput
+		_ = json.Unmarshal([]byte(args), &in)
+		fmt.Fprintf(t.w, "    %s code:\n", tool)
+		printBlock(t.w, "      ", in.Code)
+	} else {
+		fmt.Fprintf(t.w, "    %s %s\n", tool, args)
+	}
+	out, err := t.h.rt.CallTool(ctx, demoSession, tool, json.RawMessage(args))
+	if err != nil {
+		fmt.Fprintln(t.w, "  ✗ error:")
+		printBlock(t.w, "    ", err.Error())
+	} else {
+		fmt.Fprintln(t.w, "  ◀")
+		printBlock(t.w, "    ", render(tool, out))
+	}
+	if t.err == nil && (err != nil) != bool(want) {
+		t.err = fmt.Errorf("demo step %d: %s: went off script (error: %v)", t.n, tool, err)
+	}
+}
+
+// runtime runs a Go call of the runtime's own (not a tool call) and prints what it did.
+func (t *transcript) runtime(what string, fn func() string) {
+	fmt.Fprintf(t.w, "\n  ▶ runtime: %s\n", what)
+	fmt.Fprintln(t.w, "  ◀")
+	printBlock(t.w, "    ", fn())
+}
+
+// title is the one-line title of a tool call, as a transcript or UI card shows it.
+func title(tool, args string) string {
+	var raw map[string]any
+	_ = json.Unmarshal([]byte(args), &raw)
+	strs := map[string]string{}
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			strs[k] = s
+		}
+	}
+	if t := toolset.Title(tool, strs); t != tool {
+		return t
+	}
+	return "Call tool " + tool
+}
+
+// render turns a tool's JSON result into the text a person reads.
+func render(tool string, out json.RawMessage) string {
+	switch tool {
+	case decl.Mount.Name():
+		var m decl.MountOutput
+		if json.Unmarshal(out, &m) == nil {
+			return toolset.RenderMount(m)
+		}
+	case decl.Unmount.Name():
+		var u decl.UnmountOutput
+		if json.Unmarshal(out, &u) == nil {
+			return toolset.RenderUnmount(u)
+		}
+	}
+	var s string
+	if json.Unmarshal(out, &s) == nil {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, out, "", "  ") == nil {
+		return b.String()
+	}
+	return string(out)
+}
+
+func printBlock(w io.Writer, indent, text string) {
+	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintln(w, strings.TrimRight(indent+line, " "))
+	}
+}

@@ -1,0 +1,138 @@
+// Command harness is cordiskit's example agent runtime: the runtime in package agent (fs,
+// exec and kv services; agent/turn-start, tools/pre-execute and session/flush events) with
+// the three cordis tools wired in from its generated catalog and façade (package
+// cordisapi).
+//
+// Usage:
+//
+//	go run ./examples/harness demo             # a scripted session, printed as a transcript
+//	go run ./examples/harness mcp [-dir DIR]   # serve the runtime's tools over MCP on stdio
+//
+// demo boots the runtime in a temporary work directory and plays a short session through
+// the tools' public API — the calls an agent loop makes for a model: it inspects the api,
+// mounts a plugin that registers a tool and listens to agent/turn-start, calls the tool,
+// begins a turn, shows that the listener ran, makes a mount that fails, unmounts and
+// inspects again.
+//
+// mcp serves cordis_inspect, cordis_mount, cordis_unmount and every tool a mount registers
+// to one MCP client on stdin/stdout, announcing every change of the tool list. Every call
+// passes through the runtime's tools/pre-execute event first. The work directory is DIR,
+// or a fresh temporary directory removed on exit. Logs go to stderr.
+//
+// The generated files are refreshed by go generate and checked by verify-cordis-api.
+package main
+
+//go:generate go tool gen-cordis-api -out ./cordisapi -docs ./docs -facade ./agent
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const usage = `usage: harness <command> [flags]
+
+Commands:
+  demo              play a short scripted session with the cordis tools and print it
+  mcp [-dir DIR]    serve the runtime's tools over MCP on stdin/stdout
+                    (DIR is the work directory; default: a temporary one, removed on exit)
+  help              print this help
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// errUsage marks a command line that does not parse; run prints the usage and exits 2.
+var errUsage = errors.New("usage")
+
+// nopCloser keeps the session's end from closing stdout, as mcp.StdioTransport does.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// run is the command without the process: it returns the exit code. stdin and stdout
+// carry the MCP session of the mcp command.
+func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "demo":
+		if len(args) > 1 {
+			err = fmt.Errorf("%w: demo takes no arguments", errUsage)
+			break
+		}
+		err = runDemo(ctx, stdout, stderr)
+	case "mcp":
+		err = runMCP(ctx, args[1:], &mcp.IOTransport{Reader: stdin, Writer: nopCloser{stdout}}, stderr)
+	default:
+		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "harness: %v\n\n%s", err, usage)
+		return 2
+	}
+	fmt.Fprintf(stderr, "harness: %v\n", err)
+	return 1
+}
+
+func runDemo(ctx context.Context, stdout, stderr io.Writer) error {
+	dir, err := os.MkdirTemp("", "cordiskit-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	// The failing mount is part of the script: the kit's warning about it would only repeat
+	// the tool's error, so the demo logs errors only.
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	return demo(ctx, stdout, dir, logger)
+}
+
+func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dir := fs.String("dir", "", "work directory")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: mcp: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir", errUsage)
+	}
+	if *dir == "" {
+		tmp, err := os.MkdirTemp("", "cordiskit-mcp-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		*dir = tmp
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	h, err := boot(*dir, logger)
+	if err != nil {
+		return err
+	}
+	err = serveMCP(ctx, h, t)
+	if errors.Is(err, context.Canceled) { // interrupted: a normal way to stop a stdio server
+		err = nil
+	}
+	return errors.Join(err, h.Close(context.WithoutCancel(ctx)))
+}
