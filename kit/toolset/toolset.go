@@ -70,7 +70,7 @@ func New(c *kit.Context, opts *Options) (*Toolset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolset: merging the runtime's catalog with the core tier: %w", err)
 	}
-	facade, err := sandbox.Merge(coreFacade, orEmptyFacade(opts.Facade))
+	facade, err := sandbox.Merge(generated.Facade, orEmptyFacade(opts.Facade))
 	if err != nil {
 		return nil, fmt.Errorf("toolset: merging the runtime's façade with the core tier: %w", err)
 	}
