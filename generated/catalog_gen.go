@@ -111,13 +111,13 @@ var cordisMethodTimerSetTimeout = catalog.Method{
 	Name:   "SetTimeout",
 	JSName: "setTimeout",
 	Params: []catalog.Param{
-		{Name: "c", Go: cordisPtrContext, Role: catalog.RoleKit},
-		{Name: "d", JSName: "d", Go: cordisDuration, JS: "number"},
-		{Name: "fn", JSName: "fn", Go: cordisFunc, JS: "() => void"},
+		cordisParamCPtrContext,
+		cordisParamDDuration,
+		cordisParamFnFunc,
 	},
 	Results: []catalog.Param{
-		{Name: "cancel", JSName: "cancel", Go: cordisFunc, JS: "() => void"},
-		{Name: "err", JSName: "err", Go: cordisError, JS: "Error"},
+		cordisParamCancelFunc,
+		cordisParamErrError,
 	},
 	Returns:   "() => void",
 	Signature: "setTimeout(d: number, fn: () => void): () => void",
@@ -130,13 +130,13 @@ var cordisMethodTimerSetInterval = catalog.Method{
 	Name:   "SetInterval",
 	JSName: "setInterval",
 	Params: []catalog.Param{
-		{Name: "c", Go: cordisPtrContext, Role: catalog.RoleKit},
-		{Name: "d", JSName: "d", Go: cordisDuration, JS: "number"},
-		{Name: "fn", JSName: "fn", Go: cordisFunc, JS: "() => void"},
+		cordisParamCPtrContext,
+		cordisParamDDuration,
+		cordisParamFnFunc,
 	},
 	Results: []catalog.Param{
-		{Name: "cancel", JSName: "cancel", Go: cordisFunc, JS: "() => void"},
-		{Name: "err", JSName: "err", Go: cordisError, JS: "Error"},
+		cordisParamCancelFunc,
+		cordisParamErrError,
 	},
 	Returns:   "() => void",
 	Signature: "setInterval(d: number, fn: () => void): () => void",
@@ -151,8 +151,8 @@ var cordisMethodTimerSleep = catalog.Method{
 	Async:  true,
 	Params: []catalog.Param{
 		{Name: "ctx", Go: cordisContext2, Role: catalog.RoleContext},
-		{Name: "c", Go: cordisPtrContext, Role: catalog.RoleKit},
-		{Name: "d", JSName: "d", Go: cordisDuration, JS: "number"},
+		cordisParamCPtrContext,
+		cordisParamDDuration,
 	},
 	Results: []catalog.Param{
 		{Go: cordisError, JS: "Error"},
@@ -197,11 +197,11 @@ var cordisMethodToolsGet = catalog.Method{
 	Name:   "Get",
 	JSName: "get",
 	Params: []catalog.Param{
-		{Name: "name", JSName: "name", Go: cordisString, JS: "string"},
+		cordisParamNameString,
 	},
 	Results: []catalog.Param{
 		{Go: cordisToolSchema, JS: "ToolSchema"},
-		{Go: cordisBool, JS: "boolean"},
+		cordisParamBool,
 	},
 	Returns:   "ToolSchema | undefined",
 	Signature: "get(name: string): ToolSchema | undefined",
@@ -215,11 +215,11 @@ var cordisMethodToolsOwner = catalog.Method{
 	Name:   "Owner",
 	JSName: "owner",
 	Params: []catalog.Param{
-		{Name: "name", JSName: "name", Go: cordisString, JS: "string"},
+		cordisParamNameString,
 	},
 	Results: []catalog.Param{
 		{Go: cordisString, JS: "string"},
-		{Go: cordisBool, JS: "boolean"},
+		cordisParamBool,
 	},
 	Returns:   "string | undefined",
 	Signature: "owner(name: string): string | undefined",
@@ -408,6 +408,17 @@ var cordisTypeUnmountOutput = catalog.Type{
 	Summary: "UnmountOutput is the result of cordis_unmount.",
 	Source:  "kit/toolset/decl/decl.go",
 }
+
+// The parameters and fields that occur more than once, one variable each.
+var (
+	cordisParamBool        = catalog.Param{Go: cordisBool, JS: "boolean"}
+	cordisParamCPtrContext = catalog.Param{Name: "c", Go: cordisPtrContext, Role: catalog.RoleKit}
+	cordisParamCancelFunc  = catalog.Param{Name: "cancel", JSName: "cancel", Go: cordisFunc, JS: "() => void"}
+	cordisParamDDuration   = catalog.Param{Name: "d", JSName: "d", Go: cordisDuration, JS: "number"}
+	cordisParamErrError    = catalog.Param{Name: "err", JSName: "err", Go: cordisError, JS: "Error"}
+	cordisParamFnFunc      = catalog.Param{Name: "fn", JSName: "fn", Go: cordisFunc, JS: "() => void"}
+	cordisParamNameString  = catalog.Param{Name: "name", JSName: "name", Go: cordisString, JS: "string"}
+)
 
 // The Go types the catalog entries refer to, one variable each.
 var (

@@ -3,12 +3,14 @@ package emit
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 
@@ -26,7 +28,7 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	f.ImportName(CatalogPath, "catalog")
 	f.ImportName(KitPath, "kit")
 
-	w := newCatWriter()
+	w := newCatWriter(c)
 	lit := composite(
 		field("Events", sliceOf(w, "Event", c.Events, func(e *catalog.Event) string { return e.Name }, w.eventLit)),
 		field("Services", sliceOf(w, "Service", c.Services, func(s *catalog.Service) string { return s.Key }, w.serviceLit)),
@@ -40,8 +42,11 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	guard(f, c)
 
 	decls := w.entries
+	if len(w.sharedDecls) > 0 {
+		decls = append(decls, varBlock("The parameters and fields that occur more than once, one variable each.", w.sharedDecls))
+	}
 	if len(w.decls) > 0 {
-		decls = append(decls, w.declaration())
+		decls = append(decls, varBlock("The Go types the catalog entries refer to, one variable each.", w.decls))
 	}
 	// The head of the file (imports, Catalog, the guard) renders while the entries do.
 	var buf bytes.Buffer
@@ -291,28 +296,97 @@ func (w *catWriter) paramsLit(ps []catalog.Param) jen.Code {
 		case catalog.RoleKit:
 			role = jen.Qual(CatalogPath, "RoleKit")
 		}
-		return compact(
-			field("Name", str(p.Name)),
-			field("JSName", str(p.JSName)),
-			field("Go", w.goType(p.Go)),
-			field("JS", str(p.JS)),
-			field("Role", role),
-		)
+		lit := func() jen.Code {
+			return compact(
+				field("Name", str(p.Name)),
+				field("JSName", str(p.JSName)),
+				field("Go", w.goType(p.Go)),
+				field("JS", str(p.JS)),
+				field("Role", role),
+			)
+		}
+		return w.shared("Param", "cordisParam"+upperFirst(cmpOr(p.JSName, p.Name))+strings.TrimPrefix(goTypeVarName(p.Go), "cordis"), paramKey(p), lit)
 	})
 }
 
 func (w *catWriter) fieldsLit(fs []catalog.Field) jen.Code {
 	return inlineSlice("Field", fs, func(f *catalog.Field) jen.Code {
-		return compact(
-			field("Name", jen.Lit(f.Name)),
-			field("JSName", jen.Lit(f.JSName)),
-			field("JSONName", jen.Lit(f.JSONName)),
-			field("Go", w.goType(f.Go)),
-			field("JS", str(f.JS)),
-			field("Optional", boolean(f.Optional)),
-			field("Doc", str(f.Doc)),
-		)
+		lit := func() jen.Code {
+			return compact(
+				field("Name", jen.Lit(f.Name)),
+				field("JSName", jen.Lit(f.JSName)),
+				field("JSONName", jen.Lit(f.JSONName)),
+				field("Go", w.goType(f.Go)),
+				field("JS", str(f.JS)),
+				field("Optional", boolean(f.Optional)),
+				field("Doc", str(f.Doc)),
+			)
+		}
+		return w.shared("Field", "cordisField"+upperFirst(f.Name)+strings.TrimPrefix(goTypeVarName(f.Go), "cordis"), fieldKey(f), lit)
 	})
+}
+
+// shared returns a parameter or field literal, or — when the same one occurs more than
+// once in the catalog (a leading ctx, a trailing error, a payload field every event of
+// a family repeats) — the name of the one variable that holds it.
+func (w *catWriter) shared(typ, base, key string, lit func() jen.Code) jen.Code {
+	if w.uses[key] < 2 {
+		return lit()
+	}
+	if name, ok := w.sharedByKey[key]; ok {
+		return jen.Id(name)
+	}
+	name := w.unique(base)
+	w.sharedByKey[key] = name
+	w.sharedDecls[name] = jen.Id(name).Op("=").Qual(CatalogPath, typ).Add(lit())
+	return jen.Id(name)
+}
+
+func paramKey(p *catalog.Param) string {
+	return fmt.Sprintf("param %q %q %s %q %q", p.Name, p.JSName, p.Go, p.JS, p.Role)
+}
+
+func fieldKey(f *catalog.Field) string {
+	return fmt.Sprintf("field %q %q %q %s %q %v %q", f.Name, f.JSName, f.JSONName, f.Go, f.JS, f.Optional, f.Doc)
+}
+
+// count records how often each parameter and field occurs, for shared.
+func (w *catWriter) count(c *catalog.Catalog) {
+	for i := range c.Events {
+		for j := range c.Events[i].Params {
+			w.uses[fieldKey(&c.Events[i].Params[j])]++
+		}
+	}
+	for i := range c.Services {
+		for _, m := range c.Services[i].Methods {
+			for j := range m.Params {
+				w.uses[paramKey(&m.Params[j])]++
+			}
+			for j := range m.Results {
+				w.uses[paramKey(&m.Results[j])]++
+			}
+		}
+	}
+	for i := range c.Types {
+		for j := range c.Types[i].Fields {
+			w.uses[fieldKey(&c.Types[i].Fields[j])]++
+		}
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return ""
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func (w *catWriter) toolLit(t *catalog.Tool) jen.Code {
@@ -371,10 +445,19 @@ type catWriter struct {
 	taken   map[string]bool   // variable names in use
 	decls   map[string]jen.Code
 	entries []jen.Code // the entry variables, in catalog order
+
+	uses        map[string]int    // parameter or field literal → occurrences
+	sharedByKey map[string]string // parameter or field literal → variable name
+	sharedDecls map[string]jen.Code
 }
 
-func newCatWriter() *catWriter {
-	return &catWriter{byKey: map[string]string{}, taken: map[string]bool{}, decls: map[string]jen.Code{}}
+func newCatWriter(c *catalog.Catalog) *catWriter {
+	w := &catWriter{
+		byKey: map[string]string{}, taken: map[string]bool{}, decls: map[string]jen.Code{},
+		uses: map[string]int{}, sharedByKey: map[string]string{}, sharedDecls: map[string]jen.Code{},
+	}
+	w.count(c)
+	return w
 }
 
 // goType returns the name of t's variable, declaring it (and its parts) on first use.
@@ -421,18 +504,18 @@ func (w *catWriter) goTypes(ts []*catalog.GoType) jen.Code {
 	return jen.Index().Op("*").Qual(CatalogPath, "GoType").Values(items...)
 }
 
-// declaration declares the GoType variables, sorted by name.
-func (w *catWriter) declaration() jen.Code {
-	names := make([]string, 0, len(w.decls))
-	for name := range w.decls {
+// varBlock declares variables, sorted by name, in one var ( … ) block.
+func varBlock(comment string, decls map[string]jen.Code) jen.Code {
+	names := make([]string, 0, len(decls))
+	for name := range decls {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	defs := make([]jen.Code, len(names))
 	for i, name := range names {
-		defs[i] = w.decls[name]
+		defs[i] = decls[name]
 	}
-	return jen.Comment("The Go types the catalog entries refer to, one variable each.").Line().Var().Defs(defs...)
+	return jen.Comment(comment).Line().Var().Defs(defs...)
 }
 
 // goTypeVarName spells a GoType as an identifier: "[]*kit.ToolSchema" is
