@@ -138,12 +138,12 @@ var cordisMethodExecRun = catalog.Method{
 	JSName: "run",
 	Async:  true,
 	Params: []catalog.Param{
-		{Name: "ctx", Go: cordisContext, Role: catalog.RoleContext},
+		cordisParamCtxContext,
 		{Name: "cmd", JSName: "cmd", Go: cordisCommand, JS: "Command"},
 	},
 	Results: []catalog.Param{
-		{Go: cordisResult, JS: "Result"},
-		{Go: cordisError, JS: "Error"},
+		cordisParamResult,
+		cordisParamError,
 	},
 	Returns:   "Promise<Result>",
 	Signature: "async run(cmd: Command): Promise<Result>",
@@ -158,12 +158,12 @@ var cordisMethodExecShell = catalog.Method{
 	JSName: "shell",
 	Async:  true,
 	Params: []catalog.Param{
-		{Name: "ctx", Go: cordisContext, Role: catalog.RoleContext},
+		cordisParamCtxContext,
 		{Name: "script", JSName: "script", Go: cordisString, JS: "string"},
 	},
 	Results: []catalog.Param{
-		{Go: cordisResult, JS: "Result"},
-		{Go: cordisError, JS: "Error"},
+		cordisParamResult,
+		cordisParamError,
 	},
 	Returns:   "Promise<Result>",
 	Signature: "async shell(script: string): Promise<Result>",
@@ -193,12 +193,12 @@ var cordisMethodFsReadFile = catalog.Method{
 	JSName: "readFile",
 	Async:  true,
 	Params: []catalog.Param{
-		{Name: "ctx", Go: cordisContext, Role: catalog.RoleContext},
-		{Name: "path", JSName: "path", Go: cordisString, JS: "string"},
+		cordisParamCtxContext,
+		cordisParamPathString,
 	},
 	Results: []catalog.Param{
-		{Go: cordisString, JS: "string"},
-		{Go: cordisError, JS: "Error"},
+		cordisParamString,
+		cordisParamError,
 	},
 	Returns:   "Promise<string>",
 	Signature: "async readFile(path: string): Promise<string>",
@@ -212,12 +212,12 @@ var cordisMethodFsWriteFile = catalog.Method{
 	JSName: "writeFile",
 	Async:  true,
 	Params: []catalog.Param{
-		{Name: "ctx", Go: cordisContext, Role: catalog.RoleContext},
-		{Name: "path", JSName: "path", Go: cordisString, JS: "string"},
+		cordisParamCtxContext,
+		cordisParamPathString,
 		{Name: "content", JSName: "content", Go: cordisString, JS: "string"},
 	},
 	Results: []catalog.Param{
-		{Go: cordisError, JS: "Error"},
+		cordisParamError,
 	},
 	Returns:   "Promise<void>",
 	Signature: "async writeFile(path: string, content: string): Promise<void>",
@@ -231,12 +231,12 @@ var cordisMethodFsList = catalog.Method{
 	JSName: "list",
 	Async:  true,
 	Params: []catalog.Param{
-		{Name: "ctx", Go: cordisContext, Role: catalog.RoleContext},
-		{Name: "path", JSName: "path", Go: cordisString, JS: "string"},
+		cordisParamCtxContext,
+		cordisParamPathString,
 	},
 	Results: []catalog.Param{
 		{Go: cordisSliceOfFileInfo, JS: "FileInfo[]"},
-		{Go: cordisError, JS: "Error"},
+		cordisParamError,
 	},
 	Returns:   "Promise<FileInfo[]>",
 	Signature: "async list(path: string): Promise<FileInfo[]>",
@@ -251,12 +251,12 @@ var cordisMethodFsStat = catalog.Method{
 	JSName: "stat",
 	Async:  true,
 	Params: []catalog.Param{
-		{Name: "ctx", Go: cordisContext, Role: catalog.RoleContext},
-		{Name: "path", JSName: "path", Go: cordisString, JS: "string"},
+		cordisParamCtxContext,
+		cordisParamPathString,
 	},
 	Results: []catalog.Param{
 		{Go: cordisFileInfo, JS: "FileInfo"},
-		{Go: cordisError, JS: "Error"},
+		cordisParamError,
 	},
 	Returns:   "Promise<FileInfo>",
 	Signature: "async stat(path: string): Promise<FileInfo>",
@@ -288,10 +288,10 @@ var cordisMethodKvGet = catalog.Method{
 	Name:   "Get",
 	JSName: "get",
 	Params: []catalog.Param{
-		{Name: "key", JSName: "key", Go: cordisString, JS: "string"},
+		cordisParamKeyString,
 	},
 	Results: []catalog.Param{
-		{Go: cordisString, JS: "string"},
+		cordisParamString,
 	},
 	Returns:   "string",
 	Signature: "get(key: string): string",
@@ -304,10 +304,10 @@ var cordisMethodKvHas = catalog.Method{
 	Name:   "Has",
 	JSName: "has",
 	Params: []catalog.Param{
-		{Name: "key", JSName: "key", Go: cordisString, JS: "string"},
+		cordisParamKeyString,
 	},
 	Results: []catalog.Param{
-		{Go: cordisBool, JS: "boolean"},
+		cordisParamBool,
 	},
 	Returns:   "boolean",
 	Signature: "has(key: string): boolean",
@@ -320,7 +320,7 @@ var cordisMethodKvSet = catalog.Method{
 	Name:   "Set",
 	JSName: "set",
 	Params: []catalog.Param{
-		{Name: "key", JSName: "key", Go: cordisString, JS: "string"},
+		cordisParamKeyString,
 		{Name: "value", JSName: "value", Go: cordisString, JS: "string"},
 	},
 	Returns:   "void",
@@ -334,10 +334,10 @@ var cordisMethodKvDelete = catalog.Method{
 	Name:   "Delete",
 	JSName: "delete",
 	Params: []catalog.Param{
-		{Name: "key", JSName: "key", Go: cordisString, JS: "string"},
+		cordisParamKeyString,
 	},
 	Results: []catalog.Param{
-		{Go: cordisBool, JS: "boolean"},
+		cordisParamBool,
 	},
 	Returns:   "boolean",
 	Signature: "delete(key: string): boolean",
@@ -455,6 +455,17 @@ var cordisTypeResult = catalog.Type{
 	Summary: "Result is how a command ended.",
 	Source:  "examples/harness/agent/exec.go",
 }
+
+// The parameters and fields that occur more than once, one variable each.
+var (
+	cordisParamBool       = catalog.Param{Go: cordisBool, JS: "boolean"}
+	cordisParamCtxContext = catalog.Param{Name: "ctx", Go: cordisContext, Role: catalog.RoleContext}
+	cordisParamError      = catalog.Param{Go: cordisError, JS: "Error"}
+	cordisParamKeyString  = catalog.Param{Name: "key", JSName: "key", Go: cordisString, JS: "string"}
+	cordisParamPathString = catalog.Param{Name: "path", JSName: "path", Go: cordisString, JS: "string"}
+	cordisParamResult     = catalog.Param{Go: cordisResult, JS: "Result"}
+	cordisParamString     = catalog.Param{Go: cordisString, JS: "string"}
+)
 
 // The Go types the catalog entries refer to, one variable each.
 var (
