@@ -43,7 +43,10 @@ type Toolset struct {
 	fiber  *kit.Fiber
 	logger *slog.Logger
 
-	mu     sync.Mutex // serializes mount and unmount; guards the fields below
+	// op serializes mount and unmount, which may run for as long as MountTimeout; mu only
+	// guards the fields below, so inspection never waits for a mount in progress.
+	op     sync.Mutex
+	mu     sync.Mutex
 	group  *kit.Fiber
 	nextID int
 	mounts []*mount // insertion order: the order mounts completed
@@ -166,23 +169,28 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	if strings.TrimSpace(in.Code) == "" {
 		return decl.MountOutput{}, errors.New(`code is empty: pass the BODY of an async function that returns a plugin, e.g. return (ctx) => { ctx.on('tools/change', (tool) => console.log(tool)) }`)
 	}
+	t.op.Lock()
+	defer t.op.Unlock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.group == nil {
-		return decl.MountOutput{}, errors.New("the cordis toolset is not active (its tools registry is gone); nothing can be mounted")
-	}
+	group := t.group
 	t.nextID++
 	id := fmt.Sprintf("dyn-%d", t.nextID)
+	t.mu.Unlock()
+	if group == nil {
+		return decl.MountOutput{}, errors.New("the cordis toolset is not active (its tools registry is gone); nothing can be mounted")
+	}
 	unit, err := t.loop.Evaluate(ctx, id, in.Code)
 	if err != nil {
 		return decl.MountOutput{}, err
 	}
-	f, err := unit.Start(ctx, t.group.Context())
+	f, err := unit.Start(ctx, group.Context())
 	if err != nil {
 		return decl.MountOutput{}, teachMountFailure(id, err)
 	}
 	m := &mount{id: id, name: unit.Name(), fiber: f, unit: unit}
+	t.mu.Lock()
 	t.mounts = append(t.mounts, m)
+	t.mu.Unlock()
 	return m.output(), nil
 }
 
@@ -216,20 +224,26 @@ func teachMountFailure(id string, err error) error {
 
 // Unmount implements cordis_unmount.
 func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.UnmountOutput, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	i := t.find(in.ID)
-	if i < 0 {
+	var m *mount
+	if i >= 0 {
+		m = t.mounts[i]
+		t.mounts = append(t.mounts[:i], t.mounts[i+1:]...)
+	}
+	t.mu.Unlock()
+	if m == nil {
 		return decl.UnmountOutput{}, fmt.Errorf("no temporary Plugin with id %q (list them with cordis_inspect what:\"temporary\")", in.ID)
 	}
-	m := t.mounts[i]
-	t.mounts = append(t.mounts[:i], t.mounts[i+1:]...)
 	if err := errors.Join(m.fiber.Dispose(ctx), m.unit.Close(ctx)); err != nil {
 		return decl.UnmountOutput{}, fmt.Errorf("temporary Plugin %s was removed, but its cleanup reported: %w", m.id, err)
 	}
 	return decl.UnmountOutput{ID: m.id, PluginName: m.name}, nil
 }
 
+// find returns the index of the mount with id, or -1. mu must be held.
 func (t *Toolset) find(id string) int {
 	for i, m := range t.mounts {
 		if m.id == id {

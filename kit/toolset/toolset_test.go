@@ -359,3 +359,29 @@ func TestToolsetDisposalUnmountsAll(t *testing.T) {
 		t.Error("mount service survived toolset disposal")
 	}
 }
+
+// Inspection must not wait for a mount in progress (apply may run up to MountTimeout).
+func TestInspectDuringSlowMount(t *testing.T) {
+	h := newHarness(t)
+	mounted := make(chan struct{})
+	go func() {
+		defer close(mounted)
+		h.mount(`return { name: 'slow', inject: ['timer'], async apply(ctx) { await ctx.sleep(300) } }`)
+	}()
+	// Wait until the slow mount's fiber exists, i.e. its apply is running.
+	for !strings.Contains(h.inspect("plugins", ""), "slow [loading]") {
+		select {
+		case <-mounted:
+			t.Fatal("mount finished before it could be observed loading")
+		default:
+		}
+	}
+	contains(t, h.inspect("temporary", ""), "No temporary Plugins are running")
+	select {
+	case <-mounted:
+		t.Fatal("inspect returned only after the mount finished")
+	default:
+	}
+	<-mounted
+	contains(t, h.inspect("temporary", ""), "slow [running]")
+}
