@@ -360,7 +360,7 @@ func (e *stackOverflow) Unwrap() error { return e.err }
 // jsError describes a thrown or rejected JS value. Lock held.
 func (r *Realm) jsError(v goja.Value) error {
 	msg, stack := r.describe(v)
-	return &JSError{Mount: r.id, Message: msg, Stack: stack}
+	return &JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(v)}
 }
 
 // describe renders a thrown value like String(v) would, reading an Error's name, message
@@ -443,7 +443,7 @@ func (r *Realm) flushRejections() {
 		msg, stack := r.describe(p.Result())
 		r.logger.Error("sandbox: unhandled promise rejection", "err", msg, "stack", stack)
 		if f := r.loop.onError; f != nil {
-			f(r.id, &JSError{Mount: r.id, Message: msg, Stack: stack})
+			f(r.id, &JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(p.Result())})
 		}
 	}
 }

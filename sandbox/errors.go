@@ -77,11 +77,19 @@ func newTimeout(mount, what, bound string, limit time.Duration) *TimeoutError {
 }
 
 // A JSError is an exception thrown (or a rejection) by JavaScript code, described in Go.
+// When the thrown value is an Error the realm made from a Go error (a failed ctx.provide or
+// ctx.tools.register, a rejected Go call, an argument of the wrong type) and JavaScript
+// let it through, the JSError unwraps to that Go error, so errors.Is(err, kit.ErrDuplicate)
+// and the like hold. JavaScript never sees the Go value.
 type JSError struct {
 	Mount   string // "dyn-3"
 	Message string // String(error): "TypeError: x is not a function"
 	Stack   string // the JS stack, when the value was an Error
+	err     error  // the Go error the thrown Error was made from, if any
 }
+
+// Unwrap returns the Go error the thrown JS Error was made from, or nil.
+func (e *JSError) Unwrap() error { return e.err }
 
 func (e *JSError) Error() string {
 	if e.Mount == "" {

@@ -82,7 +82,8 @@ func (m membrane) cross(v goja.Value, holder *goja.Object, depth int) goja.Value
 		return m.to.rt.NewArray(items...)
 	case "Error":
 		// A copy, not a view, so the consumer gets a real Error (instanceof Error, stack).
-		e := m.to.newError(errors.New(stringProp(o, "message", "")))
+		// It keeps the Go error the provider's Error was made from, if any.
+		e := m.to.newError(&causeError{msg: stringProp(o, "message", ""), err: m.from.goError(o)})
 		if name := stringProp(o, "name", "Error"); name != "Error" {
 			_ = e.DefineDataProperty("name", m.to.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
@@ -93,6 +94,15 @@ func (m membrane) cross(v goja.Value, holder *goja.Object, depth int) goja.Value
 	}
 	return m.to.rt.NewDynamicObject(&view{m: m, obj: o})
 }
+
+// A causeError is an error with its own message wrapping err (which may be nil).
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
 
 // crossErr describes an error from the provider's realm for the consumer.
 func (m membrane) crossErr(err error) *goja.Object {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
@@ -38,7 +40,15 @@ type Realm struct {
 	wg     sync.WaitGroup // this realm's async Go calls
 
 	promiseThen goja.Callable // the intrinsic Promise.prototype.then
-	intrinsics  *intrinsics   // lazily captured constructors (TextEncoder needs Uint8Array)
+	objectProto *goja.Object  // the intrinsic Object.prototype; lazily (see protos)
+	arrayProto  *goja.Object  // the intrinsic Array.prototype; lazily (see protos)
+
+	// goErrs maps the JS Errors newError made to the Go errors they describe, so a *JSError
+	// for one of them unwraps to its Go error. Keys are weak: an Error JavaScript dropped
+	// drops its entry. Never reachable from JavaScript. Nil once the realm is closed.
+	errMu      sync.Mutex
+	goErrs     map[weak.Pointer[goja.Object]]error
+	intrinsics *intrinsics // lazily captured constructors (TextEncoder needs Uint8Array)
 }
 
 // newRealm creates the runtime for mount id and installs the globals. Called with l.mu held.
@@ -70,6 +80,9 @@ func (r *Realm) Logger() *slog.Logger { return r.logger }
 func (r *Realm) close() {
 	r.closed = true
 	r.cancel()
+	r.errMu.Lock()
+	r.goErrs = nil
+	r.errMu.Unlock()
 }
 
 // Func wraps a native implementation as a JS function value. method ("fs.readFile") names it
@@ -193,7 +206,9 @@ func callAsync(ctx context.Context, call func(context.Context) (func() goja.Valu
 // Error otherwise. It does not return. Lock held.
 func (r *Realm) Throw(err error) {
 	if ae := (*ArgError)(nil); errors.As(err, &ae) {
-		panic(r.rt.NewTypeError(err.Error()))
+		o := r.rt.NewTypeError(err.Error())
+		r.rememberGoError(o, err)
+		panic(o)
 	}
 	panic(r.newError(err))
 }
@@ -203,12 +218,55 @@ func (r *Realm) throwf(format string, args ...any) {
 	panic(r.rt.NewTypeError(fmt.Sprintf(format, args...)))
 }
 
-// newError builds a plain JS Error carrying err's message (no reflected Go value).
+// newError builds a plain JS Error carrying err's message (no reflected Go value). The
+// realm remembers err for it (on the Go side only), so when the Error comes back as a
+// thrown value or a rejection the *JSError unwraps to err.
 func (r *Realm) newError(err error) *goja.Object {
 	o := r.rt.NewGoError(err)
 	_ = o.Delete("value")
 	_ = o.DefineDataProperty("name", r.rt.ToValue("Error"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	r.rememberGoError(o, err)
 	return o
+}
+
+// rememberGoError records that the JS value o was made from err.
+func (r *Realm) rememberGoError(o *goja.Object, err error) {
+	if err == nil {
+		return
+	}
+	k := weak.Make(o)
+	r.errMu.Lock()
+	if r.closed {
+		r.errMu.Unlock()
+		return
+	}
+	if r.goErrs == nil {
+		r.goErrs = map[weak.Pointer[goja.Object]]error{}
+	}
+	r.goErrs[k] = err
+	r.errMu.Unlock()
+	runtime.AddCleanup(o, r.forgetGoError, k)
+}
+
+func (r *Realm) forgetGoError(k weak.Pointer[goja.Object]) {
+	r.errMu.Lock()
+	delete(r.goErrs, k)
+	r.errMu.Unlock()
+}
+
+// goError returns the Go error the JS value v was made from by newError (or Throw) in this
+// realm, or nil.
+func (r *Realm) goError(v goja.Value) error {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return nil
+	}
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if len(r.goErrs) == 0 {
+		return nil
+	}
+	return r.goErrs[weak.Make(o)]
 }
 
 // Deliver enters the realm from Go (any goroutine not holding the lock): it takes the lock,
