@@ -77,8 +77,12 @@ func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]by
 	if _, fn := goja.AssertFunction(o); fn {
 		return nil, &ArgError{Param: path, Want: "JSON data", Got: "function"}
 	}
+	objProto, arrProto := r.protos()
 	switch o.ClassName() {
 	case "Array":
+		if o.Prototype() != arrProto {
+			return nil, &ArgError{Param: path, Want: "JSON data (a plain array)", Got: r.protoName(o, "an array subclass")}
+		}
 		n := arrayLen(o)
 		b = append(b, '[')
 		for i := range n {
@@ -93,6 +97,11 @@ func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]by
 		}
 		return append(b, ']'), nil
 	case "Object":
+		// Only plain objects: a Map, a Set, a typed array, a class instance… would lose
+		// their contents (or their meaning) as {}.
+		if p := o.Prototype(); p != nil && p != objProto {
+			return nil, &ArgError{Param: path, Want: "JSON data (a plain object or array)", Got: r.protoName(o, "an object with a custom prototype")}
+		}
 		b = append(b, '{')
 		first := true
 		for _, k := range o.Keys() {
@@ -115,6 +124,45 @@ func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]by
 		return append(b, '}'), nil
 	}
 	return nil, &ArgError{Param: path, Want: "JSON data (a plain object or array)", Got: typeName(o)}
+}
+
+// protos returns the realm's intrinsic Object.prototype and Array.prototype (whatever mount
+// code did to the globals). Lock held.
+func (r *Realm) protos() (obj, arr *goja.Object) {
+	if r.objectProto == nil {
+		r.objectProto = r.rt.NewObject().Prototype()
+		r.arrayProto = r.rt.NewArray().Prototype()
+	}
+	return r.objectProto, r.arrayProto
+}
+
+// protoName names what o is an instance of ("Map", "Uint8Array", a class name) for an
+// error message, or returns def. A getter that throws is ignored; an interrupt is not.
+// Lock held.
+func (r *Realm) protoName(o *goja.Object, def string) string {
+	name := ""
+	err := r.try(func() {
+		p := o.Prototype()
+		if p == nil {
+			return
+		}
+		c, ok := p.Get("constructor").(*goja.Object)
+		if !ok {
+			return
+		}
+		if n := c.Get("name"); n != nil && goja.IsString(n) {
+			name = n.String()
+		}
+	})
+	if err != nil {
+		if ex := (*goja.Exception)(nil); !errors.As(err, &ex) {
+			panic(err) // uncatchable: a time bound, a stack overflow
+		}
+	}
+	if name == "" || len(name) > 64 {
+		return def
+	}
+	return name
 }
 
 // joinPath appends an object key to a path: "a.b", or "a[\"odd key\"]".

@@ -100,3 +100,74 @@ func TestToolDefinitionErrors(t *testing.T) {
 func jsonString(s string) string {
 	return string(appendJSONString(nil, s))
 }
+
+// A tool result must be JSON data: values JSON.stringify would turn into {} (or worse) are
+// refused with their path, not silently emptied.
+func TestToolResultMustBePlainData(t *testing.T) {
+	h := newHost(t, nil)
+	m, f := h.mustMount(`return { apply(ctx) {
+		class Point { constructor() { this.x = 1 } }
+		const kinds = {
+			map: () => new Map([[1, 2]]),
+			set: () => new Set([1]),
+			weakmap: () => new WeakMap(),
+			date: () => new Date(0),
+			instance: () => new Point(),
+			number: () => new Number(1),
+			string: () => new String('s'),
+			boolean: () => new Boolean(true),
+			typed: () => new Uint8Array(2),
+			buffer: () => new ArrayBuffer(2),
+			regexp: () => /x/,
+			symbolobj: () => Object(Symbol('s')),
+			subarray: () => new (class List extends Array {})(),
+			arrayproxy: () => new Proxy([], {}),
+			protoproxy: () => Object.create(new Map()),
+			nested: () => ({ a: [1, { when: new Map() }] }),
+			plain: () => ({ a: [1, { b: null }], s: 'x' }),
+			nullproto: () => Object.assign(Object.create(null), { a: 1 }),
+			proxied: () => new Proxy({ a: 1 }, {}),
+			replaced: () => { globalThis.Object = function () {}; return { ok: true } },
+		}
+		ctx.tools.register({ name: 'result', description: 'd', parameters: { type: 'object', properties: { kind: { type: 'string' } } },
+			execute: ({ kind }) => kinds[kind]() })
+	} }`)
+	defer h.unmount(m, f)
+	const prefix = `dyn-1: tool "result": execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): `
+	tests := []struct{ kind, want string }{
+		{"map", prefix + `result: expected JSON data (a plain object or array), got Map`},
+		{"set", prefix + `result: expected JSON data (a plain object or array), got Set`},
+		{"weakmap", prefix + `result: expected JSON data (a plain object or array), got WeakMap`},
+		{"date", prefix + `result: expected JSON data (a plain object or array), got Date`},
+		{"instance", prefix + `result: expected JSON data (a plain object or array), got Point`},
+		{"number", prefix + `result: expected JSON data (a plain object or array), got Number`},
+		{"string", prefix + `result: expected JSON data (a plain object or array), got String`},
+		{"boolean", prefix + `result: expected JSON data (a plain object or array), got Boolean`},
+		{"typed", prefix + `result: expected JSON data (a plain object or array), got Uint8Array`},
+		{"buffer", prefix + `result: expected JSON data (a plain object or array), got ArrayBuffer`},
+		{"regexp", prefix + `result: expected JSON data (a plain object or array), got RegExp`},
+		{"symbolobj", prefix + `result: expected JSON data (a plain object or array), got Symbol`},
+		{"subarray", prefix + `result: expected JSON data (a plain array), got List`},
+		{"arrayproxy", prefix + `result: expected JSON data (a plain object or array), got Array`},
+		{"protoproxy", prefix + `result: expected JSON data (a plain object or array), got Map`},
+		{"nested", prefix + `result.a[1].when: expected JSON data (a plain object or array), got Map`},
+		{"plain", `{"a":[1,{"b":null}],"s":"x"}`},
+		{"nullproto", `{"a":1}`},
+		{"proxied", `{"a":1}`},
+		{"replaced", `{"ok":true}`},
+	}
+	for _, tt := range tests {
+		out, err := h.call("result", `{"kind":"`+tt.kind+`"}`)
+		if err != nil {
+			out = err.Error()
+		}
+		if out != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.kind, out, tt.want)
+		}
+	}
+	// console.log of such a value no longer prints {}.
+	h.eval(m, `console.log('logged', new Map([[1, 2]]), { a: 1 })`)
+	if !strings.Contains(h.log.String(), `logged [object] {\"a\":1}`) {
+		t.Errorf("console.log: %s", h.log.String())
+	}
+}
