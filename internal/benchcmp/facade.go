@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cordiskit/cordiskit/generated"
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/dop251/goja"
+)
+
+// Tick is the catalogued event plugin-body.js listens to in place of the anchors'
+// 'some/event' (the kit's ctx.on accepts only catalogued events).
+var Tick = kit.NewEvent[TickEvent]("bench/tick")
+
+// TickEvent is Tick's payload, the anchors' Event{ID, Text}. Its fields, in order, are the
+// arguments a JavaScript listener receives: (id, text).
+type TickEvent struct {
+	ID   int
+	Text string
+}
+
+// EchoService is the Go service of the JS → Go figure.
+var EchoService = kit.NewService[*Echo]("bench")
+
+// Echo is a trivial Go service: the work behind its one method is the same on both sides
+// of the JS → Go figure, so the difference is the binding.
+type Echo struct{}
+
+// Hello greets name.
+func (*Echo) Hello(name string) string { return "hello, " + name }
+
+// BenchTools provides the kit's tool registry under a second key. Mount code cannot reach
+// the generated binding of the "tools" service under its own name (ctx.tools is the
+// sandbox's own view of the registry), so the JS → Go figure injects it as
+// ctx['bench-tools'], bound by generated.Facade's binder for "tools".
+var BenchTools = kit.NewService[*kit.Tools]("bench-tools")
+
+// benchFacade is the bench's own façade tier, merged by the toolset with the kit's core
+// tier. It is written exactly as the binding contract between generated façade code
+// (facade_gen.go) and package sandbox prescribes: Realm.Func, ArgString, Realm.Sync and a
+// primitive ToValue for the service; Realm.Deliver with positional primitive arguments for
+// the event.
+var benchFacade = &sandbox.Facade{
+	Services: map[string]sandbox.ServiceBinder{
+		"bench":       bindEcho,
+		"bench-tools": generated.Facade.Services[kit.ToolsService.Key()],
+	},
+	Events: map[string]sandbox.EventAdapter{"bench/tick": adaptTick},
+}
+
+func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
+	svc, ok := v.(*Echo)
+	if !ok {
+		return nil, fmt.Errorf("service bench: expected a *Echo, got %T", v)
+	}
+	o := r.Runtime().NewObject()
+	_ = o.Set("hello", r.Func("bench.hello", func(call goja.FunctionCall) goja.Value {
+		name := sandbox.ArgString(r, call, 0, "bench.hello", "name")
+		var res string
+		r.Sync(func() { res = svc.Hello(name) })
+		return r.Runtime().ToValue(res)
+	}))
+	return o, nil
+}
+
+func adaptTick(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
+	return Tick.On(c, func(p TickEvent) {
+		err := r.Deliver(context.Background(), fn, func() []goja.Value {
+			rt := r.Runtime()
+			return []goja.Value{rt.ToValue(p.ID), rt.ToValue(p.Text)}
+		}, nil)
+		if err != nil {
+			r.Logger().Error("listener of bench/tick failed", "err", err)
+		}
+	})
+}
