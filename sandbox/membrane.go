@@ -191,11 +191,41 @@ type view struct {
 	fns map[*goja.Object]goja.Value // wrappers of methods read so far, by function
 }
 
+// A view's prototype is the consumer's Object.prototype. So that no path leads to the
+// provider's intrinsics, the view answers nil — and the consumer's chain answers instead —
+// for an object or function under __proto__ or constructor (the provider's prototypes and
+// constructors, including a class's) and for whatever the provider object only inherits
+// from the provider's Object.prototype (hasOwnProperty, toString, __defineGetter__, …).
+// Methods and getters on the provider's own classes still work.
+
+// provider reads key from the provider object and says whether the view shows it. Called
+// inside an entry of the provider's realm.
+func (v *view) provider(key string) (goja.Value, bool) {
+	pv := v.obj.Get(key)
+	if pv == nil {
+		return nil, false
+	}
+	o, isObj := pv.(*goja.Object)
+	if !isObj {
+		return pv, true // a primitive crosses as it is, whatever its name
+	}
+	if key == "__proto__" || key == "constructor" {
+		return nil, false
+	}
+	objProto, _ := v.m.from.protos()
+	if v.obj != objProto {
+		if inherited := objProto.Get(key); inherited != nil && inherited.SameAs(o) {
+			return nil, false
+		}
+	}
+	return pv, true
+}
+
 func (v *view) Get(key string) goja.Value {
 	var out goja.Value
 	err := v.m.inFrom("reading a provided service", func() {
-		pv := v.obj.Get(key)
-		if pv == nil {
+		pv, ok := v.provider(key)
+		if !ok {
 			return // not there: the consumer's prototype chain answers
 		}
 		if fo, ok := pv.(*goja.Object); ok {
@@ -222,7 +252,7 @@ func (v *view) Get(key string) goja.Value {
 
 func (v *view) Has(key string) bool {
 	var ok bool
-	_ = v.m.inFrom("reading a provided service", func() { ok = v.obj.Get(key) != nil })
+	_ = v.m.inFrom("reading a provided service", func() { _, ok = v.provider(key) })
 	return ok
 }
 
