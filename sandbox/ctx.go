@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -217,6 +218,11 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 			method, name, suggest(name, r.loop.facade.EventNames()))
 	}
 	var off func()
+	fn = f.strikeOut(name, fn, func() {
+		if off != nil {
+			off()
+		}
+	})
 	if once {
 		inner := fn
 		var fired atomic.Bool
@@ -238,6 +244,48 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 		off()
 		return goja.Undefined()
 	})
+}
+
+// maxListenerTimeouts is how many consecutive runs of a listener may exceed CallTimeout
+// before the listener is removed: a listener that loops costs every emitter (and, one lock
+// serving all realms, every mount) a whole CallTimeout per event.
+const maxListenerTimeouts = 3
+
+// strikeOut wraps a listener so that after maxListenerTimeouts consecutive runs ended by its
+// own time bound it is unsubscribed (off) and the mount's log says so.
+func (f *ctxFacade) strikeOut(event string, fn goja.Callable, off func()) goja.Callable {
+	r := f.r
+	strikes := 0 // guarded by the loop's lock: the listener only runs under it
+	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
+		cur := r.loop.cur // the entry delivering this call
+		v, err := fn(this, args...)
+		if !r.timedOut(cur, err) {
+			strikes = 0
+			return v, err
+		}
+		if strikes++; strikes == maxListenerTimeouts {
+			off()
+			msg := fmt.Sprintf("sandbox: the listener of %q ran longer than CallTimeout (%v) %d times in a row and was removed",
+				event, r.loop.timeouts.Call, maxListenerTimeouts)
+			r.logger.Warn(msg, "event", event)
+			if h := r.loop.onError; h != nil {
+				h(r.id, errors.New(r.id+": "+strings.TrimPrefix(msg, "sandbox: ")))
+			}
+		}
+		return v, err
+	}
+}
+
+// timedOut reports whether err is the interrupt of entry e by its own time bound. Lock held.
+func (r *Realm) timedOut(e *entry, err error) bool {
+	var ie *goja.InterruptedError
+	if e == nil || !errors.As(err, &ie) || ie.Value() != any(e) {
+		return false
+	}
+	w := &r.loop.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return e.byBound
 }
 
 // suggest returns ` (did you mean "x"?)` for the closest known name, if any is close.

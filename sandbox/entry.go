@@ -117,6 +117,9 @@ func (r *Realm) end(e *entry) {
 	l := r.loop
 	w := &l.watch
 	w.mu.Lock()
+	if e.parent == nil && len(l.suspended) > 0 {
+		l.excuse(e)
+	}
 	w.unlink(e)
 	fired := e.fired
 	if fired {
@@ -135,6 +138,30 @@ func (r *Realm) end(e *entry) {
 	}
 	if l.waiters > 0 {
 		l.cond.Broadcast()
+	}
+}
+
+// excuse stops the clocks of suspended chains for the time e ran: e began on a free lock
+// (a chain of its own) while those chains were out in Sync — typically an event a Go call
+// of theirs emitted, delivered inline to a listener of another mount. That time is not
+// theirs, so it does not count against their bounds (nor against the wait for a promise
+// they return). Entries of e's own realm keep counting it: it is their code that ran.
+// Called with l.mu and w.mu held.
+func (l *Loop) excuse(e *entry) {
+	d := time.Since(l.watch.epoch) - e.start // e.start lags by up to a tick: generous
+	if d <= 0 {
+		return
+	}
+	for _, c := range l.suspended {
+		for x := c; x != nil; x = x.parent {
+			if x.r == e.r || !x.linked {
+				continue
+			}
+			x.start += d
+			if x.deadline > 0 {
+				x.deadline += d
+			}
+		}
 	}
 }
 

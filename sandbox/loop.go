@@ -78,8 +78,11 @@ type Loop struct {
 	cond    sync.Cond // broadcast when a realm entry ends and someone waits (waiters > 0)
 	waiters int
 	cur     *entry // the lock holder's innermost entry; nil whenever the lock is free
-	free    []*entry
-	watch   watchdog
+	// suspended holds the innermost entries of the chains that are out in Realm.Sync: while
+	// a chain of another realm runs, their clocks stop (see Realm.end).
+	suspended []*entry
+	free      []*entry
+	watch     watchdog
 
 	facade   *Facade
 	timeouts Timeouts

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,6 +120,9 @@ func (r *Realm) Sync(fn func()) {
 	l := r.loop
 	chain := l.cur
 	l.cur = nil // the lock is free: whoever takes it starts a chain of its own
+	if chain != nil {
+		l.suspended = append(l.suspended, chain)
+	}
 	l.mu.Unlock()
 	p := callRecover(fn)
 	l.mu.Lock()
@@ -126,6 +130,11 @@ func (r *Realm) Sync(fn func()) {
 		l.waiters++
 		l.cond.Wait()
 		l.waiters--
+	}
+	if chain != nil {
+		if i := slices.Index(l.suspended, chain); i >= 0 {
+			l.suspended = slices.Delete(l.suspended, i, i+1)
+		}
 	}
 	l.cur = chain
 	if p != nil {
