@@ -96,3 +96,24 @@ func BenchmarkProvideInject(b *testing.B) {
 		p.Dispose(ctx)
 	}
 }
+
+// BenchmarkDisposeAmongMany disposes and re-creates one listening plugin while 10,000
+// others listen to the same event: the cost must not grow with the others.
+func BenchmarkDisposeAmongMany(b *testing.B) {
+	root := kit.New(nil)
+	defer root.Fiber().Dispose(context.Background())
+	p := &kit.Plugin{Name: "p", Apply: func(c *kit.Context) error {
+		_, err := tick.On(c, func(int) {})
+		return err
+	}}
+	for range 10_000 {
+		root.Plugin(p)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := root.Plugin(p).Dispose(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -40,7 +40,7 @@ func (e *SerialEvent[P, R]) Emit(ctx context.Context, c *Context, p P) (R, error
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
-		if !l.scope.enter() {
+		if !l.live() {
 			continue
 		}
 		r, err := e.call(ctx, l, p)
@@ -92,7 +92,7 @@ func (e *BailEvent[P, R]) Emit(c *Context, p P) R {
 		return zero
 	}
 	for _, l := range h.snapshot() {
-		if !l.scope.enter() {
+		if !l.live() {
 			continue
 		}
 		if r := e.call(l, p); r != zero {
@@ -145,7 +145,7 @@ func (e *WaterfallEvent[P, R]) Emit(ctx context.Context, c *Context, p P, last f
 			return zero, err
 		}
 		for ; i < len(ls); i++ {
-			if ls[i].scope.enter() {
+			if ls[i].live() {
 				return e.call(ctx, ls[i], p, func() (R, error) { return step(i + 1) })
 			}
 		}

@@ -227,3 +227,38 @@ func TestWaterfallMode(t *testing.T) {
 		}
 	})
 }
+
+// Listeners removed in any order (compaction runs as the dead accumulate) never run again,
+// and every other listener keeps running exactly once per emit, in registration order.
+func TestListenerRemovalCompaction(t *testing.T) {
+	root := newRoot(t, nil)
+	f := listen(t, root, "many", noop)
+	const n = 200
+	var got []int
+	offs := make([]func(), n)
+	for i := range n {
+		off, err := tick.On(f.Context(), func(int) { got = append(got, i) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs[i] = off
+	}
+	removed := map[int]bool{}
+	for k := range n - 10 {
+		i := (k * 37) % n // a fixed permutation of 0..n-1
+		offs[i]()
+		removed[i] = true
+		got = got[:0]
+		tick.Emit(root, 0)
+		prev := -1
+		for _, x := range got {
+			if removed[x] || x <= prev {
+				t.Fatalf("after removing %d listeners: ran %v", k+1, got)
+			}
+			prev = x
+		}
+		if len(got) != n-k-1 {
+			t.Fatalf("after removing %d listeners: %d ran, want %d", k+1, len(got), n-k-1)
+		}
+	}
+}

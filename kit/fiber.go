@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -61,15 +62,27 @@ type Fiber struct {
 	err       error
 	scope     *scope    // the current activation; nil when not loading or active
 	effects   []*effect // registrations of the current activation, oldest first
+	dropped   int       // effects in effects that are done, compacted away in bulk
 	busy      chan struct{}
 	parentEff *effect // the parent's effect that disposes this fiber
 }
 
 // An effect is one registration owned by a fiber, undone by dispose.
 type effect struct {
-	what    string
+	what    label
 	dispose func(ctx context.Context) error
 	done    atomic.Bool
+}
+
+// A label names an effect in error messages. It is formatted only when an error needs it,
+// so registering costs no string building.
+type label struct{ kind, name string }
+
+func (l label) String() string {
+	if l.name == "" {
+		return l.kind
+	}
+	return l.kind + " " + strconv.Quote(l.name)
 }
 
 // ID returns the fiber's unique id within its runtime.
@@ -230,7 +243,7 @@ func (f *Fiber) teardown(ctx context.Context) error {
 	f.root.reconcile(f.root.keysOf(f)) // the fiber is no longer active: its services are hidden
 	f.mu.Lock()
 	sc, effs := f.scope, f.effects
-	f.effects = nil
+	f.effects, f.dropped = nil, 0
 	f.mu.Unlock()
 	var errs []error
 	if sc != nil {
@@ -269,7 +282,7 @@ func runDispose(ctx context.Context, e *effect) (err error) {
 // addEffect records a registration on the current activation. setup runs under the
 // fiber's lock once the registration is accepted, so a concurrent teardown either sees
 // the effect or rejects it; it must not call back into the fiber.
-func (f *Fiber) addEffect(what string, setup func(*scope), dispose func(context.Context) error) (*effect, error) {
+func (f *Fiber) addEffect(what label, setup func(*scope), dispose func(context.Context) error) (*effect, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.scope == nil || !f.scope.open() {
@@ -292,15 +305,24 @@ func (f *Fiber) cancelEffect(ctx context.Context, e *effect) error {
 	return runDispose(ctx, e)
 }
 
+// dropEffect forgets an effect that is done (its done flag is already set). Done effects
+// are compacted away in bulk once they are half the list, so a fiber whose children come
+// and go by the thousand (the mount group) does not pay a linear search per removal.
 func (f *Fiber) dropEffect(e *effect) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for i, x := range f.effects {
-		if x == e {
-			f.effects = append(f.effects[:i], f.effects[i+1:]...)
-			return
+	f.dropped++
+	if f.dropped < 16 || 2*f.dropped < len(f.effects) {
+		return
+	}
+	live := f.effects[:0]
+	for _, x := range f.effects {
+		if !x.done.Load() {
+			live = append(live, x)
 		}
 	}
+	clear(f.effects[len(live):])
+	f.effects, f.dropped = live, 0
 }
 
 // activeScope returns the current activation if it accepts callbacks.

@@ -21,10 +21,7 @@ type ServiceInfo struct {
 
 // Fibers lists every live fiber of the runtime c belongs to, in creation order.
 func (c *Context) Fibers() []FiberInfo {
-	r := c.fiber.root
-	r.mu.Lock()
-	fibers := append([]*Fiber(nil), r.fibers...)
-	r.mu.Unlock()
+	fibers := c.fiber.root.liveFibers()
 	out := make([]FiberInfo, 0, len(fibers))
 	for _, f := range fibers {
 		out = append(out, f.Info())
@@ -54,11 +51,8 @@ func (c *Context) Services() []ServiceInfo {
 
 // Children returns the live child fibers of f, in creation order.
 func (f *Fiber) Children() []*Fiber {
-	r := f.root
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []*Fiber
-	for _, x := range r.fibers {
+	for _, x := range f.root.liveFibers() {
 		if x.parent == f {
 			out = append(out, x)
 		}

@@ -31,7 +31,7 @@ type root struct {
 	hubs   hubTable
 
 	mu         sync.Mutex
-	fibers     []*Fiber // live fibers, creation order
+	fibers     map[*Fiber]struct{} // live fibers; listings sort them by id (creation order)
 	dependents map[string][]*Fiber
 	services   map[string]*serviceEntry
 	seq        uint64
@@ -46,6 +46,7 @@ type root struct {
 func New(opts *Options) *Context {
 	r := &root{
 		logger:     slog.Default(),
+		fibers:     map[*Fiber]struct{}{},
 		dependents: map[string][]*Fiber{},
 		services:   map[string]*serviceEntry{},
 	}
@@ -56,7 +57,7 @@ func New(opts *Options) *Context {
 	f.ctx = &Context{fiber: f}
 	f.scope = newScope()
 	f.setState(StateActive)
-	r.fibers = append(r.fibers, f)
+	r.fibers[f] = struct{}{}
 
 	tools := &Tools{root: f.ctx, byName: map[string]*toolEntry{}}
 	f.ctx.Plugin(&Plugin{Name: "tools", Apply: func(c *Context) error { return ToolsService.Provide(c, tools) }})
@@ -93,7 +94,7 @@ func (c *Context) Plugin(p *Plugin) *Fiber {
 			return failed(f, fmt.Errorf("kit: plugin %q injects an empty service key; list service keys such as \"tools\"", p.Name))
 		}
 	}
-	eff, err := parent.addEffect("plugin "+p.Name, nil, f.Dispose)
+	eff, err := parent.addEffect(label{"plugin", p.Name}, nil, f.Dispose)
 	if err != nil {
 		return failed(f, err)
 	}
@@ -120,14 +121,14 @@ func (c *Context) Effect(dispose func() error) error {
 	if dispose == nil {
 		return fmt.Errorf("kit: Effect needs a non-nil dispose func")
 	}
-	_, err := c.fiber.addEffect("effect", nil, func(context.Context) error { return dispose() })
+	_, err := c.fiber.addEffect(label{kind: "effect"}, nil, func(context.Context) error { return dispose() })
 	return err
 }
 
 func (r *root) addFiber(f *Fiber) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.fibers = append(r.fibers, f)
+	r.fibers[f] = struct{}{}
 	for _, k := range f.inject {
 		r.dependents[k] = append(r.dependents[k], f)
 	}
@@ -136,13 +137,25 @@ func (r *root) addFiber(f *Fiber) {
 func (r *root) removeFiber(f *Fiber) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.fibers = slices.DeleteFunc(r.fibers, func(x *Fiber) bool { return x == f })
+	delete(r.fibers, f)
 	for _, k := range f.inject {
 		r.dependents[k] = slices.DeleteFunc(r.dependents[k], func(x *Fiber) bool { return x == f })
 		if len(r.dependents[k]) == 0 {
 			delete(r.dependents, k)
 		}
 	}
+}
+
+// liveFibers returns the live fibers in creation order.
+func (r *root) liveFibers() []*Fiber {
+	r.mu.Lock()
+	out := make([]*Fiber, 0, len(r.fibers))
+	for f := range r.fibers {
+		out = append(out, f)
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b *Fiber) int { return cmp.Compare(a.id, b.id) })
+	return out
 }
 
 // reconcile re-evaluates every fiber that injects one of keys, in creation order.

@@ -77,7 +77,7 @@ func (c *Context) Provide(key string, v any) error {
 	r.services[key] = e
 	r.mu.Unlock()
 
-	_, err := f.addEffect(fmt.Sprintf("service %q", key), nil, func(context.Context) error {
+	_, err := f.addEffect(label{"service", key}, nil, func(context.Context) error {
 		r.mu.Lock()
 		if r.services[key] == e {
 			delete(r.services, key)

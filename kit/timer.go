@@ -87,7 +87,7 @@ func schedule(c *Context, what string, d time.Duration, repeat bool, fn func()) 
 			f.dropEffect(eff)
 		}
 	}
-	eff, err := f.addEffect(what, func(sc *scope) {
+	eff, err := f.addEffect(label{kind: what}, func(sc *scope) {
 		te.mu.Lock()
 		te.tm = time.AfterFunc(d, func() { fire(sc) })
 		te.mu.Unlock()

@@ -82,7 +82,7 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 		return nil, fmt.Errorf("kit: tool %q is already registered by plugin %q; plugin %q cannot register it again: %w",
 			tool.Name, old.owner.name, c.fiber.name, ErrDuplicate)
 	}
-	eff, err := f.addEffect(fmt.Sprintf("tool %q", tool.Name), func(sc *scope) { e.scope = sc }, func(context.Context) error {
+	eff, err := f.addEffect(label{"tool", tool.Name}, func(sc *scope) { e.scope = sc }, func(context.Context) error {
 		t.remove(e)
 		return nil
 	})
