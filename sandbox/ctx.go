@@ -259,7 +259,7 @@ func (f *ctxFacade) strikeOut(event string, fn goja.Callable, off func()) goja.C
 	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
 		cur := r.loop.cur // the entry delivering this call
 		v, err := fn(this, args...)
-		if !r.timedOut(cur, err) {
+		if err == nil || !r.timedOut(cur, err) {
 			strikes = 0
 			return v, err
 		}
