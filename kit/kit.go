@@ -34,6 +34,7 @@ type root struct {
 	fibers     map[*Fiber]struct{} // live fibers; listings sort them by id (creation order)
 	dependents map[string][]*Fiber
 	services   map[string]*serviceEntry
+	owned      map[*Fiber][]string // service keys by providing fiber
 	seq        uint64
 }
 
@@ -49,6 +50,7 @@ func New(opts *Options) *Context {
 		fibers:     map[*Fiber]struct{}{},
 		dependents: map[string][]*Fiber{},
 		services:   map[string]*serviceEntry{},
+		owned:      map[*Fiber][]string{},
 	}
 	if opts != nil && opts.Logger != nil {
 		r.logger = opts.Logger

@@ -1,10 +1,10 @@
 package kit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 )
 
 // A Service is a typed handle on a service key. Declare services as package-level
@@ -75,21 +75,16 @@ func (c *Context) Provide(key string, v any) error {
 	r.seq++
 	e := &serviceEntry{key: key, value: v, owner: f, seq: r.seq}
 	r.services[key] = e
+	r.owned[f] = append(r.owned[f], key)
 	r.mu.Unlock()
 
 	_, err := f.addEffect(label{"service", key}, nil, func(context.Context) error {
-		r.mu.Lock()
-		if r.services[key] == e {
-			delete(r.services, key)
-		}
-		r.mu.Unlock()
+		r.forget(e)
 		r.reconcile([]string{key})
 		return nil
 	})
 	if err != nil {
-		r.mu.Lock()
-		delete(r.services, key)
-		r.mu.Unlock()
+		r.forget(e)
 		return err
 	}
 	if f.State() == StateActive {
@@ -126,17 +121,27 @@ func (r *root) missing(keys []string) []string {
 	return out
 }
 
+// forget removes e from the store and from its owner's index.
+func (r *root) forget(e *serviceEntry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.services[e.key] == e {
+		delete(r.services, e.key)
+	}
+	keys := slices.DeleteFunc(r.owned[e.owner], func(k string) bool { return k == e.key })
+	if len(keys) == 0 {
+		delete(r.owned, e.owner)
+	} else {
+		r.owned[e.owner] = keys
+	}
+}
+
 // keysOf returns the keys f provides, sorted.
 func (r *root) keysOf(f *Fiber) []string {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	var keys []string
-	for k, e := range r.services {
-		if e.owner == f {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	keys := slices.Clone(r.owned[f])
+	r.mu.Unlock()
+	slices.Sort(keys)
 	return keys
 }
 
@@ -159,6 +164,6 @@ func sortedServices(r *root) []*serviceEntry {
 		out = append(out, e)
 	}
 	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b *serviceEntry) int { return int(a.seq) - int(b.seq) })
+	slices.SortFunc(out, func(a, b *serviceEntry) int { return cmp.Compare(a.seq, b.seq) })
 	return out
 }
