@@ -214,9 +214,7 @@ func nonNil(xs []string) []string {
 
 // teachMountFailure adds the next step to errors a model can fix by itself.
 func teachMountFailure(id string, err error) error {
-	// A collision raised inside JavaScript reaches us as the thrown Error's text, so the
-	// sentinel's text is matched too.
-	if errors.Is(err, kit.ErrDuplicate) || strings.Contains(err.Error(), kit.ErrDuplicate.Error()) {
+	if errors.Is(err, kit.ErrDuplicate) {
 		return fmt.Errorf("temporary Plugin %s failed to start and was removed: %w. If an earlier mount registered that name, unmount it first (find it with cordis_inspect what:\"temporary\") or pick another name", id, err)
 	}
 	return fmt.Errorf("temporary Plugin %s failed to start and was removed: %w", id, err)
