@@ -29,11 +29,11 @@ var ErrUnknownTool = errors.New("unknown tool")
 
 // ToolSchema is the read-only description of a tool: what a model sees.
 type ToolSchema struct {
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// InputSchema and OutputSchema are JSON Schema documents (draft 2020-12).
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // A Tool is a model-facing tool: its schema and the function that runs it.
