@@ -134,13 +134,21 @@ func (m *Mount) Start(ctx context.Context, parent *kit.Context) (*kit.Fiber, err
 // ctx, for those calls to return.
 func (m *Mount) Close(ctx context.Context) error {
 	r := m.realm
-	r.loop.mu.Lock()
+	l := r.loop
+	l.mu.Lock()
 	r.close()
-	r.loop.mu.Unlock()
-	done := make(chan struct{})
-	go func() { r.wg.Wait(); close(done) }()
+	if r.inflight == 0 {
+		// The common case: nothing to wait for, so no goroutine and no channel.
+		l.mu.Unlock()
+		return nil
+	}
+	if r.idle == nil {
+		r.idle = make(chan struct{})
+	}
+	idle := r.idle
+	l.mu.Unlock()
 	select {
-	case <-done:
+	case <-idle:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("%s: closing: waiting for async Go calls: %w", r.id, context.Cause(ctx))

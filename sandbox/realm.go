@@ -38,7 +38,10 @@ type Realm struct {
 
 	ctx    context.Context // cancelled by close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // this realm's async Go calls
+	// inflight counts this realm's async Go calls that have not settled; idle, made by a
+	// Close that finds some, is closed by the last of them. Guarded by loop.mu.
+	inflight int
+	idle     chan struct{}
 
 	promiseThen goja.Callable // the intrinsic Promise.prototype.then
 	objectProto *goja.Object  // the intrinsic Object.prototype; lazily (see protos)
@@ -163,9 +166,8 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
 		return r.rt.ToValue(p)
 	}
-	r.wg.Add(1)
+	r.inflight++
 	started := r.loop.spawn(func() {
-		defer r.wg.Done()
 		ctx, cancel := r.ctx, context.CancelFunc(func() {})
 		if limit > 0 {
 			ctx, cancel = context.WithTimeout(ctx, limit)
@@ -174,6 +176,7 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 		cancel()
 		r.loop.mu.Lock()
 		defer r.loop.mu.Unlock()
+		defer r.asyncDone()
 		e, berr := r.begin(context.Background(), "settling an async Go call", "CallTimeout", r.loop.timeouts.Call)
 		if berr != nil {
 			return // the mount is gone; nobody can observe the promise
@@ -196,10 +199,20 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 		r.end(e)
 	})
 	if !started {
-		r.wg.Done()
+		r.asyncDone()
 		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
 	}
 	return r.rt.ToValue(p)
+}
+
+// asyncDone ends one async Go call: the last one to end while a Close waits wakes it.
+// Called with l.mu held.
+func (r *Realm) asyncDone() {
+	r.inflight--
+	if r.inflight == 0 && r.idle != nil {
+		close(r.idle)
+		r.idle = nil
+	}
 }
 
 func callAsync(ctx context.Context, call func(context.Context) (func() goja.Value, error)) (settle func() goja.Value, err error) {

@@ -434,3 +434,62 @@ func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
 		t.Errorf("the listener's continuation did not run once the outer call returned: %s", got)
 	}
 }
+
+// Mount.Close returns at once when no async Go call is in flight (no goroutine, no
+// allocation), and otherwise waits — bounded by its context — for the calls to end, their
+// contexts cancelled; the last call to end wakes every waiting Close.
+func TestMountCloseWaitsForAsync(t *testing.T) {
+	l, _ := newTestLoop(t, nil)
+	r := testRealm(t, l, "dyn-1")
+	cancelled, release := make(chan struct{}), make(chan struct{})
+	set(r, "block", func(r *Realm) any {
+		return r.Func("t.block", func(goja.FunctionCall) goja.Value {
+			return r.async(0, func(ctx context.Context) (func() goja.Value, error) {
+				<-ctx.Done()
+				close(cancelled)
+				<-release
+				return nil, nil
+			})
+		})
+	})
+	if _, err := run(r, `block(); 1`); err != nil {
+		t.Fatal(err)
+	}
+	m := &Mount{realm: r}
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := m.Close(short); err == nil || !strings.Contains(err.Error(), "waiting for async Go calls") {
+		t.Fatalf("Close with a call in flight: %v", err)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the async call's context was not cancelled by Close")
+	}
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			errs <- m.Close(ctx)
+		}()
+	}
+	time.Sleep(10 * time.Millisecond)
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("Close after the call ended: %v", err)
+		}
+	}
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(100, func() {
+		if err := m.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Close with nothing in flight allocates %v times", n)
+	}
+	if got := runJSON(r, `1`); !strings.Contains(got, ErrClosed.Error()) {
+		t.Errorf("entry after Close: %s", got)
+	}
+}
