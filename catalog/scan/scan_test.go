@@ -73,6 +73,7 @@ func TestServices(t *testing.T) {
 		"async readFile(path: string): Promise<string>",
 		"stat(path: string): Info | undefined",
 		"watch(path: string, fn: (change: Change, at: number) => void): () => void",
+		"head(path: string, lines: number, opts: HeadOptions): string",
 	}
 	if got := fs.Signatures(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("fs signatures (Close is internal):\n%s", strings.Join(got, "\n"))

@@ -200,8 +200,8 @@ func (w *facadeWriter) argument(a jen.Code, method string, p catalog.Param, js i
 		return w.callbackArg(a, method, p, js)
 	}
 	if fn, native := argFunc(w.plainBasic(p.Go)); fn != "" {
-		v := jen.Qual(SandboxPath, fn).Call(idR, jen.Id("call"), jen.Lit(js), jen.Lit(method), jen.Lit(p.JSName))
-		return []jen.Code{jen.Add(a).Op(":=").Add(convertTo(p.Go, native, v))}
+		args := []jen.Code{idR, jen.Id("call"), jen.Lit(js), jen.Lit(method), jen.Lit(p.JSName)}
+		return []jen.Code{jen.Add(a).Op(":=").Add(w.readBasic(p.Go, fn, native, args, jen.Lit(method), jen.Lit(p.JSName)))}
 	}
 	path := jen.Lit(method + ": parameter " + p.JSName)
 	return []jen.Code{jen.Add(a).Op(":=").Add(w.fromJS(p.Go, jen.Id("call").Dot("Argument").Call(jen.Lit(js)), path))}

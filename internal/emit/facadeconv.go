@@ -43,6 +43,75 @@ func argFunc(gt *catalog.GoType) (fn, native string) {
 	return "ArgInt", "int64"
 }
 
+// intRange is the range of a Go integer type into which an integer read from JavaScript
+// (an int64 within ±2^53) does not always fit, as the bounds the check states: the signed
+// and unsigned types narrower than 64 bits, and the unsigned ones (no negative values).
+// int and int64 need no check on the 64-bit platforms the façade runs on; the check is
+// still portable, since it compares the converted value with the original.
+var intRange = map[string]string{
+	"int8":    "between -128 and 127",
+	"int16":   "between -32768 and 32767",
+	"int32":   "between -2147483648 and 2147483647",
+	"int":     "within the range of int",
+	"uint8":   "between 0 and 255",
+	"uint16":  "between 0 and 65535",
+	"uint32":  "between 0 and 4294967295",
+	"uint":    "between 0 and 2^53",
+	"uint64":  "between 0 and 2^53",
+	"uintptr": "between 0 and 2^53",
+}
+
+// intChecked narrows v, an int64 that sandbox.ArgInt or ToInt returned, to the basic
+// integer type basic through a generated helper that throws a TypeError (a
+// *sandbox.ArgError naming method and param, or the path in param) when the value does
+// not fit, instead of letting the conversion wrap. It returns v unchanged for int64, and
+// false when basic is not an integer type.
+func (w *facadeWriter) intChecked(basic string, v, method, param jen.Code) (jen.Code, bool) {
+	if basic == "int64" {
+		return v, true
+	}
+	want, ok := intRange[basic]
+	if !ok {
+		return nil, false
+	}
+	name := "cordisCheck" + strings.ToUpper(basic[:1]) + basic[1:]
+	if _, done := w.helpers[name]; !done {
+		x, y := jen.Id("x"), jen.Id("y")
+		fits := jen.Int64().Call(y).Op("==").Add(x)
+		if strings.HasPrefix(basic, "uint") {
+			fits = x.Clone().Op(">=").Lit(0).Op("&&").Uint64().Call(y).Op("==").Uint64().Call(x)
+		}
+		w.helpers[name] = jen.Comment(fmt.Sprintf("%s converts x, an integer read from JavaScript, to %s. It throws a", name, basic)).Line().
+			Comment("TypeError when x does not fit, rather than letting the conversion wrap.").Line().
+			Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Int64(), jen.List(jen.Id("method"), jen.Id("param")).String()).Id(basic).Block(
+			jen.Id("y").Op(":=").Id(basic).Call(jen.Id("x")),
+			jen.If(jen.Op("!").Parens(fits)).Block(
+				jen.Id("r").Dot("Throw").Call(jen.Op("&").Qual(SandboxPath, "ArgError").Values(jen.Dict{
+					jen.Id("Method"): jen.Id("method"),
+					jen.Id("Param"):  jen.Id("param"),
+					jen.Id("Want"):   jen.Lit("an integer " + want),
+					jen.Id("Got"):    jen.Qual("strconv", "FormatInt").Call(jen.Id("x"), jen.Lit(10)),
+				}))),
+			jen.Return(jen.Id("y")))
+	}
+	return jen.Id(name).Call(idR, v, method, param), true
+}
+
+// readBasic reads a plain basic value (see plainBasic) with the sandbox function fn,
+// called with args, and converts it to gt: integers narrower than int64 range-checked,
+// named types converted.
+func (w *facadeWriter) readBasic(gt *catalog.GoType, fn, native string, args []jen.Code, method, param jen.Code) jen.Code {
+	v := jen.Qual(SandboxPath, fn).Call(args...)
+	if native == "int64" {
+		if basic := w.plainBasic(gt); basic.Kind == catalog.KindBasic {
+			if checked, ok := w.intChecked(basic.Name, v, method, param); ok {
+				return convertTo(gt, basic.Name, checked)
+			}
+		}
+	}
+	return convertTo(gt, native, v)
+}
+
 // toFunc is argFunc's counterpart for values inside a structure.
 func toFunc(arg string) string { return "To" + strings.TrimPrefix(arg, "Arg") }
 
@@ -179,7 +248,7 @@ func (w *facadeWriter) disposerToJS() string {
 // TypeError that names path when v does not fit.
 func (w *facadeWriter) fromJS(gt *catalog.GoType, v, path jen.Code) jen.Code {
 	if fn, native := argFunc(w.plainBasic(gt)); fn != "" {
-		return convertTo(gt, native, jen.Qual(SandboxPath, toFunc(fn)).Call(idR, v, path))
+		return w.readBasic(gt, toFunc(fn), native, []jen.Code{idR, v, path}, jen.Lit(""), path)
 	}
 	switch gt.Kind {
 	case catalog.KindStruct:

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -44,6 +45,14 @@ func (f *fakeFS) Watch(c *kit.Context, path string, fn func(rt.Change, time.Dura
 	return func() { f.stopped = true }, nil
 }
 
+func (f *fakeFS) Head(path string, lines int16, opts *rt.HeadOptions) string {
+	skip := uint8(0)
+	if opts != nil {
+		skip = opts.Skip
+	}
+	return fmt.Sprintf("%s:%d:%d", path, lines, skip)
+}
+
 func (f *fakeFS) Close() error { return nil }
 
 const plugin = `
@@ -73,6 +82,9 @@ const plugin = `
 					try { await ctx.fs.readFile('missing') } catch (e) { out.readErr = e.message }
 					try { ctx.fs.stat(7) } catch (e) { out.typeErr = e.name + ': ' + e.message }
 					out.hidden = typeof ctx.fs.close;
+					out.head = ctx.fs.head('/a', -32768, { skip: 255 });
+					const tries = [[32768, undefined], [-32769, undefined], [2 ** 40, undefined], [1, { skip: 256 }], [1, { skip: -1 }]];
+					out.rangeErrs = tries.map(([n, o]) => { try { return ctx.fs.head('/a', n, o) } catch (e) { return e.name + ': ' + e.message } });
 					return out;
 				},
 			});
@@ -136,6 +148,12 @@ func TestGeneratedFacade(t *testing.T) {
 		"readErr":     `"no such file"`,
 		"typeErr":     `"TypeError: fs.stat: parameter path: expected a string, got number"`,
 		"hidden":      `"undefined"`,
+		"head":        `"/a:-32768:255"`,
+		"rangeErrs": `["TypeError: fs.head: parameter lines: expected an integer between -32768 and 32767, got 32768",` +
+			`"TypeError: fs.head: parameter lines: expected an integer between -32768 and 32767, got -32769",` +
+			`"TypeError: fs.head: parameter lines: expected an integer between -32768 and 32767, got 1099511627776",` +
+			`"TypeError: fs.head: parameter opts.skip: expected an integer between 0 and 255, got 256",` +
+			`"TypeError: fs.head: parameter opts.skip: expected an integer between 0 and 255, got -1"]`,
 	} {
 		b, _ := json.Marshal(got[key])
 		if string(b) != want {
