@@ -233,6 +233,34 @@ func TestGlobals(t *testing.T) {
 	}
 }
 
+// The sandbox globals are built on first access, once per realm, and behave as globals:
+// readable in strict code, shadowed by an assignment, listed by for-in.
+func TestGlobalsLazy(t *testing.T) {
+	h := newHost(t, nil)
+	m, f := h.mustMount(`return (ctx) => {}`)
+	defer h.unmount(m, f)
+	if n := len(m.realm.globals.vals); n != 0 {
+		t.Errorf("a mount that touches no sandbox global built %d of them", n)
+	}
+	tests := []struct{ src, want string }{
+		{`require === require && console === globalThis.console && btoa === globalThis.btoa`, `true`},
+		{`(function () { 'use strict'; return [typeof require, typeof console.log, typeof TextEncoder, typeof process] })()`, `["function","function","function","undefined"]`},
+		{`(function () { 'use strict'; try { fetch('x') } catch (e) { return e.name } })()`, `"TypeError"`},
+		{`(function () { 'use strict'; try { process } catch (e) { return e.name + ': ' + e.message } })()`, `"ReferenceError: process is not defined"`},
+		{`'require' in globalThis && 'TextDecoder' in globalThis && !('Buffer' in globalThis)`, `true`},
+		{`const ks = []; for (const k in globalThis) ks.push(k); ['console', 'btoa', 'atob', 'require', 'fetch'].every(k => ks.includes(k)) && !ks.includes('TextEncoder')`, `true`},
+		{`globalThis.console = { log: () => 'mine' }; console.log()`, `"mine"`},
+		{`(function () { 'use strict'; globalThis.btoa = () => 'mine'; return btoa() })()`, `"mine"`},
+		{`atob = 1; atob`, `1`},
+		{`toString.call([])`, `"[object Array]"`},
+	}
+	for _, tt := range tests {
+		if got := h.eval(m, tt.src); got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.src, got, tt.want)
+		}
+	}
+}
+
 func TestRealmsAreIsolated(t *testing.T) {
 	h := newHost(t, nil)
 	a, fa := h.mustMount(`

@@ -36,15 +36,161 @@ func trapMessage(name, hint string) string {
 	return name + " is not available in the mount sandbox — " + hint
 }
 
-// installGlobals defines the sandbox globals: console, btoa/atob, TextEncoder/TextDecoder
-// and the traps. process and Buffer are simply not defined. Called before any mount code.
+// sandboxGlobalNames are the globals the sandbox adds, in the order for-in lists them.
+// TextEncoder and TextDecoder are not enumerated (like the web's constructors).
+var sandboxGlobalNames = [...]string{
+	"console", "btoa", "atob",
+	"require", "setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "fetch",
+}
+
+// isSandboxGlobal reports whether name is one of the globals the sandbox adds.
+func isSandboxGlobal(name string) bool {
+	switch name {
+	case "console", "btoa", "atob", "TextEncoder", "TextDecoder":
+		return true
+	}
+	return trapHint(name) != ""
+}
+
+// trapHint returns the hint of the trap called name, or "".
+func trapHint(name string) string {
+	for _, t := range traps {
+		if t.name == name {
+			return t.hint
+		}
+	}
+	return ""
+}
+
+// installGlobals makes the sandbox globals available: console, btoa/atob,
+// TextEncoder/TextDecoder and the traps. process and Buffer are simply not defined. Called
+// before any mount code.
+//
+// Nothing is built here: most mounts never touch these globals, and each native function
+// costs a realm about half a microsecond. Instead the global object's prototype becomes a
+// dynamic object (sandboxGlobals, one per realm, embedded in the Realm) standing between
+// it and Object.prototype; it builds each global on first access and keeps it, so
+// `require === require` and `typeof require === 'function'` hold as before. Reads resolve
+// through it (in strict code too); a sloppy assignment (`TextEncoder = 1`) or
+// globalThis.console = … creates an own property of the global object that shadows it.
+// (goja checks only own properties for a strict-mode assignment to an undeclared global,
+// so there `console = …` is a ReferenceError; globalThis.console = … works.)
+//
+// The intrinsic Promise.prototype.then is captured now, before mount code can replace it;
+// the floor pays for creating Promise too, when its async body makes the first promise.
 func (r *Realm) installGlobals() {
 	rt := r.rt
-	g := rt.GlobalObject()
 	then, _ := goja.AssertFunction(rt.Get("Promise").(*goja.Object).Get("prototype").(*goja.Object).Get("then"))
 	r.promiseThen = then
+	r.globals.r = r
+	_ = rt.GlobalObject().SetPrototype(rt.NewDynamicObject(&r.globals))
+}
 
-	console := rt.NewObject()
+// sandboxGlobals is the global object's prototype in a realm: the sandbox globals, built
+// on first access. All methods run with the lock held (JavaScript is running).
+type sandboxGlobals struct {
+	r *Realm
+	// vals holds the globals built so far and whatever was assigned to the prototype
+	// itself; a nil value marks a deleted name.
+	vals map[string]goja.Value
+}
+
+// Get implements goja.DynamicObject. A nil result resolves through Object.prototype.
+func (g *sandboxGlobals) Get(key string) goja.Value {
+	if v, ok := g.vals[key]; ok {
+		return v
+	}
+	if !isSandboxGlobal(key) {
+		return nil
+	}
+	v := g.r.buildGlobal(key)
+	if g.vals == nil {
+		g.vals = make(map[string]goja.Value, 4)
+	}
+	g.vals[key] = v
+	return v
+}
+
+// Has implements goja.DynamicObject.
+func (g *sandboxGlobals) Has(key string) bool {
+	if v, ok := g.vals[key]; ok {
+		return v != nil
+	}
+	return isSandboxGlobal(key)
+}
+
+// Set implements goja.DynamicObject: only a write to the prototype itself lands here (an
+// assignment to a global creates an own property of the global object instead).
+func (g *sandboxGlobals) Set(key string, v goja.Value) bool {
+	if g.vals == nil {
+		g.vals = make(map[string]goja.Value, 4)
+	}
+	g.vals[key] = v
+	return true
+}
+
+// Delete implements goja.DynamicObject.
+func (g *sandboxGlobals) Delete(key string) bool {
+	if isSandboxGlobal(key) {
+		g.Set(key, nil)
+	} else {
+		delete(g.vals, key)
+	}
+	return true
+}
+
+// Keys implements goja.DynamicObject: what for-in lists after the global object's own
+// properties.
+func (g *sandboxGlobals) Keys() []string {
+	keys := make([]string, 0, len(sandboxGlobalNames)+len(g.vals))
+	for _, k := range sandboxGlobalNames {
+		if g.Has(k) {
+			keys = append(keys, k)
+		}
+	}
+	for k, v := range g.vals {
+		if v != nil && !isSandboxGlobal(k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// buildGlobal builds the sandbox global name on its first access. Lock held.
+func (r *Realm) buildGlobal(name string) goja.Value {
+	rt := r.rt
+	switch name {
+	case "console":
+		return r.console()
+	case "btoa":
+		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
+			s := toString(r, call.Argument(0), "btoa", "data")
+			return rt.ToValue(base64.StdEncoding.EncodeToString([]byte(s)))
+		})
+	case "atob":
+		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
+			s := toString(r, call.Argument(0), "atob", "data")
+			b, err := decodeBase64(s)
+			if err != nil {
+				r.throwf("atob: the argument is not valid base64: %v", err)
+			}
+			return rt.ToValue(strings.ToValidUTF8(string(b), "\uFFFD"))
+		})
+	case "TextEncoder":
+		return r.textEncoder()
+	case "TextDecoder":
+		return r.textDecoder()
+	}
+	msg := trapMessage(name, trapHint(name))
+	return rt.ToValue(func(goja.FunctionCall) goja.Value {
+		panic(rt.NewTypeError(msg))
+	})
+}
+
+// console builds the console object: each method logs to the realm's logger (tagged with
+// the mount id) at its level.
+func (r *Realm) console() goja.Value {
+	console := r.rt.NewObject()
 	for _, m := range [...]struct {
 		name  string
 		level slog.Level
@@ -54,46 +200,7 @@ func (r *Realm) installGlobals() {
 			return goja.Undefined()
 		})
 	}
-	_ = g.Set("console", console)
-	_ = g.Set("btoa", func(call goja.FunctionCall) goja.Value {
-		s := toString(r, call.Argument(0), "btoa", "data")
-		return rt.ToValue(base64.StdEncoding.EncodeToString([]byte(s)))
-	})
-	_ = g.Set("atob", func(call goja.FunctionCall) goja.Value {
-		s := toString(r, call.Argument(0), "atob", "data")
-		b, err := decodeBase64(s)
-		if err != nil {
-			r.throwf("atob: the argument is not valid base64: %v", err)
-		}
-		return rt.ToValue(strings.ToValidUTF8(string(b), "\uFFFD"))
-	})
-	for _, t := range traps {
-		msg := trapMessage(t.name, t.hint)
-		_ = g.Set(t.name, func(goja.FunctionCall) goja.Value {
-			panic(rt.NewTypeError(msg))
-		})
-	}
-	r.lazyGlobal("TextEncoder", r.textEncoder)
-	r.lazyGlobal("TextDecoder", r.textDecoder)
-}
-
-// lazyGlobal defines a global whose value is built on first access (most mounts never
-// touch TextEncoder, and each realm pays for what it uses). Assigning it replaces it.
-func (r *Realm) lazyGlobal(name string, build func() goja.Value) {
-	g := r.rt.GlobalObject()
-	define := func(v goja.Value) {
-		_ = g.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	}
-	get := r.rt.ToValue(func(goja.FunctionCall) goja.Value {
-		v := build()
-		define(v)
-		return v
-	})
-	set := r.rt.ToValue(func(call goja.FunctionCall) goja.Value {
-		define(call.Argument(0))
-		return goja.Undefined()
-	})
-	_ = g.DefineAccessorProperty(name, get, set, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return console
 }
 
 // decodeBase64 accepts standard base64 with or without padding, ignoring ASCII whitespace

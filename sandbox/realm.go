@@ -53,6 +53,8 @@ type Realm struct {
 	errMu      sync.Mutex
 	goErrs     map[weak.Pointer[goja.Object]]error
 	intrinsics *intrinsics // lazily captured constructors (TextEncoder needs Uint8Array)
+
+	globals sandboxGlobals // the global object's prototype (see installGlobals)
 }
 
 // newRealm creates the runtime for mount id and installs the globals. Called with l.mu held.
