@@ -15,7 +15,7 @@ import (
 )
 
 // ctxMembers are the verbs of the ctx façade, in the order Object.keys lists them.
-var ctxMembers = []string{"on", "once", "provide", "get", "effect", "tools", "setTimeout", "setInterval", "sleep"}
+var ctxMembers = [...]string{"on", "once", "provide", "get", "effect", "tools", "setTimeout", "setInterval", "sleep"}
 
 // objectProtoNames resolve through the ctx façade's prototype (Object.prototype) instead of
 // being denied, so String(ctx), ctx.hasOwnProperty(…) and the like behave normally; then
@@ -35,7 +35,7 @@ type ctxFacade struct {
 	c        *kit.Context
 	inject   []string
 	obj      *goja.Object
-	members  map[string]goja.Value
+	members  [len(ctxMembers)]goja.Value // the verbs built so far, by their index in ctxMembers
 	services map[string]goja.Value
 	ended    atomic.Bool
 }
@@ -54,16 +54,11 @@ func (f *ctxFacade) injects(key string) bool { return slices.Contains(f.inject, 
 
 // Get implements goja.DynamicObject.
 func (f *ctxFacade) Get(key string) goja.Value {
-	if v, ok := f.members[key]; ok {
-		return v
-	}
-	if slices.Contains(ctxMembers, key) {
-		v := f.member(key)
-		if f.members == nil {
-			f.members = make(map[string]goja.Value, 4)
+	if i := slices.Index(ctxMembers[:], key); i >= 0 {
+		if f.members[i] == nil {
+			f.members[i] = f.member(key)
 		}
-		f.members[key] = v
-		return v
+		return f.members[i]
 	}
 	if f.injects(key) {
 		return f.service(key)
@@ -77,12 +72,12 @@ func (f *ctxFacade) Get(key string) goja.Value {
 
 // Has implements goja.DynamicObject: the verbs and the declared services.
 func (f *ctxFacade) Has(key string) bool {
-	return slices.Contains(ctxMembers, key) || f.injects(key)
+	return slices.Contains(ctxMembers[:], key) || f.injects(key)
 }
 
 // Keys implements goja.DynamicObject.
 func (f *ctxFacade) Keys() []string {
-	keys := slices.Clone(ctxMembers)
+	keys := slices.Clone(ctxMembers[:])
 	for _, k := range f.inject {
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -240,7 +235,11 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 	if err != nil {
 		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
-	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
+	disposer := "ctx.on disposer"
+	if once {
+		disposer = "ctx.once disposer"
+	}
+	return r.Func(disposer, func(goja.FunctionCall) goja.Value {
 		off()
 		return goja.Undefined()
 	})

@@ -36,7 +36,7 @@ type Realm struct {
 
 	fired int // active entries whose bound expired; guarded by loop.watch.mu
 
-	ctx    context.Context // cancelled by close
+	ctx    context.Context // the async calls' parent, made by the first one; cancelled by close
 	cancel context.CancelFunc
 	// inflight counts this realm's async Go calls that have not settled; idle, made by a
 	// Close that finds some, is closed by the last of them. Guarded by loop.mu.
@@ -61,7 +61,6 @@ type Realm struct {
 func (l *Loop) newRealm(id string) *Realm {
 	r := &Realm{loop: l, id: id, rt: goja.New()}
 	r.logger = l.logger.With("mount", id)
-	r.ctx, r.cancel = context.WithCancel(l.ctx)
 	r.rt.SetMaxCallStackSize(l.limits.MaxCallStackSize)
 	r.rt.SetPromiseRejectionTracker(r.trackRejection)
 	r.installGlobals()
@@ -85,7 +84,9 @@ func (r *Realm) Logger() *slog.Logger { return r.logger }
 // close marks the realm closed and cancels its async calls. Called with l.mu held.
 func (r *Realm) close() {
 	r.closed = true
-	r.cancel()
+	if r.cancel != nil {
+		r.cancel()
+	}
 	r.errMu.Lock()
 	r.goErrs = nil
 	r.errMu.Unlock()
@@ -168,9 +169,14 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
 		return r.rt.ToValue(p)
 	}
+	if r.ctx == nil {
+		// Made on first use: most realms never make an async Go call.
+		r.ctx, r.cancel = context.WithCancel(r.loop.ctx)
+	}
+	rctx := r.ctx
 	r.inflight++
 	started := r.loop.spawn(func() {
-		ctx, cancel := r.ctx, context.CancelFunc(func() {})
+		ctx, cancel := rctx, context.CancelFunc(func() {})
 		if limit > 0 {
 			ctx, cancel = context.WithTimeout(ctx, limit)
 		}
