@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,14 @@ type Config struct {
 	Patterns []string
 	// Env is the go command's environment; nil means the current process's.
 	Env []string
+	// Out is the directory the generator writes its Go files into (relative to Dir), or
+	// "" for none. When it holds hand-written Go code that uses Catalog or Facade before
+	// the generated file declaring it exists (one of OutFiles), that "undefined" is not an
+	// error: the run creates it. A package there must declare no event, service or tool:
+	// the generated code imports what it catalogs, so it would import itself.
+	Out string
+	// OutFiles are the generated Go files expected in Out: catalog_gen.go, facade_gen.go.
+	OutFiles []string
 }
 
 // A Result is what a scan found.
@@ -61,6 +70,10 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	outDir := ""
+	if cfg.Out != "" {
+		outDir = filepath.Join(dir, cfg.Out)
+	}
 	pcfg := &packages.Config{Context: ctx, Mode: Mode, Dir: dir, Env: cfg.Env, ParseFile: parseFile}
 	// The kit is loaded too (one load, not two): its doc comments document the kit types
 	// a runtime's signatures use, and its declarations are the inherited tier.
@@ -78,6 +91,16 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 			continue
 		}
 		roots = append(roots, p)
+		if outDir != "" && packageDir(p) == outDir {
+			if n := len(p.Errors); n > 0 {
+				p.Errors = slices.DeleteFunc(p.Errors, func(e packages.Error) bool { return missingOutput(e, outDir, cfg.OutFiles) })
+				if len(p.Errors) < n {
+					// The go command's unpositioned summary of the same compile errors goes
+					// too: the type checker's positioned errors remain for any other problem.
+					p.Errors = slices.DeleteFunc(p.Errors, func(e packages.Error) bool { return loadDiag(e).Line == 0 })
+				}
+			}
+		}
 		diags = append(diags, loadDiags(p)...)
 	}
 	if len(roots) == 0 {
@@ -107,6 +130,13 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 	res := &Result{}
 	b := newBuilder(pkgs[0].Fset, ix, sourcePkgs, &diags)
 	for _, p := range roots {
+		if outDir != "" && packageDir(p) == outDir {
+			for _, d := range b.findDecls(p) {
+				what := [...]string{"event", "service", "tool"}[d.kind]
+				b.errorf(d.obj.Pos(), RuleOutput, "%s %q is declared in package %s, the -out directory of this run: the generated code there imports every package it catalogs, so it would import itself; move the declaration to another package or choose another -out", what, d.name, p.PkgPath)
+			}
+			continue
+		}
 		b.addDecls(p)
 	}
 	res.Catalog = b.finish()

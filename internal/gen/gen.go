@@ -106,7 +106,12 @@ func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := scan.Load(ctx, &scan.Config{Dir: dir, Patterns: cfg.Patterns, Env: cfg.Env})
+	outFiles := []string{CatalogFile}
+	if cfg.Facade {
+		outFiles = append(outFiles, FacadeFile)
+	}
+	res, err := scan.Load(ctx, &scan.Config{Dir: dir, Patterns: cfg.Patterns, Env: cfg.Env,
+		Out: filepath.FromSlash(cmpOr(cfg.Out, ".")), OutFiles: outFiles})
 	if err != nil {
 		return nil, err
 	}

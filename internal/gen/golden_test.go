@@ -145,7 +145,7 @@ func runs(t *testing.T, pkgDir string, files map[string][]byte) {
 }
 
 func TestGoldenDiagnostics(t *testing.T) {
-	_, err := Generate(context.Background(), &Config{Dir: "../../testdata/fixture/bad", Patterns: []string{"."}})
+	_, err := Generate(context.Background(), &Config{Dir: "../../testdata/fixture/bad", Patterns: []string{"."}, Out: "api"})
 	var ds scan.Diagnostics
 	if !errors.As(err, &ds) {
 		t.Fatalf("Generate = %v, want diagnostics", err)

@@ -2,7 +2,10 @@ package gen
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +50,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GOFLAGS", "-mod=mod")
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitCode},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitCode, "tree": cmdTree},
 	})
 }
 
@@ -69,6 +72,44 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdTree runs "tree": it prints every file under $WORK, sorted, with a hash of its
+// bytes, so that "tree; cp stdout .tree; …; tree; cmp stdout .tree" shows any file a
+// command wrote, created or removed. Dot files at the top (.tree, .gocache), _spare and
+// go.sum (the go command's, not the generator's) are left out.
+func cmdTree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: tree")
+	}
+	root := ts.Getenv("WORK")
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		top, _, _ := strings.Cut(rel, "/")
+		if rel != "." && (strings.HasPrefix(top, ".") || top == "_spare" || top == "go.sum") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%x %s\n", sha256.Sum256(data), rel)
+		return nil
+	})
+	ts.Check(err)
+	_, err = ts.Stdout().Write([]byte(b.String()))
+	ts.Check(err)
 }
 
 func goEnvVars(t *testing.T, names ...string) map[string]string {
