@@ -1,8 +1,8 @@
 package emit
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/dave/jennifer/jen"
@@ -27,12 +27,6 @@ const (
 // Go values cross only as plain data built field by field or as these bindings: nothing
 // is handed to goja by reflection, so no other Go method is reachable.
 func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
-	f := jen.NewFile(pkg)
-	f.HeaderComment(header)
-	f.ImportName(SandboxPath, "sandbox")
-	f.ImportName(GojaPath, "goja")
-	f.ImportName(KitPath, "kit")
-
 	w := &facadeWriter{cat: c, helpers: map[string]jen.Code{}, byKey: map[string]string{}}
 	var binders, adapters []jen.Code
 	var funcs []jen.Code
@@ -47,30 +41,22 @@ func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 		funcs = append(funcs, w.adapter(name, &e))
 	}
 	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
-	f.Comment("Facade is the sandbox whitelist of these declarations: a binder per service and an")
-	f.Comment("adapter per event. Nothing else in Go is reachable from JavaScript through it.")
-	f.Var().Id("Facade").Op("=").Op("&").Qual(SandboxPath, "Facade").Custom(multi,
+	decls := []jen.Code{jen.Comment("Facade is the sandbox whitelist of these declarations: a binder per service and an").Line().
+		Comment("adapter per event. Nothing else in Go is reachable from JavaScript through it.").Line().
+		Var().Id("Facade").Op("=").Op("&").Qual(SandboxPath, "Facade").Custom(multi,
 		jen.Id("Services").Op(":").Map(jen.String()).Qual(SandboxPath, "ServiceBinder").Custom(multi, binders...),
 		jen.Id("Events").Op(":").Map(jen.String()).Qual(SandboxPath, "EventAdapter").Custom(multi, adapters...),
-	)
-	for _, fn := range funcs {
-		f.Line()
-		f.Add(fn)
+	)}
+	decls = append(decls, funcs...)
+	for _, name := range slices.Sorted(maps.Keys(w.helpers)) {
+		decls = append(decls, w.helpers[name])
 	}
-	names := make([]string, 0, len(w.helpers))
-	for name := range w.helpers {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		f.Line()
-		f.Add(w.helpers[name])
-	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
+	out, err := renderFile(&goFile{pkg: pkg, header: header, decls: decls,
+		names: map[string]string{SandboxPath: "sandbox", GojaPath: "goja", KitPath: "kit"}})
+	if err != nil {
 		return nil, fmt.Errorf("facade: %w", err)
 	}
-	return buf.Bytes(), nil
+	return out, nil
 }
 
 // A facadeWriter collects the conversion helpers the bindings use, one per Go type.
