@@ -2,11 +2,8 @@ package kit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
-
-func joined(errs []error) error { return errors.Join(errs...) }
 
 type serialFn[P any, R comparable] = func(ctx context.Context, p P) (R, error)
 

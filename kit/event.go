@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -239,7 +240,7 @@ func (e *Event[P]) HasListeners(c *Context) bool {
 	return false
 }
 
-// awaitable is the listener signature shared by parallel-mode events.
+// parallelFn is the listener signature of parallel-mode events.
 type parallelFn[P any] = func(ctx context.Context, p P) error
 
 // A ParallelEvent is awaited fan-out: every listener runs on its own goroutine and Emit
@@ -291,6 +292,7 @@ func (e *ParallelEvent[P]) call(ctx context.Context, l *listener[parallelFn[P]],
 	return nil
 }
 
+// joinErrs joins the non-nil errors; a single one is returned as it is.
 func joinErrs(errs []error) error {
 	var out []error
 	for _, err := range errs {
@@ -298,11 +300,8 @@ func joinErrs(errs []error) error {
 			out = append(out, err)
 		}
 	}
-	switch len(out) {
-	case 0:
-		return nil
-	case 1:
+	if len(out) == 1 {
 		return out[0]
 	}
-	return joined(out)
+	return errors.Join(out...) // nil when out is empty
 }
