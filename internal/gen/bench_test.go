@@ -131,3 +131,20 @@ func median(ds []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkGenerate measures Generate alone (load, scan, render; nothing written) on the
+// synthetic module, with the façade, as gen-cordis-api -facade runs it.
+func BenchmarkGenerate(b *testing.B) {
+	dir := b.TempDir()
+	writeModule(b, dir, "example.com/synth", syntheticModule())
+	ctx := context.Background()
+	cfg := &Config{Dir: filepath.Join(dir, "api"), Patterns: []string{"../..."}, Out: ".", Docs: "../docs", Facade: true}
+	if _, err := Generate(ctx, cfg); err != nil { // warm the build cache
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Generate(ctx, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cordiskit/cordiskit/catalog/scan"
@@ -125,19 +126,37 @@ func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
 	if pkg == "" {
 		pkg = packageName(filepath.Join(dir, out))
 	}
-	files := map[string][]byte{}
-	if files[path.Join(out, CatalogFile)], err = emit.CatalogGo(cat, pkg, header); err != nil {
-		return nil, fmt.Errorf("rendering %s: %w", CatalogFile, err)
-	}
+	// The outputs render concurrently: each emitter only reads the catalog, and the two
+	// Go files' sequential parts (building the code, the head of the file) then overlap
+	// with the other's parallel gofmt passes.
+	var catGo, facadeGo, events, tools []byte
+	var catErr, facadeErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { catGo, catErr = emit.CatalogGo(cat, pkg, header) })
 	if cfg.Facade {
-		if files[path.Join(out, FacadeFile)], err = emit.FacadeGo(cat, pkg, header); err != nil {
-			return nil, fmt.Errorf("rendering %s: %w", FacadeFile, err)
-		}
+		wg.Go(func() { facadeGo, facadeErr = emit.FacadeGo(cat, pkg, header) })
+	}
+	if cfg.Docs != "" {
+		wg.Go(func() {
+			events = emit.EventsAndServices(cat, res.Inherited, header)
+			tools = emit.ToolCatalog(cat, header)
+		})
+	}
+	wg.Wait()
+	if catErr != nil {
+		return nil, fmt.Errorf("rendering %s: %w", CatalogFile, catErr)
+	}
+	if facadeErr != nil {
+		return nil, fmt.Errorf("rendering %s: %w", FacadeFile, facadeErr)
+	}
+	files := map[string][]byte{path.Join(out, CatalogFile): catGo}
+	if cfg.Facade {
+		files[path.Join(out, FacadeFile)] = facadeGo
 	}
 	if cfg.Docs != "" {
 		docs := filepath.ToSlash(cfg.Docs)
-		files[path.Join(docs, EventsFile)] = emit.EventsAndServices(cat, res.Inherited, header)
-		files[path.Join(docs, ToolsFile)] = emit.ToolCatalog(cat, header)
+		files[path.Join(docs, EventsFile)] = events
+		files[path.Join(docs, ToolsFile)] = tools
 	}
 	return files, nil
 }
