@@ -35,8 +35,9 @@ func (c *command) key() string { return c.dir + "\x00" + strings.Join(c.cfg.Args
 // found is what discovery found on disk.
 type found struct {
 	commands []*command
-	outputs  []string // absolute paths of files that carry a generator header
-	problems []string // unreadable directives or headers
+	outputs  []string          // absolute paths of files that carry a generator header
+	contents map[string][]byte // their contents, as read, for verify to compare
+	problems []string          // unreadable directives or headers
 }
 
 // discover walks the directories the patterns name (as the go command would: "x/..."
@@ -49,7 +50,7 @@ func discover(ctx context.Context, cwd string, patterns []string, env []string) 
 	if err != nil {
 		return nil, err
 	}
-	f := &found{}
+	f := &found{contents: map[string][]byte{}}
 	seen := map[string]*command{}
 	add := func(c *command) {
 		old, ok := seen[c.key()]
@@ -94,6 +95,7 @@ func (f *found) scanFile(file string, add func(*command)) error {
 	}
 	if m := re.FindSubmatch(bytes.TrimSuffix(firstLine, []byte("\r"))); m != nil {
 		f.outputs = append(f.outputs, file)
+		f.contents[file] = data
 		if isGo {
 			if cfg, err := configFromLine(string(m[1])); err != nil {
 				f.problems = append(f.problems, fmt.Sprintf("%s:1: unreadable header: %v", file, err))

@@ -66,7 +66,10 @@ func Verify(ctx context.Context, cwd string, patterns, env []string) (*Report, e
 			}
 			expected[abs] = true
 			path := rel(cwd, abs)
-			have, err := os.ReadFile(abs)
+			have, ok := f.contents[abs] // read by discover, unless it has no generator header
+			if !ok {
+				have, err = os.ReadFile(abs)
+			}
 			switch {
 			case errors.Is(err, os.ErrNotExist):
 				rep.Missing = append(rep.Missing, path)
