@@ -66,7 +66,10 @@ func Verify(ctx context.Context, cwd string, patterns, env []string) (*Report, e
 			}
 			expected[abs] = true
 			path := rel(cwd, abs)
-			have, ok := f.contents[abs] // read by discover, unless it has no generator header
+			// Discover read every file with a generator header; read the rest now. err is
+			// per file: a stale error from the previous file must not leak into this one.
+			have, ok := f.contents[abs]
+			var err error
 			if !ok {
 				have, err = os.ReadFile(abs)
 			}
