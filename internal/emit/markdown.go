@@ -203,15 +203,12 @@ func (w *mdWriter) inherited(in *catalog.Catalog) {
 		}
 	}
 	w.p("Inherited ctx members (the façade a mounted plugin's `apply` receives)")
-	for _, l := range []string{
-		"- `ctx.on(event, listener)` / `ctx.once(event, listener)` — listen to a catalogued event; a waterfall listener receives a trailing `next()` and must call it to delegate.",
-		"- `ctx.provide(key, value)` / `ctx.get(key)` — offer a service other plugins can inject / read one.",
-		"- `ctx.effect(fn)` — run `fn` when the plugin unloads.",
-		"- `ctx.tools.register(tool)` / `ctx.tools.schemas()` / `ctx.tools.get(name)` — give the model a new tool, owned by the plugin; read the registry.",
-		"- `ctx.setTimeout(fn, ms)` / `ctx.setInterval(fn, ms)` / `ctx.sleep(ms)` — timers owned by the plugin (declare `inject: ['timer']`).",
-		"- `ctx.<key>` — an injected service (declare it in `inject`); only its methods listed above are reachable.",
-	} {
-		w.WriteString(l + "\n")
+	for _, v := range catalog.FacadeVerbs {
+		forms := make([]string, len(v.Forms))
+		for i, f := range v.Forms {
+			forms[i] = "`ctx." + f + "`"
+		}
+		fmt.Fprintf(w, "- %s — %s\n", strings.Join(forms, " / "), v.Doc)
 	}
 	w.WriteString("\n")
 }

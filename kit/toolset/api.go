@@ -13,20 +13,6 @@ const typeShapesHeader = "type shapes (referenced by the signatures above — re
 
 const waterfallCaution = "waterfall listeners receive a trailing next() and MUST call it to delegate — returning without next() vetoes the chain."
 
-// facadeVerbs is what a mounted plugin's apply(ctx) really receives — the façade, not the
-// kit's full Context — so the api section never advertises a verb mount code cannot call.
-var facadeVerbs = []string{
-	"on(event, listener) — listen to a catalogued event (see events); returns a disposer",
-	"once(event, listener) — like on, removed after the first call",
-	"provide(name, value) — offer a service that other mounts can inject",
-	"get(name) — an injected service, the same as ctx.<name>",
-	"effect(fn) — run fn when the plugin is unmounted or unloads",
-	"setTimeout(fn, ms) / setInterval(fn, ms) / sleep(ms) — timers bound to the plugin; need inject: ['timer']",
-	"tools.register({name, description, parameters, execute}) — add a model-facing tool; parameters is a JSON Schema, execute(args) returns JSON data",
-	"tools.schemas() / tools.get(name) — read the tool registry (no execute)",
-	"<service> — every service named in inject, as ctx.<service>",
-}
-
 // liveServices maps every service provided by an active fiber to its owner.
 func liveServices(c *kit.Context) map[string]string {
 	live := map[string]string{}
@@ -88,8 +74,8 @@ func apiSection(cat *catalog.Catalog, c *kit.Context, name string) ([]string, er
 	}
 	lines = append(lines, typeShapes(cat, sigs)...)
 	lines = append(lines, "mount ctx API (what apply(ctx) receives):")
-	for _, v := range facadeVerbs {
-		lines = append(lines, "- "+v)
+	for _, v := range catalog.FacadeVerbs {
+		lines = append(lines, "- "+strings.Join(v.Forms, " / ")+" — "+v.Doc)
 	}
 	return lines, nil
 }
