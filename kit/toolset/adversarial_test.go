@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit/internal/childtest"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/kit/toolset"
 )
@@ -93,6 +94,9 @@ func loadAdversarial(t *testing.T) []adversarialCase {
 }
 
 func TestAdversarial(t *testing.T) {
+	if childtest.Parent(t) {
+		return // a case that crashes the process fails the test instead of the suite
+	}
 	cases := loadAdversarial(t)
 	if len(cases) < 60 {
 		t.Fatalf("only %d adversarial cases, want at least 60", len(cases))
@@ -226,6 +230,9 @@ func newHarnessOpts(t testing.TB, opts *toolset.Options) *harness {
 // TestRunaway mounts code that never ends, through cordis_mount with short bounds: every
 // case is interrupted and reported, and the canary mount and Go keep serving.
 func TestRunaway(t *testing.T) {
+	if childtest.Parent(t) {
+		return
+	}
 	h := newHarnessOpts(t, &toolset.Options{VMTimeout: 100 * time.Millisecond, MountTimeout: 300 * time.Millisecond, CallTimeout: 100 * time.Millisecond})
 	h.mount(canaryCode)
 	tool := func(body string) string {

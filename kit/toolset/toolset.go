@@ -31,6 +31,10 @@ type Options struct {
 	// defaults.
 	MountTimeout, CallTimeout time.Duration
 
+	// Limits caps what mounts may make the host do (sizes, nesting, per-mount budgets); nil
+	// means the sandbox defaults.
+	Limits *sandbox.Limits
+
 	// Logger receives mount console output and background failures; nil means the kit's.
 	Logger *slog.Logger
 }
@@ -84,6 +88,7 @@ func New(c *kit.Context, opts *Options) (*Toolset, error) {
 	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(&sandbox.Options{
 		Facade:   facade,
 		Timeouts: &sandbox.Timeouts{VM: opts.VMTimeout, Mount: opts.MountTimeout, Call: opts.CallTimeout},
+		Limits:   opts.Limits,
 		Logger:   logger,
 	})}
 	t.fiber = c.Plugin(&kit.Plugin{Name: "cordis-toolset", Inject: []string{"tools"}, Apply: t.apply})
