@@ -59,6 +59,30 @@ type Limits struct {
 	// MaxBytes bounds one string, JSON document or byte buffer crossing the boundary, and
 	// the source of mount code. Default 8 MiB.
 	MaxBytes int
+
+	// Per-mount budgets: what one mount may hold at once or produce in total. Going past
+	// one throws a TypeError in the mount's JavaScript that names the field.
+
+	// MaxTimers bounds a mount's timers alive at once (ctx.setTimeout, ctx.setInterval,
+	// pending ctx.sleep). Default 1000.
+	MaxTimers int
+	// MaxListeners bounds a mount's event listeners alive at once (ctx.on, ctx.once).
+	// Default 1000.
+	MaxListeners int
+	// MaxTools bounds the tools a mount has registered at once. Default 256.
+	MaxTools int
+	// MaxServices bounds the services one activation of a mount provides. Default 256.
+	MaxServices int
+	// MaxLogBytes bounds a mount's console output over its lifetime; past it one
+	// "console output truncated" line is logged and later output is dropped. Default 16 MiB.
+	MaxLogBytes int
+	// MaxLogLine bounds one console line; a longer one is cut and marked. Default 64 KiB.
+	MaxLogLine int
+	// Teardown bounds the JavaScript work of one teardown: all of a mount's effect
+	// disposers together. Once it is spent the remaining disposers are abandoned (not run)
+	// and reported; the mount's listeners, tools, services and timers are removed anyway.
+	// Default 2×Timeouts.Call.
+	Teardown time.Duration
 }
 
 // Default limits.
@@ -66,6 +90,12 @@ const (
 	DefaultMaxCallStackSize = 2000
 	DefaultMaxDepth         = 64
 	DefaultMaxBytes         = 8 << 20
+	DefaultMaxTimers        = 1000
+	DefaultMaxListeners     = 1000
+	DefaultMaxTools         = 256
+	DefaultMaxServices      = 256
+	DefaultMaxLogBytes      = 16 << 20
+	DefaultMaxLogLine       = 64 << 10
 )
 
 // A Loop runs the JavaScript of one toolset: every mount's realm shares its lock, so at most
@@ -123,6 +153,13 @@ func New(opts *Options) *Loop {
 	m.MaxCallStackSize = orDefault(m.MaxCallStackSize, DefaultMaxCallStackSize)
 	m.MaxDepth = orDefault(m.MaxDepth, DefaultMaxDepth)
 	m.MaxBytes = orDefault(m.MaxBytes, DefaultMaxBytes)
+	m.MaxTimers = orDefault(m.MaxTimers, DefaultMaxTimers)
+	m.MaxListeners = orDefault(m.MaxListeners, DefaultMaxListeners)
+	m.MaxTools = orDefault(m.MaxTools, DefaultMaxTools)
+	m.MaxServices = orDefault(m.MaxServices, DefaultMaxServices)
+	m.MaxLogBytes = orDefault(m.MaxLogBytes, DefaultMaxLogBytes)
+	m.MaxLogLine = orDefault(m.MaxLogLine, DefaultMaxLogLine)
+	m.Teardown = orDefault(m.Teardown, 2*t.Call)
 	l.watch.init(l.timeouts)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
