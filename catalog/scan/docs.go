@@ -2,7 +2,6 @@ package scan
 
 import (
 	"go/ast"
-	"go/doc"
 	"go/token"
 	"strings"
 )
@@ -93,9 +92,4 @@ func first(cgs ...*ast.CommentGroup) *ast.CommentGroup {
 		}
 	}
 	return nil
-}
-
-// synopsis returns the first sentence of a doc comment.
-func synopsis(text string) string {
-	return new(doc.Package).Synopsis(text)
 }
