@@ -56,9 +56,15 @@ type Limits struct {
 	MaxCallStackSize int
 	// MaxDepth bounds the nesting of converted objects and arrays. Default 64.
 	MaxDepth int
-	// MaxBytes bounds one string, JSON document or byte buffer crossing the boundary, and
-	// the source of mount code. Default 8 MiB.
+	// MaxBytes bounds one string, JSON document or byte buffer crossing the boundary, the
+	// string bytes of one converted value taken together (a Go method's argument, a tool's
+	// result), and the source of mount code. Default 8 MiB.
 	MaxBytes int
+	// MaxNodes bounds the elements (array items, map entries, JSON values) one conversion
+	// produces: a Go method's argument, a JSON document, a value crossing the membrane.
+	// Shared references count each time they are copied, so a DAG counts as the tree it
+	// copies to. Default 1<<20.
+	MaxNodes int
 
 	// Per-mount budgets: what one mount may hold at once or produce in total. Going past
 	// one throws a TypeError in the mount's JavaScript that names the field.
@@ -90,6 +96,7 @@ const (
 	DefaultMaxCallStackSize = 2000
 	DefaultMaxDepth         = 64
 	DefaultMaxBytes         = 8 << 20
+	DefaultMaxNodes         = 1 << 20
 	DefaultMaxTimers        = 1000
 	DefaultMaxListeners     = 1000
 	DefaultMaxTools         = 256
@@ -153,6 +160,7 @@ func New(opts *Options) *Loop {
 	m.MaxCallStackSize = orDefault(m.MaxCallStackSize, DefaultMaxCallStackSize)
 	m.MaxDepth = orDefault(m.MaxDepth, DefaultMaxDepth)
 	m.MaxBytes = orDefault(m.MaxBytes, DefaultMaxBytes)
+	m.MaxNodes = orDefault(m.MaxNodes, DefaultMaxNodes)
 	m.MaxTimers = orDefault(m.MaxTimers, DefaultMaxTimers)
 	m.MaxListeners = orDefault(m.MaxListeners, DefaultMaxListeners)
 	m.MaxTools = orDefault(m.MaxTools, DefaultMaxTools)
