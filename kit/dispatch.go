@@ -2,7 +2,9 @@ package kit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 )
 
 type serialFn[P any, R comparable] = func(ctx context.Context, p P) (R, error)
@@ -23,7 +25,8 @@ func (e *SerialEvent[P, R]) On(c *Context, fn func(ctx context.Context, p P) (R,
 }
 
 // Emit calls the listeners one after another and returns the first bail value, or the
-// zero R when none bails. A listener error stops the chain and is returned.
+// zero R when none bails. A listener error stops the chain and is returned. Listeners of
+// fibers excluded from ctx with WithoutListenersOf are passed over.
 func (e *SerialEvent[P, R]) Emit(ctx context.Context, c *Context, p P) (R, error) {
 	var zero R
 	if c == nil {
@@ -33,11 +36,12 @@ func (e *SerialEvent[P, R]) Emit(ctx context.Context, c *Context, p P) (R, error
 	if h == nil {
 		return zero, nil
 	}
+	skip := skipped(ctx)
 	for _, l := range h.snapshot() {
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
-		if !l.live() {
+		if skip.has(l.fiber) || !l.live() {
 			continue
 		}
 		r, err := e.call(ctx, l, p)
@@ -126,7 +130,14 @@ func (e *WaterfallEvent[P, R]) On(c *Context, fn func(ctx context.Context, p P, 
 	return on[waterfallFn[P, R]](c, &e.eventInfo, fn)
 }
 
-// Emit runs the chain. last is the default at its end; nil means the zero R.
+// Emit runs the chain. last is the default at its end; nil means the zero R. Listeners
+// of fibers excluded from ctx with WithoutListenersOf are passed over.
+//
+// Each listener's next runs the rest of the chain at most once: a second call returns
+// the first call's result, so a listener that calls next many times cannot make the
+// chain behind it run many times (which across n such listeners would be exponential).
+// A call while the first is still running, or a first call after the listener has
+// returned, is an error wrapping ErrNext.
 func (e *WaterfallEvent[P, R]) Emit(ctx context.Context, c *Context, p P, last func() (R, error)) (R, error) {
 	var zero R
 	if c == nil {
@@ -136,14 +147,20 @@ func (e *WaterfallEvent[P, R]) Emit(ctx context.Context, c *Context, p P, last f
 	if h := hubOf[waterfallFn[P, R]](c, e.id); h != nil {
 		ls = h.snapshot()
 	}
+	skip := skipped(ctx)
 	var step func(i int) (R, error)
 	step = func(i int) (R, error) {
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
 		for ; i < len(ls); i++ {
+			if skip.has(ls[i].fiber) {
+				continue
+			}
 			if ls[i].live() {
-				return e.call(ctx, ls[i], p, func() (R, error) { return step(i + 1) })
+				n := &onceNext[R]{event: e.name, fiber: ls[i].fiber, rest: func() (R, error) { return step(i + 1) }}
+				defer n.close()
+				return e.call(ctx, ls[i], p, n.call)
 			}
 		}
 		if last == nil {
@@ -152,6 +169,108 @@ func (e *WaterfallEvent[P, R]) Emit(ctx context.Context, c *Context, p P, last f
 		return last()
 	}
 	return step(0)
+}
+
+// ErrNext reports a waterfall listener's misuse of next: calling it again while the first
+// call is still running, or for the first time after the listener returned.
+var ErrNext = errors.New("waterfall next called out of turn")
+
+// onceNext is one listener's next: it runs the rest of the chain on the first call and
+// replays that result on later ones.
+type onceNext[R any] struct {
+	event string
+	fiber *Fiber
+	rest  func() (R, error)
+
+	mu    sync.Mutex
+	state nextState
+	r     R
+	err   error
+}
+
+type nextState uint8
+
+const (
+	nextUnused  nextState = iota // not called yet; the listener is running
+	nextRunning                  // the first call is running the rest of the chain
+	nextDone                     // r and err hold the rest of the chain's result
+	nextClosed                   // the listener returned without calling next
+)
+
+func (n *onceNext[R]) call() (R, error) {
+	n.mu.Lock()
+	switch n.state {
+	case nextDone:
+		defer n.mu.Unlock()
+		return n.r, n.err
+	case nextRunning:
+		n.mu.Unlock()
+		var zero R
+		return zero, fmt.Errorf("listener of %q in plugin %q called next again before its first call returned: %w; call next once and await its result", n.event, n.fiber.name, ErrNext)
+	case nextClosed:
+		n.mu.Unlock()
+		var zero R
+		return zero, fmt.Errorf("listener of %q in plugin %q called next after it returned: %w; call next before the listener returns (await it)", n.event, n.fiber.name, ErrNext)
+	}
+	n.state = nextRunning
+	n.mu.Unlock()
+	r, err := n.rest()
+	n.mu.Lock()
+	n.state, n.r, n.err = nextDone, r, err
+	n.mu.Unlock()
+	return r, err
+}
+
+// close ends the listener's turn: a next it never called can no longer run the chain.
+func (n *onceNext[R]) close() {
+	n.mu.Lock()
+	if n.state == nextUnused {
+		n.state = nextClosed
+	}
+	n.mu.Unlock()
+}
+
+// WithoutListenersOf returns a ctx whose awaited emits (serial, parallel and waterfall)
+// pass over the listeners of each given fiber and of every fiber below it, on top of
+// those ctx already excludes. A mount manager uses it to keep the listeners its mounts
+// wrote away from calls that must not depend on them, such as its own control tools.
+func WithoutListenersOf(ctx context.Context, fibers ...*Fiber) context.Context {
+	prev := skipped(ctx)
+	next := &skipSet{under: append(append([]*Fiber(nil), prev.list()...), fibers...)}
+	return context.WithValue(ctx, skipKey{}, next)
+}
+
+type skipKey struct{}
+
+// A skipSet is the fibers whose subtrees an emit passes over.
+type skipSet struct{ under []*Fiber }
+
+func skipped(ctx context.Context) *skipSet {
+	s, _ := ctx.Value(skipKey{}).(*skipSet)
+	return s
+}
+
+func (s *skipSet) list() []*Fiber {
+	if s == nil {
+		return nil
+	}
+	return s.under
+}
+
+// has reports whether f is one of the set's fibers or below one. Fiber parents never
+// change, so the walk needs no lock.
+func (s *skipSet) has(f *Fiber) bool {
+	if s == nil {
+		return false
+	}
+	for ; f != nil; f = f.parent {
+		for _, x := range s.under {
+			if f == x {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (e *WaterfallEvent[P, R]) call(ctx context.Context, l *listener[waterfallFn[P, R]], p P, next func() (R, error)) (r R, err error) {

@@ -27,8 +27,10 @@
 // registration order until a listener returns a bail value (a non-zero result) or an error;
 // NewBail is synchronous and returns the first non-zero result; NewWaterfall hands each
 // listener a next func that runs the rest of the chain, so a listener that does not call it
-// short-circuits. Dispatch iterates an immutable snapshot of the listeners; an event with no
-// listeners costs a few loads and no allocation.
+// short-circuits; next runs the rest of the chain once per listener call, and later calls
+// replay its result. Dispatch iterates an immutable snapshot of the listeners; an event
+// with no listeners costs a few loads and no allocation. An awaited emit whose ctx comes
+// from WithoutListenersOf passes over the listeners of the given fibers' subtrees.
 //
 // # Fibers and effects
 //

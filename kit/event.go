@@ -257,7 +257,8 @@ func (e *ParallelEvent[P]) On(c *Context, fn func(ctx context.Context, p P) erro
 	return on[parallelFn[P]](c, &e.eventInfo, fn)
 }
 
-// Emit runs every listener concurrently and waits for all of them.
+// Emit runs every listener concurrently and waits for all of them. Listeners of fibers
+// excluded from ctx with WithoutListenersOf are passed over.
 func (e *ParallelEvent[P]) Emit(ctx context.Context, c *Context, p P) error {
 	if c == nil {
 		return fmt.Errorf("kit: emitting %q: %w", e.name, ErrNilContext)
@@ -268,9 +269,10 @@ func (e *ParallelEvent[P]) Emit(ctx context.Context, c *Context, p P) error {
 	}
 	ls := h.snapshot()
 	errs := make([]error, len(ls))
+	skip := skipped(ctx)
 	var wg sync.WaitGroup
 	for i, l := range ls {
-		if !l.live() {
+		if skip.has(l.fiber) || !l.live() {
 			continue
 		}
 		wg.Go(func() { errs[i] = e.call(ctx, l, p) })
