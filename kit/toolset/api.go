@@ -25,7 +25,8 @@ func liveServices(c *kit.Context) map[string]string {
 }
 
 // apiSection renders the catalog intersected with the live service store. With name it
-// narrows to one live catalogued service and includes the method docs.
+// narrows to one live catalogued service and includes its full documentation: the
+// service's whole doc comment (every paragraph, not only the summary) and each method's.
 func apiSection(cat *catalog.Catalog, c *kit.Context, name string) ([]string, error) {
 	live := liveServices(c)
 	if name != "" {
@@ -39,6 +40,10 @@ func apiSection(cat *catalog.Catalog, c *kit.Context, name string) ([]string, er
 				name, listOrNone(liveCatalogued(cat, live)))
 		}
 		lines := []string{serviceLine(svc)}
+		if doc := docLines(svc.Doc); len(doc) > 0 {
+			// A blank line keeps the service's comment apart from its first method's.
+			lines = append(append(lines, indent(doc)...), "")
+		}
 		for _, m := range svc.Methods {
 			lines = append(lines, indent(docLines(m.Doc))...)
 			lines = append(lines, "    "+m.Signature)
