@@ -17,6 +17,15 @@
 // a failing apply — leaves nothing registered and nothing tracked. Mounts and unmounts of
 // one toolset are serialized, so two unmounts of one id cannot both succeed.
 //
+// # Control tools
+//
+// The three tools are the model's control tools (ControlTools): its only way to see and
+// undo what mounts did. A runtime that gates every tool call through an awaited event
+// (a tools/pre-execute waterfall) passes its ctx through GateContext first: for a control
+// tool the emit then passes over every listener a mount registered, so no mount can veto,
+// rewrite, stall or even see a cordis_* call, while the runtime's own listeners still
+// apply. Calls of other tools, including tools mounts registered, reach mount listeners.
+//
 // # Reports
 //
 // cordis_inspect answers with "## <section>" blocks in a fixed order: services, plugins,
