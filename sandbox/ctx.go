@@ -38,6 +38,7 @@ type ctxFacade struct {
 	members  [len(ctxMembers)]goja.Value // the verbs built so far, by their index in ctxMembers
 	services map[string]goja.Value
 	ended    atomic.Bool
+	teardown teardownBudget // shared by the activation's effect disposers
 }
 
 func newCtxFacade(r *Realm, c *kit.Context, inject []string) (*ctxFacade, error) {
@@ -341,15 +342,15 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
-// effect registers fn as a disposer that runs when the plugin unloads or is unmounted.
+// effect registers fn as a disposer that runs when the plugin unloads or is unmounted,
+// within the activation's teardown budget (see teardownBudget).
 func (f *ctxFacade) effect(call goja.FunctionCall) goja.Value {
 	r := f.r
 	fn := ArgCallback(r, call, 0, "ctx.effect", "dispose")
 	f.checkLive("ctx.effect")
-	err := f.c.Effect(func() error {
-		return r.deliver(context.Background(), "an effect disposer", fn, nil, nil)
-	})
-	if err != nil {
+	f.teardown.add()
+	if err := f.c.Effect(func() error { return f.runDisposer(fn) }); err != nil {
+		f.teardown.undo()
 		r.Throw(fmt.Errorf("ctx.effect: %w", err))
 	}
 	return goja.Undefined()

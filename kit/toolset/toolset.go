@@ -240,10 +240,38 @@ func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.Unmou
 	if m == nil {
 		return decl.UnmountOutput{}, fmt.Errorf("no temporary Plugin with id %q (list them with cordis_inspect what:\"temporary\")", in.ID)
 	}
+	// The teardown is bounded by the sandbox (Limits.Teardown for the mount's JavaScript
+	// disposers); the kit undoes every Go-side registration whatever they do.
 	if err := errors.Join(m.fiber.Dispose(ctx), m.unit.Close(ctx)); err != nil {
-		return decl.UnmountOutput{}, fmt.Errorf("temporary Plugin %s was removed, but its cleanup reported: %w", m.id, err)
+		return decl.UnmountOutput{}, fmt.Errorf("temporary Plugin %s was removed, but its cleanup reported: %w", m.id, capErrors(err, maxCleanupErrors))
 	}
 	return decl.UnmountOutput{ID: m.id, PluginName: m.name}, nil
+}
+
+// maxCleanupErrors is how many cleanup errors an unmount reports one by one: a mount with
+// thousands of failing disposers must not turn its unmount result into megabytes of text.
+const maxCleanupErrors = 8
+
+// capErrors keeps the first n of the errors joined in err and counts the rest. The result
+// still unwraps to the errors it keeps.
+func capErrors(err error, n int) error {
+	var leaves []error
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		leaves = append(leaves, e)
+	}
+	walk(err)
+	if len(leaves) <= n {
+		return err
+	}
+	kept := append(leaves[:n:n], fmt.Errorf("… and %d more cleanup errors", len(leaves)-n))
+	return errors.Join(kept...)
 }
 
 // find returns the index of the mount with id, or -1. mu must be held.
