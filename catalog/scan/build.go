@@ -57,9 +57,10 @@ func (b *builder) errorf(pos token.Pos, rule, format string, args ...any) {
 	*b.diags = append(*b.diags, Diagnostic{Path: p.Filename, Line: p.Line, Col: p.Column, Rule: rule, Message: fmt.Sprintf(format, args...)})
 }
 
-// addDecls adds every declaration of package p.
-func (b *builder) addDecls(p *packages.Package) {
-	for _, d := range b.findDecls(p) {
+// addDecls adds every declaration of package p and returns how many it found.
+func (b *builder) addDecls(p *packages.Package) int {
+	decls := b.findDecls(p)
+	for _, d := range decls {
 		switch d.kind {
 		case declEvent:
 			b.addEvent(d)
@@ -69,6 +70,7 @@ func (b *builder) addDecls(p *packages.Package) {
 			b.addTool(d)
 		}
 	}
+	return len(decls)
 }
 
 // finish shapes the referenced types and returns the sorted catalog.

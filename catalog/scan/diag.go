@@ -16,7 +16,7 @@ const (
 	RuleType        = "type"        // a referenced type cannot be documented
 	RuleUnsupported = "unsupported" // a shape that cannot cross into JavaScript
 	RuleDuplicate   = "duplicate"   // two declarations share a name, key or type name
-	RuleOutput      = "output"      // the output package declares something itself
+	RuleOutput      = "output"      // the output package declares something, or a declaring package imports it
 )
 
 // A Diagnostic is one problem found in the source, with its position.

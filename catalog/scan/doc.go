@@ -55,4 +55,16 @@
 //     a found bool and an error, error values in tool types.
 //   - duplicate: two declarations share an event name, service key or tool name, two
 //     types one name, or two fields one JavaScript or JSON name.
+//   - output: the output package declares something, or a package that declares
+//     something imports the output package (the generated code imports what it
+//     catalogs, so either is an import cycle).
+//
+// # The first run
+//
+// The wiring of a runtime (toolset.Options{Catalog: cordisapi.Catalog}) is written
+// before anything is generated, so the first load sees it use a package or variables
+// that do not exist yet. Those type errors, and only those, are dropped ([Config.Out]):
+// each is matched by its position to the import of the output package or to a selector
+// of a generated variable whose file is missing, so every other build error is still
+// reported.
 package scan

@@ -5,13 +5,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
-
-	"golang.org/x/tools/go/packages"
 )
 
 // generatedHeader matches the first line of a file gen-cordis-api wrote.
@@ -63,21 +59,4 @@ func parseFile(fset *token.FileSet, filename string, src []byte) (*ast.File, err
 		Type:  &ast.StarExpr{X: &ast.SelectorExpr{X: ast.NewIdent(local), Sel: ast.NewIdent(v.typ)}},
 	}}})
 	return f, nil
-}
-
-// missingOutput reports whether e is the type checker's complaint about a generated
-// variable (Catalog, Facade) whose file in the output directory outDir does not exist
-// yet: hand-written code next to the generated files may use them before the first run.
-func missingOutput(e packages.Error, outDir string, outFiles []string) bool {
-	name, ok := strings.CutPrefix(e.Msg, "undefined: ")
-	if !ok {
-		return false
-	}
-	for _, file := range outFiles {
-		if v, known := generatedVars[file]; known && v.name == name {
-			_, err := os.Stat(filepath.Join(outDir, file))
-			return err != nil
-		}
-	}
-	return false
 }

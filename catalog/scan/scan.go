@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -36,10 +35,13 @@ type Config struct {
 	// Env is the go command's environment; nil means the current process's.
 	Env []string
 	// Out is the directory the generator writes its Go files into (relative to Dir), or
-	// "" for none. When it holds hand-written Go code that uses Catalog or Facade before
-	// the generated file declaring it exists (one of OutFiles), that "undefined" is not an
-	// error: the run creates it. A package there must declare no event, service or tool:
-	// the generated code imports what it catalogs, so it would import itself.
+	// "" for none. Scanned code may refer to what the run is about to write: a use of
+	// Catalog or Facade before the generated file declaring it (one of OutFiles) exists —
+	// out.Catalog in the wiring, or Catalog in hand-written code next to the generated
+	// files — and an import of the output package before it has any Go file are not
+	// errors. Any other error of the same packages still is. The package there must
+	// declare no event, service or tool, and a package that does must not import it: the
+	// generated code imports what it catalogs, so either would be an import cycle.
 	Out string
 	// OutFiles are the generated Go files expected in Out: catalog_gen.go, facade_gen.go.
 	OutFiles []string
@@ -85,21 +87,18 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 	var diags Diagnostics
 	var roots []*packages.Package
 	var kit *packages.Package
+	var out *output
+	if outDir != "" {
+		out = newOutput(outDir, cfg.OutFiles, pkgs)
+	}
 	for _, p := range pkgs {
 		if p.PkgPath == KitPath && !matchesAny(patterns, dir, p) {
 			kit = p // errors of an unmatched kit show up in its importers anyway
 			continue
 		}
 		roots = append(roots, p)
-		if outDir != "" && packageDir(p) == outDir {
-			if n := len(p.Errors); n > 0 {
-				p.Errors = slices.DeleteFunc(p.Errors, func(e packages.Error) bool { return missingOutput(e, outDir, cfg.OutFiles) })
-				if len(p.Errors) < n {
-					// The go command's unpositioned summary of the same compile errors goes
-					// too: the type checker's positioned errors remain for any other problem.
-					p.Errors = slices.DeleteFunc(p.Errors, func(e packages.Error) bool { return loadDiag(e).Line == 0 })
-				}
-			}
+		if out != nil {
+			out.dropPending(p)
 		}
 		diags = append(diags, loadDiags(p)...)
 	}
@@ -137,7 +136,11 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 			}
 			continue
 		}
-		b.addDecls(p)
+		if b.addDecls(p) > 0 && out != nil {
+			if spec := out.importer(p); spec != nil {
+				b.errorf(spec.Pos(), RuleOutput, "package %s declares events, services or tools and imports %s, the -out package of this run: the generated code there imports %s to check and bind its declarations, so that is an import cycle; move the code that uses %s (such as the toolset wiring) into a package that declares nothing, for example your main package", p.PkgPath, out.pkgPath, p.PkgPath, out.pkgPath)
+			}
+		}
 	}
 	res.Catalog = b.finish()
 	if kit != nil && len(kit.Errors) == 0 {

@@ -21,10 +21,13 @@
 // Out may lie inside the patterns (-out ./api with ./...), and may hold hand-written code
 // next to the generated files — a package doc, the //go:generate line, helpers that use
 // Catalog or Facade. The scan reads the generated files as their one exported variable,
-// so a stale output never blocks the run that refreshes it, and before the first run it
-// forgives that package's "undefined: Catalog" or "undefined: Facade". The package in
-// Out must not declare events, services or tools itself ([scan.RuleOutput]): the
-// generated code imports every package it catalogs, so it would import itself.
+// so a stale output never blocks the run that refreshes it. Before the first run it
+// forgives references to what the run writes, wherever they are: the wiring's import of
+// an Out package that does not exist yet, its api.Catalog or api.Facade, a helper's
+// Catalog; other errors are still reported. The package in Out must not declare events,
+// services or tools itself, and a package that does must not import it
+// ([scan.RuleOutput]): the generated code imports every package it catalogs, so either
+// would be an import cycle. Keep the wiring in a package that declares nothing (main).
 //
 // On any problem — a package that does not build, a name that is not a constant, a
 // duplicate, an unsupported type, a missing doc — Generate returns positioned
