@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
@@ -67,11 +70,14 @@ type ExecOptions struct {
 type Executor struct {
 	dir  string
 	opts ExecOptions
+
+	mu      sync.Mutex
+	running map[*exec.Cmd]struct{}
 }
 
 // NewExecutor returns an executor that runs commands in dir.
 func NewExecutor(dir string, opts *ExecOptions) *Executor {
-	e := &Executor{dir: dir}
+	e := &Executor{dir: dir, running: map[*exec.Cmd]struct{}{}}
 	if opts != nil {
 		e.opts = *opts
 	}
@@ -110,16 +116,14 @@ func (e *Executor) Run(ctx context.Context, cmd Command) (Result, error) {
 	c := exec.CommandContext(runCtx, cmd.Program, cmd.Args...)
 	c.Dir = filepath.Join(e.dir, filepath.FromSlash(dir))
 	c.Env = e.opts.Env
-	c.Stdin = strings.NewReader(cmd.Stdin)
-	stdout, stderr := &capped{max: e.opts.MaxOutput}, &capped{max: e.opts.MaxOutput}
-	c.Stdout, c.Stderr = stdout, stderr
-	killTree(c)
+	if cmd.Stdin != "" {
+		c.Stdin = strings.NewReader(cmd.Stdin)
+	}
 	// Where the process tree cannot be killed, children may hold the pipes open: do not
 	// wait for them forever.
 	c.WaitDelay = time.Second
-
 	start := time.Now()
-	err = c.Run()
+	stdout, stderr, err := e.run(c)
 	res := Result{
 		Stdout:    stdout.buf.String(),
 		Stderr:    stderr.buf.String(),
@@ -140,6 +144,77 @@ func (e *Executor) Run(ctx context.Context, cmd Command) (Result, error) {
 		return res, fmt.Errorf("exec: %s: %w; check the program name (is it installed and in PATH?)", cmd.Program, err)
 	}
 	return res, nil
+}
+
+// run starts c in its own process group and waits for it. When the program ends — by
+// itself, by its timeout or because the caller's ctx ended — the rest of its group (a
+// background child such as "sleep 100 &") is killed with it, so nothing a command started
+// outlives the call. Output is read through pipes the executor owns, so a child that
+// escaped the group and keeps them open delays the result by WaitDelay at most.
+func (e *Executor) run(c *exec.Cmd) (stdout, stderr *capped, err error) {
+	stdout, stderr = &capped{max: e.opts.MaxOutput}, &capped{max: e.opts.MaxOutput}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return stdout, stderr, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return stdout, stderr, err
+	}
+	c.Stdout, c.Stderr = outW, errW
+	killTree(c)
+	err = c.Start()
+	outW.Close() // the child holds its own copies
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return stdout, stderr, err
+	}
+	e.track(c, true)
+	var wg sync.WaitGroup
+	wg.Go(func() { io.Copy(stdout, outR) })
+	wg.Go(func() { io.Copy(stderr, errR) })
+	err = c.Wait()
+	killGroup(c)
+	e.track(c, false)
+	// EOF comes once every holder of the pipes is dead; one that left the group is cut off.
+	stop := time.AfterFunc(c.WaitDelay, func() {
+		outR.Close()
+		errR.Close()
+	})
+	wg.Wait()
+	if stop.Stop() {
+		outR.Close()
+		errR.Close()
+	}
+	return stdout, stderr, err
+}
+
+// track adds (or removes) c to the commands Close kills.
+func (e *Executor) track(c *exec.Cmd, running bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if running {
+		e.running[c] = struct{}{}
+	} else {
+		delete(e.running, c)
+	}
+}
+
+// Close kills every command still running, with its process group: what the runtime's
+// commands started ends with the exec service. The runs return their results as killed.
+//
+//cordis:internal
+func (e *Executor) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for c := range e.running {
+		killGroup(c)
+	}
+	return nil
 }
 
 // Shell runs script with "sh -c" in the work directory, with the default timeout.
