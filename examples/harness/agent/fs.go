@@ -82,7 +82,7 @@ func (d *DirFS) ReadFile(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := d.root.Open(p)
+	f, err := openRegular(func(flag int) (*os.File, error) { return d.root.OpenFile(p, flag, 0) }, os.O_RDONLY)
 	if err != nil {
 		return "", fsErr("read", name, err)
 	}
@@ -112,7 +112,12 @@ func (d *DirFS) WriteFile(ctx context.Context, name string, content string) erro
 			return fsErr("write", name, err)
 		}
 	}
-	return fsErr("write", name, d.root.WriteFile(p, []byte(content), 0o644))
+	f, err := openRegular(func(flag int) (*os.File, error) { return d.root.OpenFile(p, flag, 0o644) }, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err != nil {
+		return fsErr("write", name, err)
+	}
+	_, err = f.WriteString(content)
+	return fsErr("write", name, errors.Join(err, f.Close()))
 }
 
 // List returns the entries of the directory at path, sorted by name.
@@ -121,11 +126,14 @@ func (d *DirFS) List(ctx context.Context, name string) ([]FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := d.root.Open(p)
+	f, err := d.root.OpenFile(p, os.O_RDONLY|openNonblock, 0) // a FIFO's open must not wait for a writer
 	if err != nil {
 		return nil, fsErr("list", name, err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("fs: list %q: not a directory; list its parent directory, or read it with readFile if it is a file", name)
+	}
 	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, fsErr("list", name, err)
@@ -181,16 +189,60 @@ func clean(ctx context.Context, name string) (string, error) {
 	return p, nil
 }
 
+// ErrNotRegular reports a path that names something other than a regular file or a
+// directory — a FIFO, a socket, a device — which fs neither reads nor writes: opening one
+// could block the call forever or never end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens a file without blocking (a FIFO's open would wait for its other end)
+// and refuses anything but a regular file.
+func openRegular(open func(flag int) (*os.File, error), flag int) (*os.File, error) {
+	f, err := open(flag | openNonblock)
+	if noPeer(err) {
+		return nil, fmt.Errorf("it is a named pipe (FIFO), a socket or a device with nothing on its other end, %w", ErrNotRegular)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		kind := "a " + fileKind(fi.Mode())
+		err = fmt.Errorf("it is %s, %w", kind, ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
 // fsErr names the operation and path, and turns the operating system's errors into ones
-// a model can act on.
+// a model can act on. The operating system's path (which may be absolute) is dropped: the
+// model knows the file by name, relative to the work directory.
 func fsErr(op, name string, err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, ErrNotRegular):
+		return fmt.Errorf("fs: %s %q: %w; fs reads and writes regular files only (use list for a directory)", op, name, err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("fs: %s %q: no such file or directory; list its parent directory to see what exists: %w", op, name, fs.ErrNotExist)
 	case strings.Contains(err.Error(), "path escapes from parent"): // os.Root's unexported error
 		return fmt.Errorf("fs: %s %q: %w (through a symbolic link); use a path inside the work directory", op, name, ErrOutsideRoot)
 	}
-	return fmt.Errorf("fs: %s %q: %w", op, name, err)
+	return fmt.Errorf("fs: %s %q: %w", op, name, bare(err))
 }
