@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit/toolset"
@@ -51,13 +53,18 @@ const diskUsage = `return {
   },
 }`
 
-// demo plays the scripted session on a fresh harness rooted in dir and writes the
+// demo plays the scripted session on a fresh harness in dir (the work directory and the
+// state directory are made inside it) and writes the
 // transcript to w. Every tool call goes through the runtime's CallTool, as an agent
 // loop's would: tools/pre-execute, schema validation, then the tool. The transcript has
 // no timestamps and no paths, so it is the same on every run. demo fails if a step does
 // not go as scripted.
 func demo(ctx context.Context, w io.Writer, dir string, logger *slog.Logger) (err error) {
-	h, err := boot(dir, logger)
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		return err
+	}
+	h, err := boot(work, filepath.Join(dir, "state"), logger)
 	if err != nil {
 		return err
 	}

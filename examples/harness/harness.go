@@ -20,10 +20,13 @@ type harness struct {
 	ts *toolset.Toolset
 }
 
-// boot starts the runtime rooted in dir and the toolset with the runtime's generated
-// catalog and façade. Close it when done.
-func boot(dir string, logger *slog.Logger) (*harness, error) {
-	rt, err := agent.New(&agent.Options{WorkDir: dir, Logger: logger})
+// boot starts the runtime rooted in the work directory dir, keeping its own state in
+// stateDir (outside dir), and the toolset with the runtime's generated catalog and façade.
+// The runtime's tools/pre-execute gate runs with the toolset's GateContext, so listeners
+// that mounts wrote never stand between the model and the cordis tools. Close it when
+// done.
+func boot(dir, stateDir string, logger *slog.Logger) (*harness, error) {
+	rt, err := agent.New(&agent.Options{WorkDir: dir, StateDir: stateDir, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -35,6 +38,7 @@ func boot(dir string, logger *slog.Logger) (*harness, error) {
 	if err != nil {
 		return nil, errors.Join(err, rt.Close(context.Background()))
 	}
+	rt.SetGateContext(ts.GateContext)
 	return &harness{rt: rt, ts: ts}, nil
 }
 
@@ -47,7 +51,8 @@ func (h *harness) Close(ctx context.Context) error {
 const mcpSession = "mcp"
 
 // mcpOptions configures the MCP server: every call passes the runtime's tools/pre-execute
-// gate first, and output schemas that are not objects (cordis_inspect returns text) are
+// gate first (the same gate as CallTool, control tools shielded from mount listeners), and
+// output schemas that are not objects (cordis_inspect returns text) are
 // left out, as MCP clients before 2026-07-28 require.
 func (h *harness) mcpOptions() *mcpkit.Options {
 	return &mcpkit.Options{

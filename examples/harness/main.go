@@ -6,7 +6,7 @@
 // Usage:
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
-//	go run ./examples/harness mcp [-dir DIR]   # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness mcp [-dir DIR] [-state STATE] # serve the runtime's tools over MCP on stdio
 //
 // demo boots the runtime in a temporary work directory and plays a short session through
 // the tools' public API — the calls an agent loop makes for a model: it inspects the api,
@@ -16,8 +16,12 @@
 //
 // mcp serves cordis_inspect, cordis_mount, cordis_unmount and every tool a mount registers
 // to one MCP client on stdin/stdout, announcing every change of the tool list. Every call
-// passes through the runtime's tools/pre-execute event first. The work directory is DIR,
-// or a fresh temporary directory removed on exit. Logs go to stderr.
+// passes through the runtime's tools/pre-execute event first (listeners that mounts wrote
+// never see the cordis tools' own calls). The work directory is DIR, or a fresh temporary
+// directory removed on exit. The runtime keeps its own state (the kv store) in STATE,
+// outside the work directory so that no service serves it; by default a directory named
+// after DIR in the user's cache directory, or next to the temporary work directory. Logs
+// go to stderr.
 //
 // The generated files are refreshed by go generate and checked by verify-cordis-api.
 package main
@@ -26,6 +30,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,6 +38,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -41,8 +47,11 @@ const usage = `usage: harness <command> [flags]
 
 Commands:
   demo              play a short scripted session with the cordis tools and print it
-  mcp [-dir DIR]    serve the runtime's tools over MCP on stdin/stdout
-                    (DIR is the work directory; default: a temporary one, removed on exit)
+  mcp [-dir DIR] [-state STATE]
+                    serve the runtime's tools over MCP on stdin/stdout
+                    (DIR is the work directory; default: a temporary one, removed on exit;
+                    STATE keeps the runtime's own state, outside DIR; default: one for DIR
+                    in the user's cache directory)
   help              print this help
 `
 
@@ -111,11 +120,12 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dir := fs.String("dir", "", "work directory")
+	state := fs.String("state", "", "state directory")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: mcp: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: mcp takes no arguments besides -dir", errUsage)
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir and -state", errUsage)
 	}
 	if *dir == "" {
 		tmp, err := os.MkdirTemp("", "cordiskit-mcp-")
@@ -123,10 +133,23 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		*dir = tmp
+		*dir = filepath.Join(tmp, "work")
+		if err := os.Mkdir(*dir, 0o755); err != nil {
+			return err
+		}
+		if *state == "" {
+			*state = filepath.Join(tmp, "state")
+		}
+	}
+	if *state == "" {
+		s, err := defaultStateDir(*dir)
+		if err != nil {
+			return err
+		}
+		*state = s
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := boot(*dir, logger)
+	h, err := boot(*dir, *state, logger)
 	if err != nil {
 		return err
 	}
@@ -135,4 +158,19 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		err = nil
 	}
 	return errors.Join(err, h.Close(context.WithoutCancel(ctx)))
+}
+
+// defaultStateDir is the state directory of work directory dir: one per directory in the
+// user's cache directory, named after it, so a restart on the same -dir finds its state.
+func defaultStateDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: %v; pass -state with a directory outside -dir", err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(cache, "cordiskit-harness", fmt.Sprintf("%s-%x", filepath.Base(abs), sum[:6])), nil
 }

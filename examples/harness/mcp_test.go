@@ -30,7 +30,7 @@ type mcpClient struct {
 func serveInMemory(t *testing.T) *mcpClient {
 	t.Helper()
 	ctx := context.Background()
-	h, err := boot(t.TempDir(), quiet())
+	h, err := boot(t.TempDir(), t.TempDir(), quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,15 +228,15 @@ func TestMCPBadArguments(t *testing.T) {
 
 // TestMCPCommand runs the mcp command itself, as a client would start it, with pipes for
 // stdin and stdout: it serves until the client hangs up, then exits 0 after shutting the
-// runtime down in the -dir work directory (which flushes kv there).
+// runtime down in the -dir work directory (which flushes kv to the -state directory).
 func TestMCPCommand(t *testing.T) {
-	dir := t.TempDir()
+	dir, state := t.TempDir(), t.TempDir()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
 	var stderr bytes.Buffer
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run(context.Background(), []string{"mcp", "-dir", dir}, serverIn, serverOut, &stderr)
+		exit <- run(context.Background(), []string{"mcp", "-dir", dir, "-state", state}, serverIn, serverOut, &stderr)
 		serverOut.Close()
 	}()
 
@@ -258,7 +258,10 @@ func TestMCPCommand(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("harness mcp did not exit after the client hung up")
 	}
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(agent.KVFile))); err != nil {
-		t.Errorf("the runtime did not shut down in the -dir work directory: %v", err)
+	if _, err := os.Stat(filepath.Join(state, agent.KVFile)); err != nil {
+		t.Errorf("the runtime did not save its state in the -state directory: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the runtime wrote into the work directory: %v", entries)
 	}
 }

@@ -21,7 +21,14 @@ type TurnStartEvent struct {
 // receives the call and a next function that runs the rest of the chain and returns its
 // decision. Call next to let the call proceed (optionally changing the decision it
 // returns, e.g. rewriting Input); return a decision with Allow false and a Reason, without
-// calling next, to veto the call. The Reason is shown to the model.
+// calling next, to veto the call. The Reason is shown to the model. next runs the rest of
+// the chain once; calling it again returns the same decision.
+//
+// Listeners that mounted plugins register never see calls of the cordis control tools
+// (cordis_inspect, cordis_mount and cordis_unmount): whatever they decide, the model can
+// still inspect, mount and unmount. They do see every other tool call, with its session
+// and full arguments, including calls of tools other mounts registered; that is what the
+// gate is for. The runtime's own Go listeners see every call.
 var PreExecute = kit.NewWaterfall[PreExecuteEvent, Decision]("tools/pre-execute")
 
 // PreExecuteEvent is the payload of PreExecute: the tool call about to run.

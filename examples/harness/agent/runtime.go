@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/kit/mcpkit"
@@ -20,6 +21,10 @@ type Options struct {
 	WorkDir string
 	// Logger receives the runtime's reports. Nil means slog.Default().
 	Logger *slog.Logger
+	// StateDir is where the runtime keeps its own state (the kv store's KVFile). It must
+	// not be inside WorkDir, so that no service a plugin can use serves it; it is created
+	// when missing. Empty means the kv store is not persisted.
+	StateDir string
 	// Exec configures the exec service. Nil means defaults.
 	Exec *ExecOptions
 }
@@ -38,7 +43,14 @@ type Runtime struct {
 
 	mu    sync.Mutex
 	turns map[string]int
+
+	gateCtx atomic.Pointer[GateContext]
 }
+
+// A GateContext prepares the ctx of one tools/pre-execute emit for a call of tool. A mount
+// manager supplies one (toolset.Toolset.GateContext) so that the listeners its mounts
+// wrote never see, veto, rewrite or stall a call of its control tools.
+type GateContext func(ctx context.Context, tool string) context.Context
 
 // New boots a runtime rooted in opts.WorkDir. Close it when done.
 func New(opts *Options) (*Runtime, error) {
@@ -48,13 +60,19 @@ func New(opts *Options) (*Runtime, error) {
 	if fi, err := os.Stat(opts.WorkDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("agent: work directory %q is not a directory (%v)", opts.WorkDir, err)
 	}
+	if err := checkStateDir(opts.StateDir, opts.WorkDir); err != nil {
+		return nil, err
+	}
 	rt := &Runtime{root: kit.New(&kit.Options{Logger: opts.Logger}), store: NewStore(), turns: map[string]int{}}
-	for _, p := range []*kit.Plugin{
+	plugins := []*kit.Plugin{
 		FSPlugin(opts.WorkDir),
 		ExecPlugin(opts.WorkDir, opts.Exec),
 		KVPlugin(rt.store),
-		KVPersistPlugin(),
-	} {
+	}
+	if opts.StateDir != "" {
+		plugins = append(plugins, KVPersistPlugin(opts.StateDir))
+	}
+	for _, p := range plugins {
 		if err := rt.root.Plugin(p).Err(); err != nil {
 			return nil, errors.Join(err, rt.root.Fiber().Dispose(context.Background()))
 		}
@@ -101,11 +119,15 @@ func (rt *Runtime) CallTool(ctx context.Context, session, tool string, input jso
 
 // Gate runs tools/pre-execute for a call and returns the arguments to call the tool with.
 // A veto is an error wrapping ErrVetoed. Use it as mcpkit.Options.Before to apply the
-// same policy to calls that arrive over MCP.
+// same policy to calls that arrive over MCP. The emit runs with the ctx the GateContext
+// installed by SetGateContext returns for tool.
 func (rt *Runtime) Gate(ctx context.Context, session, tool string, input json.RawMessage) (json.RawMessage, error) {
 	in := string(input)
 	if in == "" || in == "null" {
 		in = "{}"
+	}
+	if gc := rt.gateCtx.Load(); gc != nil {
+		ctx = (*gc)(ctx, tool)
 	}
 	d, err := PreExecute.Emit(ctx, rt.root, PreExecuteEvent{Session: session, Tool: tool, Input: in},
 		func() (Decision, error) { return Decision{Allow: true}, nil })
@@ -123,6 +145,18 @@ func (rt *Runtime) Gate(ctx context.Context, session, tool string, input json.Ra
 		in = d.Input
 	}
 	return json.RawMessage(in), nil
+}
+
+// SetGateContext installs gc on the gate: every later tools/pre-execute emit runs with
+// the ctx gc returns for the call's tool. A runtime that mounts model-written plugins
+// installs its toolset's GateContext before it serves calls, so that mounts cannot lock
+// the model out of cordis_inspect, cordis_mount and cordis_unmount. nil removes it.
+func (rt *Runtime) SetGateContext(gc GateContext) {
+	if gc == nil {
+		rt.gateCtx.Store(nil)
+		return
+	}
+	rt.gateCtx.Store(&gc)
 }
 
 // Flush emits session/flush for session and waits for every listener (the kv store is

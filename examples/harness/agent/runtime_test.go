@@ -21,9 +21,16 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// newRuntime boots a runtime in the work directory dir with a fresh state directory.
 func newRuntime(t *testing.T, dir string) *agent.Runtime {
 	t.Helper()
-	rt, err := agent.New(&agent.Options{WorkDir: dir, Logger: quiet})
+	return newRuntimeState(t, dir, t.TempDir())
+}
+
+// newRuntimeState boots a runtime in the work directory dir with the state directory state.
+func newRuntimeState(t *testing.T, dir, state string) *agent.Runtime {
+	t.Helper()
+	rt, err := agent.New(&agent.Options{WorkDir: dir, StateDir: state, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,57 +206,6 @@ func TestCallToolGoesThroughPreExecute(t *testing.T) {
 	}
 }
 
-func TestFlushPersistsKV(t *testing.T) {
-	dir := t.TempDir()
-	rt, err := agent.New(&agent.Options{WorkDir: dir, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt.Store().Set("user", "ada")
-	if err := rt.Flush(context.Background(), "s1", "end of turn"); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(agent.KVFile)))
-	if err != nil || string(b) != "{\n  \"user\": \"ada\"\n}\n" {
-		t.Fatalf("%s: %q, %v", agent.KVFile, b, err)
-	}
-	rt.Store().Set("lang", "go") // saved by Close's shutdown flush
-	if err := rt.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-
-	again := newRuntime(t, dir)
-	if got := again.Store().Snapshot(); len(got) != 2 || got["user"] != "ada" || got["lang"] != "go" {
-		t.Fatalf("reloaded kv: %v", got)
-	}
-
-	// A flush listener's error fails the flush; the others still run.
-	start(t, again, &kit.Plugin{Name: "broken-saver", Apply: func(c *kit.Context) error {
-		_, err := agent.SessionFlush.On(c, func(context.Context, agent.SessionFlushEvent) error { return errors.New("disk full") })
-		return err
-	}})
-	again.Store().Set("after", "1")
-	if err := again.Flush(context.Background(), "s1", "end of turn"); err == nil || !strings.Contains(err.Error(), "disk full") {
-		t.Fatalf("Flush err = %v", err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(agent.KVFile))); !strings.Contains(string(b), "after") {
-		t.Fatal("kv-persist did not run next to the failing listener")
-	}
-}
-
-func TestCorruptKVFileStopsBoot(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".harness"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(agent.KVFile)), []byte("[1,2]"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := agent.New(&agent.Options{WorkDir: dir, Logger: quiet}); err == nil || !strings.Contains(err.Error(), "fix or delete it") {
-		t.Fatalf("New err = %v", err)
-	}
-}
-
 // memFS is another implementation of the fs seam.
 type memFS struct {
 	mu    sync.Mutex
@@ -280,28 +236,24 @@ func (m *memFS) Stat(context.Context, string) (agent.FileInfo, error) { return a
 // fs is a seam: replace its provider and its dependents follow.
 func TestFSSeamIsReplaceable(t *testing.T) {
 	rt := newRuntime(t, t.TempDir())
+	var seen []string
+	notes := start(t, rt, &kit.Plugin{Name: "notes", Inject: []string{agent.FS.Key()}, Apply: func(c *kit.Context) error {
+		files, _ := agent.FS.Get(c)
+		s, _ := files.ReadFile(context.Background(), "notes.txt")
+		seen = append(seen, s)
+		return nil
+	}})
 	for _, f := range rt.Context().Fiber().Children() {
 		if f.Name() == "fs" {
 			f.Dispose(context.Background())
 		}
 	}
-	persist := func() kit.State {
-		for _, f := range rt.Context().Fibers() {
-			if f.Name == "kv-persist" {
-				return f.State
-			}
-		}
-		return -1
+	if st := notes.State(); st != kit.StatePending {
+		t.Fatalf("a dependent of fs without fs is %v", st)
 	}
-	if st := persist(); st != kit.StatePending {
-		t.Fatalf("kv-persist without fs is %v", st)
-	}
-	mem := &memFS{files: map[string]string{agent.KVFile: `{"from":"memory"}`}}
+	mem := &memFS{files: map[string]string{"notes.txt": "from memory"}}
 	start(t, rt, &kit.Plugin{Name: "mem-fs", Apply: func(c *kit.Context) error { return agent.FS.Provide(c, mem) }})
-	if st := persist(); st != kit.StateActive || rt.Store().Get("from") != "memory" {
-		t.Fatalf("kv-persist on the new fs: %v, store %v", st, rt.Store().Snapshot())
-	}
-	if err := rt.Flush(context.Background(), "s", "test"); err != nil || !strings.Contains(mem.files[agent.KVFile], "memory") {
-		t.Fatalf("flush into memFS: %v %q", err, mem.files[agent.KVFile])
+	if st := notes.State(); st != kit.StateActive || fmt.Sprint(seen) != "[ from memory]" {
+		t.Fatalf("the dependent on the new fs: %v, read %q", st, seen)
 	}
 }

@@ -56,7 +56,7 @@ func _() {
 	var _ *kit.Service[*agent.Store] = agent.KV
 	var _ func(*agent.Store, string) string = (*agent.Store).Get
 	var _ func(*agent.Store, string) bool = (*agent.Store).Has
-	var _ func(*agent.Store, string, string) = (*agent.Store).Set
+	var _ func(*agent.Store, string, string) error = (*agent.Store).Set
 	var _ func(*agent.Store, string) bool = (*agent.Store).Delete
 	var _ func(*agent.Store) []string = (*agent.Store).Keys
 	var _ func(*agent.Store) map[string]string = (*agent.Store).Snapshot
@@ -128,7 +128,7 @@ var cordisEventToolsPreExecute = catalog.Event{
 	},
 	Signature: "'tools/pre-execute'(session: string, tool: string, input: string, next: () => Promise<Decision>): Promise<Decision>",
 	Types:     []string{"Decision"},
-	Doc:       "PreExecute runs before every tool call the runtime makes, as a waterfall: each listener\nreceives the call and a next function that runs the rest of the chain and returns its\ndecision. Call next to let the call proceed (optionally changing the decision it\nreturns, e.g. rewriting Input); return a decision with Allow false and a Reason, without\ncalling next, to veto the call. The Reason is shown to the model.",
+	Doc:       "PreExecute runs before every tool call the runtime makes, as a waterfall: each listener\nreceives the call and a next function that runs the rest of the chain and returns its\ndecision. Call next to let the call proceed (optionally changing the decision it\nreturns, e.g. rewriting Input); return a decision with Allow false and a Reason, without\ncalling next, to veto the call. The Reason is shown to the model. next runs the rest of\nthe chain once; calling it again returns the same decision.\n\nListeners that mounted plugins register never see calls of the cordis control tools\n(cordis_inspect, cordis_mount and cordis_unmount): whatever they decide, the model can\nstill inspect, mount and unmount. They do see every other tool call, with its session\nand full arguments, including calls of tools other mounts registered; that is what the\ngate is for. The runtime's own Go listeners see every call.",
 	Summary:   "PreExecute runs before every tool call the runtime makes, as a waterfall: each listener receives the call and a next function that runs the rest of the chain and returns its decision.",
 	Source:    "examples/harness/agent/events.go",
 }
@@ -323,9 +323,12 @@ var cordisMethodKvSet = catalog.Method{
 		cordisParamKeyString,
 		{Name: "value", JSName: "value", Go: cordisString, JS: "string"},
 	},
+	Results: []catalog.Param{
+		cordisParamError,
+	},
 	Returns:   "void",
 	Signature: "set(key: string, value: string): void",
-	Doc:       "Set stores value under key, replacing any previous value.",
+	Doc:       "Set stores value under key, replacing any previous value. It fails (throws), storing\nnothing, when the store would grow past its 4 MiB (MaxKVBytes).",
 	Summary:   "Set stores value under key, replacing any previous value.",
 	Source:    "examples/harness/agent/kv.go",
 }
@@ -385,8 +388,8 @@ var cordisServiceKv = catalog.Service{
 		cordisMethodKvKeys,
 		cordisMethodKvSnapshot,
 	},
-	Doc:     "KV is a small key-value store of strings shared by the runtime and its plugins, saved to\nthe work directory on session/flush and loaded again at boot. Its methods are\nsynchronous. Store structured values as JSON text.",
-	Summary: "KV is a small key-value store of strings shared by the runtime and its plugins, saved to the work directory on session/flush and loaded again at boot.",
+	Doc:     "KV is a small key-value store of strings shared by the runtime and its plugins, saved\nto the runtime's state directory on session/flush and loaded again at boot. Its methods\nare synchronous. Store structured values as JSON text. It holds at most 4 MiB, counted\nas saved (keys and values JSON-quoted); a set past that throws.",
+	Summary: "KV is a small key-value store of strings shared by the runtime and its plugins, saved to the runtime's state directory on session/flush and loaded again at boot.",
 	Source:  "examples/harness/agent/kv.go",
 }
 

@@ -167,9 +167,15 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 	if err := o.Set("set", r.Func("kv.set", func(call goja.FunctionCall) goja.Value {
 		a0 := sandbox.ArgString(r, call, 0, "kv.set", "key")
 		a1 := sandbox.ArgString(r, call, 1, "kv.set", "value")
+		var (
+			err error
+		)
 		r.Sync(func() {
-			s.Set(a0, a1)
+			err = s.Set(a0, a1)
 		})
+		if err != nil {
+			r.Throw(err)
+		}
 		return goja.Undefined()
 	})); err != nil {
 		return nil, err
