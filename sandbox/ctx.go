@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -39,6 +38,7 @@ type ctxFacade struct {
 	services map[string]goja.Value
 	ended    atomic.Bool
 	teardown teardownBudget // shared by the activation's effect disposers
+	quota    [numQuotas]atomic.Int64
 }
 
 func newCtxFacade(r *Realm, c *kit.Context, inject []string) (*ctxFacade, error) {
@@ -213,6 +213,7 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 		r.throwf("%s: there is no event %q%s; list the events this runtime has with cordis_inspect what:\"events\"",
 			method, name, suggest(name, r.loop.facade.EventNames()))
 	}
+	release := f.take(quotaListeners, method)
 	var off func()
 	fn = f.strikeOut(name, fn, func() {
 		if off != nil {
@@ -232,10 +233,12 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 			return inner(this, args...)
 		}
 	}
-	off, err := adapt(r, f.c, fn)
+	kitOff, err := adapt(r, f.c, fn)
 	if err != nil {
+		release()
 		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
+	off = func() { kitOff(); release() }
 	disposer := "ctx.on disposer"
 	if once {
 		disposer = "ctx.once disposer"
@@ -244,48 +247,6 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 		off()
 		return goja.Undefined()
 	})
-}
-
-// maxListenerTimeouts is how many consecutive runs of a listener may exceed CallTimeout
-// before the listener is removed: a listener that loops costs every emitter (and, one lock
-// serving all realms, every mount) a whole CallTimeout per event.
-const maxListenerTimeouts = 3
-
-// strikeOut wraps a listener so that after maxListenerTimeouts consecutive runs ended by its
-// own time bound it is unsubscribed (off) and the mount's log says so.
-func (f *ctxFacade) strikeOut(event string, fn goja.Callable, off func()) goja.Callable {
-	r := f.r
-	strikes := 0 // guarded by the loop's lock: the listener only runs under it
-	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
-		cur := r.loop.cur // the entry delivering this call
-		v, err := fn(this, args...)
-		if err == nil || !r.timedOut(cur, err) {
-			strikes = 0
-			return v, err
-		}
-		if strikes++; strikes == maxListenerTimeouts {
-			off()
-			msg := fmt.Sprintf("sandbox: the listener of %q ran longer than CallTimeout (%v) %d times in a row and was removed",
-				event, r.loop.timeouts.Call, maxListenerTimeouts)
-			r.logger.Warn(msg, "event", event)
-			if h := r.loop.onError; h != nil {
-				h(r.id, errors.New(r.id+": "+strings.TrimPrefix(msg, "sandbox: ")))
-			}
-		}
-		return v, err
-	}
-}
-
-// timedOut reports whether err is the interrupt of entry e by its own time bound. Lock held.
-func (r *Realm) timedOut(e *entry, err error) bool {
-	var ie *goja.InterruptedError
-	if e == nil || !errors.As(err, &ie) || ie.Value() != any(e) {
-		return false
-	}
-	w := &r.loop.watch
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return e.byBound
 }
 
 // suggest returns ` (did you mean "x"?)` for the closest known name, if any is close.
@@ -333,10 +294,12 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 	if _, ok := r.loop.facade.Services[name]; ok {
 		r.throwf("ctx.provide: %q is a Go service declared in the catalog; a JavaScript value cannot stand in for it — pick another name", name)
 	}
+	release := f.take(quotaServices, "ctx.provide")
 	p := &Provided{realm: r, value: call.Argument(1)}
 	var err error
 	r.Sync(func() { err = f.c.Provide(name, p) })
 	if err != nil {
+		release()
 		r.Throw(fmt.Errorf("ctx.provide(%q): %w", name, err))
 	}
 	return goja.Undefined()
@@ -376,12 +339,27 @@ func (f *ctxFacade) schedule(call goja.FunctionCall, method string, repeat bool)
 	t := f.timer(method)
 	fn := ArgCallback(r, call, 0, method, "callback")
 	d := toDurationOrZero(r, call.Argument(1), method, "ms")
+	release := f.take(quotaTimers, method)
+	// cancel is set before the timer can run its callback: that needs the lock held here.
+	var cancel func()
+	stop := func() {
+		if cancel != nil {
+			cancel()
+		}
+		release()
+	}
+	// An interval that keeps spinning to (or near) its bound is cancelled like a looping
+	// listener is removed.
+	cb := (&striker{r: r, what: "the " + method + " callback", removed: "cancelled", off: stop}).wrap(fn)
 	fire := func() {
-		if err := r.deliver(context.Background(), "a timer callback", fn, nil, nil); err != nil {
+		if !repeat {
+			// A fired timeout is gone once its goroutine is: the budget bounds those too.
+			defer release()
+		}
+		if err := r.deliver(context.Background(), "a timer callback", cb, nil, nil); err != nil {
 			r.report("timer callback failed", err)
 		}
 	}
-	var cancel func()
 	var err error
 	if repeat {
 		cancel, err = t.SetInterval(f.c, d, fire)
@@ -389,10 +367,11 @@ func (f *ctxFacade) schedule(call goja.FunctionCall, method string, repeat bool)
 		cancel, err = t.SetTimeout(f.c, d, fire)
 	}
 	if err != nil {
+		release()
 		r.Throw(fmt.Errorf("%s: %w", method, err))
 	}
 	return r.Func(method+" cancel", func(goja.FunctionCall) goja.Value {
-		cancel()
+		stop()
 		return goja.Undefined()
 	})
 }
@@ -409,8 +388,11 @@ func (f *ctxFacade) sleep(call goja.FunctionCall) goja.Value {
 	t := f.timer("ctx.sleep")
 	d := toDurationOrZero(r, call.Argument(0), "ctx.sleep", "ms")
 	c := f.c
+	// A pending sleep holds a goroutine: it counts as a timer.
+	release := f.take(quotaTimers, "ctx.sleep")
 	// Bounded by the awaiting entry and the mount's lifetime, not by CallTimeout.
 	return r.async(0, func(ctx context.Context) (func() goja.Value, error) {
+		defer release()
 		return nil, t.Sleep(ctx, c, d)
 	})
 }

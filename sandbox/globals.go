@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"log/slog"
 	"strings"
 	"unicode/utf8"
@@ -93,6 +94,9 @@ type sandboxGlobals struct {
 	// vals holds the globals built so far and whatever was assigned to the prototype
 	// itself; a nil value marks a deleted name.
 	vals map[string]goja.Value
+
+	logged   int  // console bytes written so far (Limits.MaxLogBytes)
+	logSpent bool // the console budget is spent and the note logged
 }
 
 // Get implements goja.DynamicObject. A nil result resolves through Object.prototype.
@@ -196,11 +200,33 @@ func (r *Realm) console() goja.Value {
 		level slog.Level
 	}{{"log", slog.LevelInfo}, {"info", slog.LevelInfo}, {"warn", slog.LevelWarn}, {"error", slog.LevelError}, {"debug", slog.LevelDebug}} {
 		_ = console.Set(m.name, func(call goja.FunctionCall) goja.Value {
-			r.logger.Log(context.Background(), m.level, r.consoleText(call.Arguments), "console", m.name)
+			r.consoleLog(m.level, m.name, call.Arguments)
 			return goja.Undefined()
 		})
 	}
 	return console
+}
+
+// consoleLog logs one console line within the mount's budgets: a line is cut at
+// Limits.MaxLogLine, and once the mount has written Limits.MaxLogBytes in all, one
+// "console output truncated" line is logged and later output is dropped without being
+// rendered. Console output otherwise has no cost a mount pays: a loop of console.log writes
+// a gigabyte in seconds. Lock held.
+func (r *Realm) consoleLog(level slog.Level, method string, args []goja.Value) {
+	g := &r.globals
+	if g.logSpent {
+		return
+	}
+	lim := &r.loop.limits
+	line := r.consoleText(args, lim.MaxLogLine)
+	if g.logged+len(line) > lim.MaxLogBytes {
+		g.logSpent = true
+		r.logger.Warn(fmt.Sprintf("sandbox: console output truncated: the mount wrote more than %d bytes (Limits.MaxLogBytes); "+
+			"its later console output is dropped", lim.MaxLogBytes), "console", method)
+		return
+	}
+	g.logged += len(line)
+	r.logger.Log(context.Background(), level, line, "console", method)
 }
 
 // decodeBase64 accepts standard base64 with or without padding, ignoring ASCII whitespace
@@ -217,16 +243,22 @@ func decodeBase64(s string) ([]byte, error) {
 }
 
 // consoleText joins console arguments as node does: strings as they are, other values
-// rendered compactly (objects as JSON when they are JSON data). Lock held.
-func (r *Realm) consoleText(args []goja.Value) string {
+// rendered compactly (objects as JSON when they are JSON data). A line longer than max
+// bytes is cut and marked; a long string argument is cut before it is copied. Lock held.
+func (r *Realm) consoleText(args []goja.Value, max int) string {
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
+		if s, ok := a.(goja.String); ok && s.Length() > max-b.Len() {
+			// A UTF-16 unit is at least one byte of UTF-8: this keeps more than max bytes, so
+			// the line is still marked as cut, without copying the whole string.
+			a = s.Substring(0, max-b.Len()+1)
+		}
 		b.WriteString(r.inspect(a))
-		if b.Len() > 64<<10 {
-			return truncate(b.String(), 64<<10)
+		if b.Len() > max {
+			return truncate(b.String(), max) + fmt.Sprintf(" [console line cut at %d bytes (Limits.MaxLogLine)]", max)
 		}
 	}
 	return b.String()

@@ -92,13 +92,16 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 		ToolSchema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params},
 		Execute:    r.toolExecute(name, exec, resolved),
 	}
+	release := f.takeTool(method) // Limits.MaxTools
 	var unregister func()
 	r.Sync(func() { unregister, err = tools.Register(f.c, tool) })
 	if err != nil {
+		release()
 		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
 	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
 		r.Sync(unregister) // removing a tool emits tools/change, possibly into this realm
+		release()
 		return goja.Undefined()
 	})
 }
