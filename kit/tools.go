@@ -59,7 +59,9 @@ type toolEntry struct {
 }
 
 // Register adds tool as an effect of c's fiber and announces it with ToolsChange.
-// A name already registered is an error naming the owning plugin.
+// A name already registered is an error naming the owning plugin; a schema that
+// CheckToolSchema refuses (one that refers to itself without descending into the value,
+// which would overflow a validator's stack) is an error wrapping its *SchemaError.
 //
 //cordis:internal
 func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
@@ -71,6 +73,9 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 	}
 	if tool.Execute == nil {
 		return nil, fmt.Errorf("kit: tool %q has no Execute func", tool.Name)
+	}
+	if err := checkSchemas(tool.ToolSchema); err != nil {
+		return nil, fmt.Errorf("kit: tool %q: %w", tool.Name, err)
 	}
 	e := &toolEntry{tool: tool, owner: c.fiber}
 	f := c.fiber
@@ -95,6 +100,23 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 	t.mu.Unlock()
 	ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: tool.Name, Registered: true})
 	return func() { _ = f.cancelEffect(context.Background(), eff) }, nil
+}
+
+// checkSchemas refuses schemas that validators cannot walk with bounded work (see
+// CheckToolSchema), so no consumer of the registry meets one.
+func checkSchemas(s ToolSchema) error {
+	for _, sc := range []struct {
+		name string
+		doc  json.RawMessage
+	}{{"inputSchema", s.InputSchema}, {"outputSchema", s.OutputSchema}} {
+		if len(bytes.TrimSpace(sc.doc)) == 0 {
+			continue
+		}
+		if _, err := CheckToolSchema(sc.doc, sc.name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *Tools) remove(e *toolEntry) {
