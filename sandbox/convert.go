@@ -124,21 +124,10 @@ func ToDuration(r *Realm, v goja.Value, path string) time.Duration {
 // ToObject converts v like ArgObject.
 func ToObject(r *Realm, v goja.Value, path string) *goja.Object { return toObject(r, v, "", path) }
 
-// ToSlice returns the elements of array v.
+// ToSlice returns the elements of array v: NewBudget(r).Slice, for an array converted on
+// its own. An array longer than Limits.MaxNodes throws before anything is read.
 func ToSlice(r *Realm, v goja.Value, path string) []goja.Value {
-	o, ok := v.(*goja.Object)
-	if !ok || o.ClassName() != "Array" {
-		r.argErr("", path, "an array", v)
-	}
-	n := arrayLen(o)
-	if n > int64(r.loop.limits.MaxBytes) {
-		r.Throw(&ArgError{Param: path, Want: "an array of at most " + strconv.Itoa(r.loop.limits.MaxBytes) + " elements", Got: "length " + strconv.FormatInt(n, 10)})
-	}
-	out := make([]goja.Value, n)
-	for i := range out {
-		out[i] = o.Get(strconv.Itoa(i))
-	}
-	return out
+	return NewBudget(r).Slice(v, path)
 }
 
 func arrayLen(o *goja.Object) int64 {
@@ -148,6 +137,11 @@ func arrayLen(o *goja.Object) int64 {
 func toString(r *Realm, v goja.Value, method, param string) string {
 	if !goja.IsString(v) {
 		r.argErr(method, param, "a string", v)
+	}
+	// UTF-8 needs at least a byte per UTF-16 unit, so a string longer than the limit is
+	// refused before Go copies it.
+	if n := v.(goja.String).Length(); n > r.loop.limits.MaxBytes {
+		r.Throw(&ArgError{Method: method, Param: param, Want: "a string of at most " + strconv.Itoa(r.loop.limits.MaxBytes) + " bytes", Got: "at least " + strconv.Itoa(n) + " bytes"})
 	}
 	s := v.String()
 	if len(s) > r.loop.limits.MaxBytes {

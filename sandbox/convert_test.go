@@ -198,7 +198,13 @@ func TestLimitsMaxBytes(t *testing.T) {
 	l, _ := newTestLoop(t, &Options{Limits: &Limits{MaxBytes: 16}})
 	r := testRealm(t, l, "dyn-1")
 	installProbes(r)
-	if got, want := runJSON(r, `arg("string", "x".repeat(17))`), "expected a string of at most 16 bytes, got 17 bytes"; !strings.Contains(got, want) {
+	// Refused before Go copies the string: UTF-8 has at least a byte per UTF-16 unit.
+	for _, src := range []string{`arg("string", "x".repeat(17))`, `arg("string", "é".repeat(17))`} {
+		if got, want := runJSON(r, src), "expected a string of at most 16 bytes, got at least 17 bytes"; !strings.Contains(got, want) {
+			t.Errorf("%s: got %s, want %s", src, got, want)
+		}
+	}
+	if got, want := runJSON(r, `arg("string", "é".repeat(9))`), "expected a string of at most 16 bytes, got 18 bytes"; !strings.Contains(got, want) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 	if got, want := runJSON(r, `arg("json", ["x".repeat(20)])`), "expected JSON data of at most 16 bytes"; !strings.Contains(got, want) {

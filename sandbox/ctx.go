@@ -295,7 +295,7 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 		r.throwf("ctx.provide: %q is a Go service declared in the catalog; a JavaScript value cannot stand in for it — pick another name", name)
 	}
 	release := f.take(quotaServices, "ctx.provide")
-	p := &Provided{realm: r, value: call.Argument(1)}
+	p := &Provided{realm: r, value: call.Argument(1), name: name}
 	var err error
 	r.Sync(func() { err = f.c.Provide(name, p) })
 	if err != nil {

@@ -18,9 +18,11 @@ import (
 // plain objects (own enumerable string keys; a property whose value is undefined is left
 // out, as JSON.stringify does). Anything else — undefined, a function, a symbol, a bigint,
 // NaN or ±Infinity, a Date, a Map, a typed array, a hole in an array, nesting deeper than
-// Limits.MaxDepth (a cycle), a document larger than Limits.MaxBytes — throws a TypeError
-// naming the offending path ("result.items[2].when"). Lone UTF-16 surrogates become
-// U+FFFD. Lock held.
+// Limits.MaxDepth (a cycle) — throws a TypeError naming the offending path
+// ("result.items[2].when"); a document larger than Limits.MaxBytes or of more than
+// Limits.MaxNodes values (a shared object counts each time it is written) throws a
+// *LimitError, found as the document grows. Lone UTF-16 surrogates become U+FFFD. Lock
+// held.
 func ToJSON(r *Realm, v goja.Value, path string) json.RawMessage {
 	b, err := r.appendJSON(nil, v, path, 0)
 	if err != nil {
@@ -41,26 +43,41 @@ func (r *Realm) toJSON(v goja.Value, path string) (json.RawMessage, error) {
 	return b, aerr
 }
 
+// appendJSON appends v as JSON to b: one document, with a budget of its own.
 func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]byte, error) {
+	return r.appendJSONIn(NewBudget(r), b, v, &pathStack{root: path}, depth)
+}
+
+// appendJSONIn appends v, at path at, as JSON to b, each value taking an element of bud.
+// The path is rendered only for an error. Lock held.
+func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack, depth int) ([]byte, error) {
 	lim := &r.loop.limits
 	if len(b) > lim.MaxBytes {
-		return nil, &ArgError{Param: path, Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
+		return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
 	}
+	if !bud.hasNodes(1) {
+		return nil, bud.needNodes(1, at.String())
+	}
+	bud.nodes--
 	switch {
 	case v == nil || goja.IsUndefined(v):
-		return nil, &ArgError{Param: path, Want: "JSON data", Got: "undefined"}
+		return nil, &ArgError{Param: at.String(), Want: "JSON data", Got: "undefined"}
 	case goja.IsNull(v):
 		return append(b, "null"...), nil
 	case goja.IsString(v):
+		// Its JSON is at least a byte per UTF-16 unit: refuse before Go copies it.
+		if n := v.(goja.String).Length(); n > lim.MaxBytes-len(b) {
+			return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: fmt.Sprintf("a string of %d UTF-16 units", n)}
+		}
 		b = appendJSONString(b, v.String())
 		if len(b) > lim.MaxBytes {
-			return nil, &ArgError{Param: path, Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
+			return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
 		}
 		return b, nil
 	case goja.IsNumber(v):
 		f := v.ToFloat()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, &ArgError{Param: path, Want: "JSON data (a finite number)", Got: typeName(v)}
+			return nil, &ArgError{Param: at.String(), Want: "JSON data (a finite number)", Got: typeName(v)}
 		}
 		return appendJSONNumber(b, f), nil
 	}
@@ -69,28 +86,33 @@ func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]by
 		if v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool {
 			return strconv.AppendBool(b, v.ToBoolean()), nil
 		}
-		return nil, &ArgError{Param: path, Want: "JSON data", Got: typeName(v)}
+		return nil, &ArgError{Param: at.String(), Want: "JSON data", Got: typeName(v)}
 	}
 	if depth >= lim.MaxDepth {
-		return nil, &ArgError{Param: path, Want: fmt.Sprintf("JSON data nested at most %d levels deep", lim.MaxDepth), Got: "deeper nesting (a cycle?)"}
+		return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data nested at most %d levels deep", lim.MaxDepth), Got: "deeper nesting (a cycle?)"}
 	}
 	if _, fn := goja.AssertFunction(o); fn {
-		return nil, &ArgError{Param: path, Want: "JSON data", Got: "function"}
+		return nil, &ArgError{Param: at.String(), Want: "JSON data", Got: "function"}
 	}
 	objProto, arrProto := r.protos()
 	switch o.ClassName() {
 	case "Array":
 		if o.Prototype() != arrProto {
-			return nil, &ArgError{Param: path, Want: "JSON data (a plain array)", Got: r.protoName(o, "an array subclass")}
+			return nil, &ArgError{Param: at.String(), Want: "JSON data (a plain array)", Got: r.protoName(o, "an array subclass")}
 		}
 		n := arrayLen(o)
+		if !bud.hasNodes(n) {
+			return nil, bud.needNodes(n, at.String()) // before visiting a sparse array's holes one by one
+		}
 		b = append(b, '[')
 		for i := range n {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			var err error
-			b, err = r.appendJSON(b, o.Get(strconv.FormatInt(i, 10)), path+"["+strconv.FormatInt(i, 10)+"]", depth+1)
+			at.pushIndex(int(i))
+			b, err = r.appendJSONIn(bud, b, o.Get(strconv.FormatInt(i, 10)), at, depth+1)
+			at.pop()
 			if err != nil {
 				return nil, err
 			}
@@ -100,11 +122,15 @@ func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]by
 		// Only plain objects: a Map, a Set, a typed array, a class instance… would lose
 		// their contents (or their meaning) as {}.
 		if p := o.Prototype(); p != nil && p != objProto {
-			return nil, &ArgError{Param: path, Want: "JSON data (a plain object or array)", Got: r.protoName(o, "an object with a custom prototype")}
+			return nil, &ArgError{Param: at.String(), Want: "JSON data (a plain object or array)", Got: r.protoName(o, "an object with a custom prototype")}
+		}
+		keys := o.Keys()
+		if !bud.hasNodes(int64(len(keys))) {
+			return nil, bud.needNodes(int64(len(keys)), at.String())
 		}
 		b = append(b, '{')
 		first := true
-		for _, k := range o.Keys() {
+		for _, k := range keys {
 			kv := o.Get(k)
 			if kv == nil || goja.IsUndefined(kv) {
 				continue
@@ -116,14 +142,16 @@ func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]by
 			b = appendJSONString(b, k)
 			b = append(b, ':')
 			var err error
-			b, err = r.appendJSON(b, kv, joinPath(path, k), depth+1)
+			at.pushKey(k)
+			b, err = r.appendJSONIn(bud, b, kv, at, depth+1)
+			at.pop()
 			if err != nil {
 				return nil, err
 			}
 		}
 		return append(b, '}'), nil
 	}
-	return nil, &ArgError{Param: path, Want: "JSON data (a plain object or array)", Got: typeName(o)}
+	return nil, &ArgError{Param: at.String(), Want: "JSON data (a plain object or array)", Got: typeName(o)}
 }
 
 // protos returns the realm's intrinsic Object.prototype and Array.prototype (whatever mount
@@ -260,7 +288,8 @@ func appendJSONNumber(b []byte, f float64) []byte {
 
 // FromJSON converts a JSON document into a fresh JS value (object keys keep their order; a
 // "__proto__" key becomes an ordinary own property). Invalid JSON, or a document larger than
-// Limits.MaxBytes or nested deeper than Limits.MaxDepth, throws. Lock held.
+// Limits.MaxBytes, nested deeper than Limits.MaxDepth or of more than Limits.MaxNodes
+// values, throws. Lock held.
 func FromJSON(r *Realm, raw json.RawMessage) goja.Value {
 	v, err := r.fromJSON(raw)
 	if err != nil {
@@ -269,7 +298,11 @@ func FromJSON(r *Realm, raw json.RawMessage) goja.Value {
 	return v
 }
 
-func (r *Realm) fromJSON(raw []byte) (goja.Value, error) {
+func (r *Realm) fromJSON(raw []byte) (goja.Value, error) { return r.fromJSONIn(NewBudget(r), raw) }
+
+// fromJSONIn is fromJSON within bud: the document's values take elements and its bytes
+// take bytes (a bound on its strings).
+func (r *Realm) fromJSONIn(bud *Budget, raw []byte) (goja.Value, error) {
 	lim := &r.loop.limits
 	if len(raw) > lim.MaxBytes {
 		return nil, fmt.Errorf("JSON document of %d bytes exceeds the %d-byte limit", len(raw), lim.MaxBytes)
@@ -277,9 +310,12 @@ func (r *Realm) fromJSON(raw []byte) (goja.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return goja.Undefined(), nil
 	}
+	if err := bud.takeBytes(len(raw), "the JSON document"); err != nil {
+		return nil, err
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
-	v, err := r.decodeJSON(d, 0)
+	v, err := r.decodeJSON(bud, d, 0, &pathStack{})
 	if err != nil {
 		return nil, fmt.Errorf("decoding JSON: %w", err)
 	}
@@ -289,11 +325,20 @@ func (r *Realm) fromJSON(raw []byte) (goja.Value, error) {
 	return v, nil
 }
 
-func (r *Realm) decodeJSON(d *json.Decoder, depth int) (goja.Value, error) {
+// decodeJSON decodes the next value of d, at path, each value taking an element of bud.
+func (r *Realm) decodeJSON(bud *Budget, d *json.Decoder, depth int, path *pathStack) (goja.Value, error) {
 	tok, err := d.Token()
 	if err != nil {
 		return nil, err
 	}
+	if bud.nodes == 0 {
+		at := "the JSON document"
+		if p := path.String(); p != "" {
+			at += " at " + p
+		}
+		return nil, bud.needNodes(1, at)
+	}
+	bud.nodes--
 	switch t := tok.(type) {
 	case nil:
 		return goja.Null(), nil
@@ -310,7 +355,9 @@ func (r *Realm) decodeJSON(d *json.Decoder, depth int) (goja.Value, error) {
 		if t == '[' {
 			var items []any
 			for d.More() {
-				v, err := r.decodeJSON(d, depth+1)
+				path.pushIndex(len(items))
+				v, err := r.decodeJSON(bud, d, depth+1, path)
+				path.pop()
 				if err != nil {
 					return nil, err
 				}
@@ -328,7 +375,9 @@ func (r *Realm) decodeJSON(d *json.Decoder, depth int) (goja.Value, error) {
 				return nil, err
 			}
 			k, _ := kt.(string)
-			v, err := r.decodeJSON(d, depth+1)
+			path.pushKey(k)
+			v, err := r.decodeJSON(bud, d, depth+1, path)
+			path.pop()
 			if err != nil {
 				return nil, err
 			}
@@ -361,21 +410,29 @@ func numberValue(rt *goja.Runtime, s string) (goja.Value, error) {
 // its exported fields and no Go method is ever reachable). An integer beyond ±2^53, which a
 // JS number cannot hold exactly, throws, as do values encoding/json rejects. Lock held.
 func FromAny(r *Realm, v any) goja.Value {
-	out, err := r.fromAny(v, 0)
+	out, err := r.fromAny(NewBudget(r), v, 0)
 	if err != nil {
 		r.Throw(err)
 	}
 	return out
 }
 
-func (r *Realm) fromAny(v any, depth int) (goja.Value, error) {
+// fromAny converts v, each value taking an element of bud and each string its bytes: Go
+// data shares too ([]any{x, x}), and the copy is made in full.
+func (r *Realm) fromAny(bud *Budget, v any, depth int) (goja.Value, error) {
 	rt := r.rt
+	if err := bud.takeNodes(1, "the Go value"); err != nil {
+		return nil, err
+	}
 	switch x := v.(type) {
 	case nil:
 		return goja.Null(), nil
 	case string:
 		if len(x) > r.loop.limits.MaxBytes {
 			return nil, fmt.Errorf("string of %d bytes exceeds the %d-byte limit", len(x), r.loop.limits.MaxBytes)
+		}
+		if err := bud.takeBytes(len(x), "the Go value"); err != nil {
+			return nil, err
 		}
 		return rt.ToValue(x), nil
 	case bool:
@@ -405,14 +462,17 @@ func (r *Realm) fromAny(v any, depth int) (goja.Value, error) {
 	case uint64:
 		return safeUint(rt, x)
 	case json.RawMessage:
-		return r.fromJSON(x)
+		return r.fromJSONIn(bud, x)
 	case []any:
 		if depth >= r.loop.limits.MaxDepth {
 			return nil, fmt.Errorf("nested deeper than %d levels", r.loop.limits.MaxDepth)
 		}
+		if err := bud.needNodes(int64(len(x)), "the Go value"); err != nil {
+			return nil, err
+		}
 		items := make([]any, len(x))
 		for i, e := range x {
-			ev, err := r.fromAny(e, depth+1)
+			ev, err := r.fromAny(bud, e, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -420,8 +480,14 @@ func (r *Realm) fromAny(v any, depth int) (goja.Value, error) {
 		}
 		return rt.NewArray(items...), nil
 	case []string:
+		if err := bud.takeNodes(int64(len(x)), "the Go value"); err != nil {
+			return nil, err
+		}
 		items := make([]any, len(x))
 		for i, e := range x {
+			if err := bud.takeBytes(len(e), "the Go value"); err != nil {
+				return nil, err
+			}
 			items[i] = e
 		}
 		return rt.NewArray(items...), nil
@@ -431,7 +497,7 @@ func (r *Realm) fromAny(v any, depth int) (goja.Value, error) {
 		}
 		o := rt.NewObject()
 		for _, k := range sortedKeys(x) {
-			ev, err := r.fromAny(x[k], depth+1)
+			ev, err := r.fromAny(bud, x[k], depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -445,7 +511,7 @@ func (r *Realm) fromAny(v any, depth int) (goja.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("converting %T to JavaScript: %w", v, err)
 	}
-	return r.fromJSON(b)
+	return r.fromJSONIn(bud, b)
 }
 
 func safeInt(rt *goja.Runtime, i int64) (goja.Value, error) {

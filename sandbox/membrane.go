@@ -14,9 +14,16 @@ import (
 // provider's realm, bounded by CallTimeout, with its arguments and result converted back),
 // promises bridged, errors copied and other objects seen through live read-only views. No
 // runtime ever holds another's objects. Go code cannot call it (it is not a Go service).
+//
+// Each crossing is one conversion with its own Budget: an array copies element by element,
+// and one that holds another twice copies it twice, so a crossing that would produce more
+// than Limits.MaxNodes elements throws a *LimitError naming the path where it ran out
+// ("ctx.svc.list[0][1]"), and an array's length is checked before anything is allocated.
+// Strings are not copied (they belong to no runtime) and cost nothing here.
 type Provided struct {
 	realm *Realm
 	value goja.Value
+	name  string // the key it is provided under, for paths in errors; "" when unknown
 }
 
 // Mount returns the id of the providing mount.
@@ -28,11 +35,68 @@ func (p *Provided) valueIn(to *Realm) goja.Value {
 		return p.value
 	}
 	m := membrane{from: p.realm, to: to}
+	root := &crossPath{key: "ctx." + p.name}
+	if p.name == "" {
+		root.key = "the value provided by " + p.realm.id
+	}
 	var out goja.Value
-	if err := m.inFrom("reading a provided service", func() { out = m.cross(p.value, nil, 0) }); err != nil {
+	if err := m.inFrom("reading a provided service", func() { out = m.cross(NewBudget(to), p.value, nil, 0, crossAt{parent: root}) }); err != nil {
 		to.Throw(err)
 	}
 	return out
+}
+
+// A crossPath is the path of a value crossing the membrane ("ctx.svc.list[3]"): an
+// immutable chain, rendered only when an error names it.
+type crossPath struct {
+	parent *crossPath
+	key    string // a root or suffix (verbatim), or a property key
+	index  int
+	kind   pathKind
+}
+
+type pathKind uint8
+
+const (
+	pathVerbatim pathKind = iota // the root, or a suffix such as "(…) argument 0"
+	pathKey                      // .key or ["odd key"]
+	pathIndex                    // [3]
+)
+
+func (p *crossPath) String() string {
+	if p == nil {
+		return ""
+	}
+	s := p.parent.String()
+	switch p.kind {
+	case pathKey:
+		return joinPath(s, p.key)
+	case pathIndex:
+		return s + "[" + strconv.Itoa(p.index) + "]"
+	}
+	return s + p.key
+}
+
+// A crossAt is where cross is: a child of parent, not yet allocated as a crossPath (most
+// values are primitives, whose path is never needed).
+type crossAt struct {
+	parent *crossPath
+	key    string
+	index  int
+	kind   pathKind
+}
+
+// path allocates the crossAt's crossPath; with no child segment it is the parent.
+func (at crossAt) path() *crossPath {
+	if at.kind == pathVerbatim && at.key == "" {
+		return at.parent
+	}
+	return &crossPath{parent: at.parent, key: at.key, index: at.index, kind: at.kind}
+}
+
+// child returns the path of p's suffix (verbatim), key or index.
+func (p *crossPath) child(kind pathKind, key string, index int) crossAt {
+	return crossAt{parent: p, key: key, index: index, kind: kind}
 }
 
 // A membrane converts values of realm from into realm to. All methods run with the lock
@@ -54,8 +118,10 @@ func (m membrane) inFrom(what string, f func()) error {
 	return err
 }
 
-// cross converts v. holder is the object a function was read from (its this), or nil.
-func (m membrane) cross(v goja.Value, holder *goja.Object, depth int) goja.Value {
+// cross converts v, at path at, within bud. holder is the object a function was read from
+// (its this), or nil. A copy that outgrows bud, or nests deeper than Limits.MaxDepth,
+// panics with a Go error, which the entry around the crossing returns.
+func (m membrane) cross(bud *Budget, v goja.Value, holder *goja.Object, depth int, at crossAt) goja.Value {
 	o, ok := v.(*goja.Object)
 	if !ok {
 		if _, sym := v.(*goja.Symbol); sym || v == nil {
@@ -64,20 +130,27 @@ func (m membrane) cross(v goja.Value, holder *goja.Object, depth int) goja.Value
 		return v // primitives belong to no runtime
 	}
 	if fn, ok := goja.AssertFunction(o); ok {
-		return m.wrapFunc(fn, holder)
+		return m.wrapFunc(fn, holder, at.path())
 	}
 	if p := asPromise(o); p != nil {
-		return m.bridgePromise(o)
+		return m.bridgePromise(o, at.path())
 	}
 	switch o.ClassName() {
 	case "Array":
+		path := at.path()
 		if depth >= m.to.loop.limits.MaxDepth {
-			m.to.throwf("a value from %s is nested deeper than %d levels (a cycle?)", m.from.id, m.to.loop.limits.MaxDepth)
+			panic(crossFailure{fmt.Errorf("%s: a value from %s is nested deeper than %d levels (a cycle?); pass a flatter value", path, m.from.id, m.to.loop.limits.MaxDepth)})
 		}
+		// Before allocating: a sparse array may claim 2^32-1 elements. The path is
+		// rendered only for the error.
 		n := arrayLen(o)
+		if !bud.hasNodes(n) {
+			panic(crossFailure{bud.needNodes(n, path.String())})
+		}
+		bud.nodes -= int(n)
 		items := make([]any, n)
 		for i := range items {
-			items[i] = m.cross(o.Get(strconv.Itoa(i)), nil, depth+1)
+			items[i] = m.cross(bud, o.Get(strconv.Itoa(i)), nil, depth+1, path.child(pathIndex, "", i))
 		}
 		return m.to.rt.NewArray(items...)
 	case "Error":
@@ -92,7 +165,28 @@ func (m membrane) cross(v goja.Value, holder *goja.Object, depth int) goja.Value
 		}
 		return e
 	}
-	return m.to.rt.NewDynamicObject(&view{m: m, obj: o})
+	return m.to.rt.NewDynamicObject(&view{m: m, obj: o, path: at.path()})
+}
+
+// A crossFailure is the panic of a copy that cannot be made (too many elements, too deep).
+// It is an error, so the entry around the crossing returns it (Realm.try).
+type crossFailure struct{ err error }
+
+func (f crossFailure) Error() string { return f.err.Error() }
+func (f crossFailure) Unwrap() error { return f.err }
+
+// tryCross is cross returning a crossFailure as an error; every other panic passes.
+func (m membrane) tryCross(bud *Budget, v goja.Value, at crossAt) (out goja.Value, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			f, ok := x.(crossFailure)
+			if !ok {
+				panic(x)
+			}
+			err = f.err
+		}
+	}()
+	return m.cross(bud, v, nil, 0, at), nil
 }
 
 // A causeError is an error with its own message wrapping err (which may be nil).
@@ -109,8 +203,10 @@ func (m membrane) crossErr(err error) *goja.Object {
 	return m.to.newError(err)
 }
 
-// wrapFunc returns a consumer-side function that calls fn in the provider's realm.
-func (m membrane) wrapFunc(fn goja.Callable, holder *goja.Object) goja.Value {
+// wrapFunc returns a consumer-side function that calls fn, read at path, in the provider's
+// realm. The arguments of one call cross as one conversion, the result (or what fn threw)
+// as another.
+func (m membrane) wrapFunc(fn goja.Callable, holder *goja.Object, path *crossPath) goja.Value {
 	this := goja.Value(goja.Undefined())
 	if holder != nil {
 		this = holder
@@ -121,20 +217,21 @@ func (m membrane) wrapFunc(fn goja.Callable, holder *goja.Object) goja.Value {
 		threw := false
 		err := m.inFrom("a cross-mount call", func() {
 			args := make([]goja.Value, len(call.Arguments))
+			bud := NewBudget(m.from)
 			for i, a := range call.Arguments {
-				args[i] = back.cross(a, nil, 0)
+				args[i] = back.cross(bud, a, nil, 0, path.child(pathVerbatim, "(…) argument "+strconv.Itoa(i), 0))
 			}
 			v, err := fn(this, args...)
 			var ex *goja.Exception
 			if errors.As(err, &ex) {
 				// What the provider threw crosses like a value: the consumer can catch it.
-				out, threw = m.cross(ex.Value(), nil, 0), true
+				out, threw = m.cross(NewBudget(m.to), ex.Value(), nil, 0, path.child(pathVerbatim, "(…) threw", 0)), true
 				return
 			}
 			if err != nil {
 				panic(err) // uncatchable: a time bound, a stack overflow
 			}
-			out = m.cross(v, nil, 0)
+			out = m.cross(NewBudget(m.to), v, nil, 0, path.child(pathVerbatim, "()", 0))
 		})
 		if err != nil {
 			panic(m.crossErr(err))
@@ -146,8 +243,9 @@ func (m membrane) wrapFunc(fn goja.Callable, holder *goja.Object) goja.Value {
 	})
 }
 
-// bridgePromise returns a consumer promise that settles with the provider's promise.
-func (m membrane) bridgePromise(po *goja.Object) goja.Value {
+// bridgePromise returns a consumer promise that settles with the provider's promise, read
+// at path.
+func (m membrane) bridgePromise(po *goja.Object, path *crossPath) goja.Value {
 	to, from := m.to, m.from
 	p, resolve, reject := to.rt.NewPromise()
 	settle := func(rejected bool) goja.Value {
@@ -159,9 +257,16 @@ func (m membrane) bridgePromise(po *goja.Object) goja.Value {
 				return goja.Undefined() // the consumer is gone
 			}
 			err = to.try(func() {
-				cv := m.cross(v, nil, 0)
-				var err error
-				if rejected {
+				suffix, rej := " (resolved)", rejected
+				if rej {
+					suffix = " (rejected)"
+				}
+				cv, err := m.tryCross(NewBudget(to), v, path.child(pathVerbatim, suffix, 0))
+				if err != nil {
+					// The value cannot cross: the consumer's promise rejects with why.
+					cv, rej = m.crossErr(err), true
+				}
+				if rej {
 					err = reject(cv)
 				} else {
 					err = resolve(cv)
@@ -186,10 +291,24 @@ func (m membrane) bridgePromise(po *goja.Object) goja.Value {
 // A view is a consumer-side, read-only, live view of a provider object: each read converts
 // the current value of the property.
 type view struct {
-	m   membrane
-	obj *goja.Object
-	fns map[*goja.Object]goja.Value // wrappers of methods read so far, by function
+	m    membrane
+	obj  *goja.Object
+	path *crossPath            // where the consumer reached the object, for errors
+	fns  map[string]viewMethod // by key: the wrapper of the function read there last
 }
+
+// A viewMethod is the wrapper a view made for the function fn, kept so that reading a
+// method twice gives the same function (svc.greet === svc.greet).
+type viewMethod struct {
+	fn      *goja.Object
+	wrapper goja.Value
+}
+
+// maxViewMethods bounds the wrappers one view keeps. The cache is by key and holds only
+// the function a key held when last read, so a getter that returns a fresh function each
+// time costs one entry, not one per read; past this many keys (a proxy that answers every
+// name with a function) new keys get a fresh wrapper per read, which nothing keeps.
+const maxViewMethods = 256
 
 // A view's prototype is the consumer's Object.prototype. So that no path leads to the
 // provider's intrinsics, the view answers nil — and the consumer's chain answers instead —
@@ -228,26 +347,35 @@ func (v *view) Get(key string) goja.Value {
 		if !ok {
 			return // not there: the consumer's prototype chain answers
 		}
+		at := v.path.child(pathKey, key, 0)
 		if fo, ok := pv.(*goja.Object); ok {
-			if w, ok := v.fns[fo]; ok {
-				out = w
-				return
-			}
 			if _, isFn := goja.AssertFunction(fo); isFn {
-				out = v.m.cross(fo, v.obj, 0)
-				if v.fns == nil {
-					v.fns = map[*goja.Object]goja.Value{}
+				if c, ok := v.fns[key]; ok && c.fn == fo {
+					out = c.wrapper
+					return
 				}
-				v.fns[fo] = out
+				out = v.m.cross(NewBudget(v.m.to), fo, v.obj, 0, at)
+				v.remember(key, fo, out)
 				return
 			}
 		}
-		out = v.m.cross(pv, v.obj, 0)
+		out = v.m.cross(NewBudget(v.m.to), pv, v.obj, 0, at)
 	})
 	if err != nil {
 		panic(v.m.crossErr(err))
 	}
 	return out
+}
+
+// remember caches wrapper as the view of fn under key, replacing what key held before.
+func (v *view) remember(key string, fn *goja.Object, wrapper goja.Value) {
+	if _, ok := v.fns[key]; !ok && len(v.fns) >= maxViewMethods {
+		return
+	}
+	if v.fns == nil {
+		v.fns = map[string]viewMethod{}
+	}
+	v.fns[key] = viewMethod{fn: fn, wrapper: wrapper}
 }
 
 func (v *view) Has(key string) bool {
