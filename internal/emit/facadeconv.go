@@ -245,9 +245,23 @@ func (w *facadeWriter) disposerToJS() string {
 }
 
 // fromJS converts the goja.Value v to the Go type gt (under the realm lock), throwing a
-// TypeError that names path when v does not fit.
+// TypeError that names path when v does not fit. It is one conversion: a value that needs
+// a helper gets a fresh sandbox.Budget, which bounds everything the conversion produces.
 func (w *facadeWriter) fromJS(gt *catalog.GoType, v, path jen.Code) jen.Code {
+	return w.fromJSIn(gt, nil, v, path)
+}
+
+// idB is the budget every fromJS helper has in scope.
+var idB = jen.Id("b")
+
+// fromJSIn is fromJS inside a conversion whose budget is b (nil at the top, where one is
+// made only if needed): strings take their bytes from it, arrays and maps their elements,
+// so a value that is small in the JavaScript heap cannot make Go copy without end.
+func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path jen.Code) jen.Code {
 	if fn, native := argFunc(w.plainBasic(gt)); fn != "" {
+		if native == "string" && b != nil {
+			return convertTo(gt, native, jen.Add(b).Dot("String").Call(v, path))
+		}
 		return w.readBasic(gt, toFunc(fn), native, []jen.Code{idR, v, path}, jen.Lit(""), path)
 	}
 	switch gt.Kind {
@@ -257,20 +271,27 @@ func (w *facadeWriter) fromJS(gt *catalog.GoType, v, path jen.Code) jen.Code {
 	case catalog.KindNamed:
 		switch gt.Pkg + "." + gt.Name {
 		case "encoding/json.RawMessage":
+			if b != nil {
+				return jen.Add(b).Dot("JSON").Call(v, path)
+			}
 			return jen.Qual(SandboxPath, "ToJSON").Call(idR, v, path)
 		case "time.Time":
 		default:
 			t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
 			if t.Kind == catalog.TypeValue {
-				return jen.Add(GoTypeCode(gt)).Call(w.fromJS(t.Underlying, v, path))
+				return jen.Add(GoTypeCode(gt)).Call(w.fromJSIn(t.Underlying, b, v, path))
 			}
 		}
 	}
 	name := w.helper("FromJS", gt, func(name string) jen.Code { return w.fromJSHelper(name, gt) })
-	return jen.Id(name).Call(idR, v, path)
+	if b == nil {
+		b = jen.Qual(SandboxPath, "NewBudget").Call(idR)
+	}
+	return jen.Id(name).Call(idR, b, v, path)
 }
 
-// fromJSHelper declares func name(r *sandbox.Realm, v goja.Value, path string) T.
+// fromJSHelper declares func name(r *sandbox.Realm, b *sandbox.Budget, v goja.Value,
+// path string) T.
 func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 	v, path := jen.Id("v"), jen.Id("path")
 	typ := GoTypeCode(gt)
@@ -285,7 +306,7 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 			body = []jen.Code{
 				jen.Var().Id("out").Add(typ),
 				jen.If(jen.Op("!").Parens(isAbsent(v))).Block(
-					jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Qual(SandboxPath, "ToJSON").Call(idR, v, path), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
+					jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(idB.Clone().Dot("JSON").Call(v, path), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
 						jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: %w"), path, jen.Err())))),
 				jen.Return(jen.Id("out")),
 			}
@@ -295,12 +316,12 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 	case catalog.KindPointer:
 		body = []jen.Code{
 			jen.If(isAbsent(v)).Block(jen.Return(jen.Nil())),
-			jen.Id("x").Op(":=").Add(w.fromJS(gt.Elem, v, path)),
+			jen.Id("x").Op(":=").Add(w.fromJSIn(gt.Elem, idB, v, path)),
 			jen.Return(jen.Op("&").Id("x")),
 		}
 	case catalog.KindSlice, catalog.KindArray:
-		elem := w.fromJS(gt.Elem, jen.Id("e"), jen.Id("path").Op("+").Lit("[").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]"))
-		body = []jen.Code{jen.Id("vs").Op(":=").Qual(SandboxPath, "ToSlice").Call(idR, v, path)}
+		elem := w.fromJSIn(gt.Elem, idB, jen.Id("e"), jen.Id("path").Op("+").Lit("[").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]"))
+		body = []jen.Code{jen.Id("vs").Op(":=").Add(idB).Dot("Slice").Call(v, path)}
 		if gt.Kind == catalog.KindArray {
 			body = append(body,
 				jen.Var().Id("out").Add(typ),
@@ -316,15 +337,15 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 		body = []jen.Code{
 			jen.Id("o").Op(":=").Qual(SandboxPath, "ToObject").Call(idR, v, path),
 			jen.Id("out").Op(":=").Add(typ).Values(),
-			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Id("o").Dot("Keys").Call()).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(idB).Dot("Keys").Call(jen.Id("o"), path)).Block(
 				jen.Id("out").Index(convertTo(gt.Key, "string", jen.Id("k"))).Op("=").Add(
-					w.fromJS(gt.Elem, jen.Id("o").Dot("Get").Call(jen.Id("k")), jen.Id("path").Op("+").Lit(".").Op("+").Id("k")))),
+					w.fromJSIn(gt.Elem, idB, jen.Id("o").Dot("Get").Call(jen.Id("k")), jen.Id("path").Op("+").Lit(".").Op("+").Id("k")))),
 			jen.Return(jen.Id("out")),
 		}
 	default:
 		panic("emit: no conversion from JavaScript to " + gt.String())
 	}
-	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("v").Qual(GojaPath, "Value"), jen.Id("path").String()).Add(typ).Block(body...)
+	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("b").Op("*").Qual(SandboxPath, "Budget"), jen.Id("v").Qual(GojaPath, "Value"), jen.Id("path").String()).Add(typ).Block(body...)
 }
 
 // namedFromJS converts to a catalogued struct (field by field: a missing required field is
@@ -343,7 +364,7 @@ func (w *facadeWriter) namedFromJS(gt *catalog.GoType, typ jen.Code) []jen.Code 
 		}
 		_ = quoted
 		return []jen.Code{
-			jen.Id("x").Op(":=").Add(typ).Call(jen.Qual(SandboxPath, "ToString").Call(idR, v, path)),
+			jen.Id("x").Op(":=").Add(typ).Call(idB.Clone().Dot("String").Call(v, path)),
 			jen.Switch(jen.Id("x")).Block(jen.Case(cases...).Block(jen.Return(jen.Id("x")))),
 			jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected one of "+strings.Join(names, ", ")+", got %q"), path, jen.Id("x"))),
 			jen.Return(jen.Id("x")),
@@ -355,25 +376,25 @@ func (w *facadeWriter) namedFromJS(gt *catalog.GoType, typ jen.Code) []jen.Code 
 	}
 	for _, f := range t.Fields {
 		field := jen.Id("o").Dot("Get").Call(jen.Lit(f.JSName))
-		conv := w.fromJS(f.Go, jen.Id("x"), jen.Id("path").Op("+").Lit("."+f.JSName))
+		conv := w.fromJSIn(f.Go, idB, jen.Id("x"), jen.Id("path").Op("+").Lit("."+f.JSName))
 		if f.Optional {
 			body = append(body, jen.If(jen.Id("x").Op(":=").Add(field), jen.Op("!").Parens(isAbsent(jen.Id("x")))).Block(
 				jen.Id("out").Dot(f.Name).Op("=").Add(conv)))
 		} else {
-			body = append(body, jen.Id("out").Dot(f.Name).Op("=").Add(w.fromJS(f.Go, field, jen.Id("path").Op("+").Lit("."+f.JSName))))
+			body = append(body, jen.Id("out").Dot(f.Name).Op("=").Add(w.fromJSIn(f.Go, idB, field, jen.Id("path").Op("+").Lit("."+f.JSName))))
 		}
 	}
 	return append(body, jen.Return(jen.Id("out")))
 }
 
 // errorFromJS reads an error argument: undefined or null is nil, an object its message,
-// anything else its string form.
+// anything else its string form, its bytes taken from the budget.
 func (w *facadeWriter) errorFromJS() []jen.Code {
 	v := jen.Id("v")
 	return []jen.Code{
 		jen.If(isAbsent(v)).Block(jen.Return(jen.Nil())),
 		jen.If(jen.List(jen.Id("o"), jen.Id("ok")).Op(":=").Id("v").Assert(jen.Op("*").Qual(GojaPath, "Object")), jen.Id("ok")).Block(
-			jen.Return(jen.Qual("errors", "New").Call(jen.Id("o").Dot("Get").Call(jen.Lit("message")).Dot("String").Call()))),
-		jen.Return(jen.Qual("errors", "New").Call(jen.Id("v").Dot("String").Call())),
+			jen.Return(jen.Qual("errors", "New").Call(idB.Clone().Dot("Text").Call(jen.Id("o").Dot("Get").Call(jen.Lit("message")), jen.Id("path").Op("+").Lit(".message"))))),
+		jen.Return(jen.Qual("errors", "New").Call(idB.Clone().Dot("Text").Call(v, jen.Id("path")))),
 	}
 }

@@ -38,7 +38,7 @@ func cordisBindExec(r *sandbox.Realm, v any) (*goja.Object, error) {
 	}
 	o := r.Runtime().NewObject()
 	if err := o.Set("run", r.Func("exec.run", func(call goja.FunctionCall) goja.Value {
-		a1 := cordisFromJSCommand(r, call.Argument(0), "exec.run: parameter cmd")
+		a1 := cordisFromJSCommand(r, sandbox.NewBudget(r), call.Argument(0), "exec.run: parameter cmd")
 		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
 			res0, err := s.Run(ctx, a1)
 			if err != nil {
@@ -253,7 +253,7 @@ func cordisOnToolsPreExecute(r *sandbox.Realm, c *kit.Context, fn goja.Callable)
 			})}
 		}, func(v goja.Value) error {
 			if !cordisIsAbsent(v) {
-				res = cordisFromJSDecision(r, v, "the result of a listener of tools/pre-execute")
+				res = cordisFromJSDecision(r, sandbox.NewBudget(r), v, "the result of a listener of tools/pre-execute")
 			}
 			return nil
 		})
@@ -261,18 +261,18 @@ func cordisOnToolsPreExecute(r *sandbox.Realm, c *kit.Context, fn goja.Callable)
 	})
 }
 
-func cordisFromJSCommand(r *sandbox.Realm, v goja.Value, path string) agent.Command {
+func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Command {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.Command
-	out.Program = sandbox.ToString(r, o.Get("program"), path+".program")
+	out.Program = b.String(o.Get("program"), path+".program")
 	if x := o.Get("args"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Args = cordisFromJSSliceOfString(r, x, path+".args")
+		out.Args = cordisFromJSSliceOfString(r, b, x, path+".args")
 	}
 	if x := o.Get("dir"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Dir = sandbox.ToString(r, x, path+".dir")
+		out.Dir = b.String(x, path+".dir")
 	}
 	if x := o.Get("stdin"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Stdin = sandbox.ToString(r, x, path+".stdin")
+		out.Stdin = b.String(x, path+".stdin")
 	}
 	if x := o.Get("timeout"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
 		out.Timeout = sandbox.ToDuration(r, x, path+".timeout")
@@ -280,24 +280,24 @@ func cordisFromJSCommand(r *sandbox.Realm, v goja.Value, path string) agent.Comm
 	return out
 }
 
-func cordisFromJSDecision(r *sandbox.Realm, v goja.Value, path string) agent.Decision {
+func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Decision {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.Decision
 	out.Allow = sandbox.ToBool(r, o.Get("allow"), path+".allow")
 	if x := o.Get("reason"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Reason = sandbox.ToString(r, x, path+".reason")
+		out.Reason = b.String(x, path+".reason")
 	}
 	if x := o.Get("input"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Input = sandbox.ToString(r, x, path+".input")
+		out.Input = b.String(x, path+".input")
 	}
 	return out
 }
 
-func cordisFromJSSliceOfString(r *sandbox.Realm, v goja.Value, path string) []string {
-	vs := sandbox.ToSlice(r, v, path)
+func cordisFromJSSliceOfString(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) []string {
+	vs := b.Slice(v, path)
 	out := make([]string, len(vs))
 	for i, e := range vs {
-		out[i] = sandbox.ToString(r, e, path+"["+strconv.Itoa(i)+"]")
+		out[i] = b.String(e, path+"["+strconv.Itoa(i)+"]")
 	}
 	return out
 }

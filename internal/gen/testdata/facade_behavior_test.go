@@ -164,3 +164,78 @@ func TestGeneratedFacade(t *testing.T) {
 		t.Error("the disposer watch returned did not reach Go")
 	}
 }
+
+// budgetPlugin passes values that are small in the JavaScript heap and huge once copied to
+// the generated bindings: each conversion is refused by its budget, naming the path (the
+// first big string fits the 8 MiB of MaxBytes, the second does not).
+const budgetPlugin = `
+	return {
+		name: 'budget',
+		inject: ['sessions'],
+		apply(ctx) {
+			const big = 'x'.repeat(8 << 20);
+			const sparse = [];
+			sparse.length = 2 ** 32 - 1;
+			let dag = [0];
+			for (let i = 0; i < 40; i++) dag = [dag, dag];
+			const tries = {
+				refs: () => ctx.sessions.flush(Array(200000).fill(big)),
+				sparse: () => ctx.sessions.flush(sparse),
+				dag: () => ctx.sessions.meta('k', dag),
+				ok: () => { ctx.sessions.flush(['a', 'b']); return 'ok' },
+			};
+			ctx.tools.register({
+				name: 'budget', description: 'Tries.', parameters: { type: 'object' },
+				execute: () => {
+					const out = {};
+					for (const [k, f] of Object.entries(tries)) {
+						try { out[k] = f() } catch (e) { out[k] = e.message }
+					}
+					return out;
+				},
+			});
+		},
+	}`
+
+func TestGeneratedFacadeBudget(t *testing.T) {
+	ctx := context.Background()
+	root := kit.New(&kit.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	loop := sandbox.New(&sandbox.Options{Facade: api.Facade})
+	defer loop.Close(ctx)
+	defer root.Fiber().Dispose(ctx)
+	root.Plugin(&kit.Plugin{Name: "sessions", Apply: func(c *kit.Context) error { return rt.Sessions.Provide(c, rt.Store{}) }})
+	m, err := loop.Evaluate(ctx, "dyn-1", budgetPlugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Start(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	tools, _ := kit.ToolsService.Get(root)
+	start := time.Now()
+	out, err := tools.Call(ctx, "budget", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the refusals took %v", d)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	teach := "; shared references count each time they are copied (the bound is Limits.%s); pass less, or page it"
+	for key, want := range map[string]string{
+		"refs":   "sessions.flush: parameter ids[1]: the value converts to more than 8388608 bytes of strings" + fmt.Sprintf(teach, "MaxBytes"),
+		"sparse": "sessions.flush: parameter ids: the value converts to more than 1048576 elements (an array of length 4294967295)" + fmt.Sprintf(teach, "MaxNodes"),
+		"dag":    "sessions.meta: parameter def[0][0]",
+		"ok":     "ok",
+	} {
+		if !strings.HasPrefix(got[key], want) {
+			t.Errorf("%s = %q, want it to start with %q", key, got[key], want)
+		}
+	}
+	if !strings.Contains(got["dag"], "the value converts to more than 1048576 elements"+fmt.Sprintf(teach, "MaxNodes")) {
+		t.Errorf("dag = %q, want the element bound", got["dag"])
+	}
+}
