@@ -255,7 +255,7 @@ func (g *schemaGraph) checkKeywords(id int32, obj map[string]any) error {
 	if r, ok := obj["$ref"]; ok {
 		s, ok := r.(string)
 		if !ok {
-			return g.errAt(id, fmt.Sprintf("$ref must be a string such as \"#/$defs/name\", got %s", jsonKindOf(r)))
+			return &SchemaError{Path: g.path(id) + ".$ref", Msg: fmt.Sprintf("must be a string such as \"#/$defs/name\", got %s", jsonKindOf(r))}
 		}
 		g.nodes[id].ref = s
 	}
@@ -323,7 +323,7 @@ func (g *schemaGraph) resolveRefs() error {
 		}
 		to, err := g.resolve(ref)
 		if err != nil {
-			return g.errAt(int32(id), fmt.Sprintf("$ref %q %s", ref, err))
+			return &SchemaError{Path: g.path(int32(id)) + ".$ref", Msg: fmt.Sprintf("%q %s", ref, err)}
 		}
 		g.nodes[id].inPlace = append(g.nodes[id].inPlace, to)
 	}

@@ -86,12 +86,12 @@ func TestCheckToolSchemaRefuses(t *testing.T) {
 		{"dynamicRef", `{"$dynamicAnchor":"n","properties":{"a":{"$dynamicRef":"#n"}}}`, "tool.parameters", "$dynamicAnchor is not supported"},
 		{"dynamicRef below", `{"properties":{"a":{"$dynamicRef":"#n"}}}`, "tool.parameters.properties.a", "$dynamicRef is not supported"},
 		{"nested $id", `{"properties":{"a":{"$id":"urn:x","$ref":"#"}}}`, "tool.parameters.properties.a", "$id below the root is not supported"},
-		{"ref nowhere", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, "tool.parameters.properties.a", `points at no schema (nothing at "/$defs/missing")`},
-		{"ref into a keyword that is no schema", `{"enum":[{"x":1}],"properties":{"a":{"$ref":"#/enum/0"}}}`, "tool.parameters.properties.a", "points at no schema"},
-		{"remote ref", `{"properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "tool.parameters.properties.a", "must point inside the schema"},
-		{"unknown anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "tool.parameters.properties.a", "names no $anchor"},
+		{"ref nowhere", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, "tool.parameters.properties.a.$ref", `points at no schema (nothing at "/$defs/missing")`},
+		{"ref into a keyword that is no schema", `{"enum":[{"x":1}],"properties":{"a":{"$ref":"#/enum/0"}}}`, "tool.parameters.properties.a.$ref", "points at no schema"},
+		{"remote ref", `{"properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "tool.parameters.properties.a.$ref", "must point inside the schema"},
+		{"unknown anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "tool.parameters.properties.a.$ref", "names no $anchor"},
 		{"duplicate anchor", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, "tool.parameters.$defs.b", "defined twice"},
-		{"ref not a string", `{"properties":{"a":{"$ref":5}}}`, "tool.parameters.properties.a", "$ref must be a string"},
+		{"ref not a string", `{"properties":{"a":{"$ref":5}}}`, "tool.parameters.properties.a.$ref", "must be a string such as"},
 		{"not JSON", `{"type":`, "tool.parameters", "not JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

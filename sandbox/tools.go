@@ -83,14 +83,17 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 			r.Throw(fmt.Errorf("%s: %w", method, err))
 		}
 	}
-	resolved, err := compileToolSchema(params, "tool.parameters")
+	var resolved *jsonschema.Resolved
+	var limit kit.ArgsLimit
+	var err error
+	r.Sync(func() { resolved, limit, err = compileToolSchema(params, "tool.parameters") }) // pure Go: not under the lock
 	if err != nil {
 		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
 	tools := f.registry(method)
 	tool := kit.Tool{
 		ToolSchema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params},
-		Execute:    r.toolExecute(name, exec, resolved),
+		Execute:    r.toolExecute(name, exec, resolved, limit),
 	}
 	release := f.takeTool(method) // Limits.MaxTools
 	var unregister func()
@@ -114,13 +117,17 @@ func toolString(r *Realm, def *goja.Object, key string) string {
 	return v.String()
 }
 
-// toolExecute is the Go side of a JS tool: it validates the arguments against the schema,
-// runs execute in the realm (bounded by CallTimeout) and requires a JSON result.
-func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.Resolved) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+// toolExecute is the Go side of a JS tool: it validates the arguments against the schema
+// (first their depth, when the schema is recursive, so validation stays bounded), runs
+// execute in the realm (bounded by CallTimeout) and requires a JSON result.
+func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.Resolved, limit kit.ArgsLimit) func(context.Context, json.RawMessage) (json.RawMessage, error) {
 	what := fmt.Sprintf("tool %q", name)
 	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 		if len(bytes.TrimSpace(input)) == 0 {
 			input = json.RawMessage(`{}`)
+		}
+		if err := limit.Check(input); err != nil {
+			return nil, fmt.Errorf("tool %q: invalid arguments: %w", name, err)
 		}
 		var args any
 		if err := json.Unmarshal(input, &args); err != nil {
@@ -146,32 +153,39 @@ func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.
 
 var schemaTypes = []string{"string", "number", "integer", "boolean", "null", "object", "array"}
 
-// compileToolSchema checks that raw is a JSON Schema (draft 2020-12) for tool arguments and
-// resolves it for validation. Errors name the offending path ("tool.parameters.properties.n.type").
-func compileToolSchema(raw json.RawMessage, path string) (*jsonschema.Resolved, error) {
+// compileToolSchema checks that raw is a JSON Schema (draft 2020-12) for tool arguments,
+// that validating against it is bounded (kit.CheckToolSchema: no $ref cycle that stays on
+// one value, which would overflow the validator's stack), and resolves it for validation.
+// Errors name the offending path ("tool.parameters.properties.n.type"). The limit says how
+// deep arguments may be nested (set for a recursive schema).
+func compileToolSchema(raw json.RawMessage, path string) (*jsonschema.Resolved, kit.ArgsLimit, error) {
 	var doc any
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: not JSON: %w", path, err)
+		return nil, kit.ArgsLimit{}, fmt.Errorf("%s: not JSON: %w", path, err)
 	}
 	root, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s must be a JSON Schema object such as {type: 'object', properties: {…}}, got %s", path, jsonKind(doc))
+		return nil, kit.ArgsLimit{}, fmt.Errorf("%s must be a JSON Schema object such as {type: 'object', properties: {…}}, got %s", path, jsonKind(doc))
 	}
 	if t, ok := root["type"]; !ok || t != "object" {
-		return nil, fmt.Errorf("%s.type must be \"object\": a tool's arguments are an object, e.g. {type: 'object', properties: {text: {type: 'string'}}, required: ['text']}", path)
+		return nil, kit.ArgsLimit{}, fmt.Errorf("%s.type must be \"object\": a tool's arguments are an object, e.g. {type: 'object', properties: {text: {type: 'string'}}, required: ['text']}", path)
 	}
 	if err := checkSchema(root, path); err != nil {
-		return nil, err
+		return nil, kit.ArgsLimit{}, err
+	}
+	limit, err := kit.CheckToolSchema(raw, path)
+	if err != nil {
+		return nil, kit.ArgsLimit{}, err
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
+		return nil, kit.ArgsLimit{}, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
 	}
 	res, err := s.Resolve(nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
+		return nil, kit.ArgsLimit{}, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
 	}
-	return res, nil
+	return res, limit, nil
 }
 
 // checkSchema walks a schema for the mistakes the library reports without a path.
