@@ -25,40 +25,59 @@ func liveServices(c *kit.Context) map[string]string {
 }
 
 // apiSection renders the catalog intersected with the live service store. With name it
-// narrows to one live catalogued service and includes its full documentation: the
-// service's whole doc comment (every paragraph, not only the summary) and each method's.
+// narrows to one catalogued service — a running one, or an abstract seam a mount may
+// implement — and includes its full documentation: the service's whole doc comment
+// (every paragraph, not only the summary) and each method's.
 func apiSection(cat *catalog.Catalog, c *kit.Context, name string) ([]string, error) {
 	live := liveServices(c)
-	if name != "" {
-		svc, ok := cat.Service(name)
-		if !ok {
-			return nil, fmt.Errorf("no catalogued service named %q; catalogued services: %s (a service provided by a mount has no catalog entry — read its provider's code instead)",
-				name, listOrNone(serviceKeys(cat)))
-		}
-		if _, ok := live[name]; !ok {
-			return nil, fmt.Errorf("catalogued service %q is not running, so it cannot be injected now; running catalogued services: %s",
-				name, listOrNone(liveCatalogued(cat, live)))
-		}
-		lines := []string{serviceLine(svc)}
-		if doc := docLines(svc.Doc); len(doc) > 0 {
-			// A blank line keeps the service's comment apart from its first method's.
-			lines = append(append(lines, indent(doc)...), "")
-		}
-		for _, m := range svc.Methods {
-			lines = append(lines, indent(docLines(m.Doc))...)
-			lines = append(lines, "    "+m.Signature)
-		}
-		return append(lines, typeShapes(cat, svc.Signatures())...), nil
+	if name == "" {
+		return apiList(cat, live), nil
 	}
+	svc, ok := cat.Service(name)
+	if !ok {
+		return nil, fmt.Errorf("no catalogued service named %q; catalogued services: %s (a service provided by a mount has no catalog entry — read its provider's code instead)",
+			name, listOrNone(serviceKeys(cat)))
+	}
+	owner, running := live[name]
+	if !running && !svc.Abstract {
+		return nil, fmt.Errorf("catalogued service %q is not running, so it cannot be injected now; running catalogued services: %s",
+			name, listOrNone(liveCatalogued(cat, live)))
+	}
+	// A seam nobody provides is still shown: its interface is what a mount implements.
+	lines := []string{serviceLine(svc, owner)}
+	if doc := docLines(svc.Doc); len(doc) > 0 {
+		// A blank line keeps the service's comment apart from its first method's.
+		lines = append(append(lines, indent(doc)...), "")
+	}
+	for _, m := range svc.Methods {
+		lines = append(lines, indent(docLines(m.Doc))...)
+		lines = append(lines, "    "+m.Signature)
+	}
+	return append(lines, typeShapes(cat, svc.Signatures())...), nil
+}
 
-	var lines, sigs, notRunning []string
+// apiList is the api section without a name: every running catalogued service with its
+// signatures, the abstract seams nobody provides, what is not running, the type shapes
+// and the mount ctx API.
+func apiList(cat *catalog.Catalog, live map[string]string) []string {
+	var lines, sigs, notRunning, seams []string
 	for i := range cat.Services {
 		svc := &cat.Services[i]
-		if _, ok := live[svc.Key]; !ok {
+		owner, ok := live[svc.Key]
+		switch {
+		case !ok && svc.Abstract:
+			// Listed with its methods: they are what a mount implements to provide it.
+			seams = append(seams, serviceLine(svc, ""))
+			for _, m := range svc.Methods {
+				seams = append(seams, "    "+m.Signature)
+			}
+			sigs = append(sigs, svc.Signatures()...)
+			continue
+		case !ok:
 			notRunning = append(notRunning, svc.Key)
 			continue
 		}
-		lines = append(lines, serviceLine(svc))
+		lines = append(lines, serviceLine(svc, owner))
 		for _, m := range svc.Methods {
 			lines = append(lines, "    "+m.Signature)
 		}
@@ -74,6 +93,10 @@ func apiSection(cat *catalog.Catalog, c *kit.Context, name string) ([]string, er
 	for _, key := range uncatalogued {
 		lines = append(lines, fmt.Sprintf("- %s (provided by %s, no catalog entry)", key, live[key]))
 	}
+	if len(seams) > 0 {
+		lines = append(lines, `abstract seams no plugin provides yet (what:"api" with the name adds each method's doc):`)
+		lines = append(lines, seams...)
+	}
 	if len(notRunning) > 0 {
 		lines = append(lines, "not running (loadable services with no live provider): "+strings.Join(notRunning, ", "))
 	}
@@ -82,14 +105,30 @@ func apiSection(cat *catalog.Catalog, c *kit.Context, name string) ([]string, er
 	for _, v := range catalog.FacadeVerbs {
 		lines = append(lines, "- "+strings.Join(v.Forms, " / ")+" — "+v.Doc)
 	}
-	return lines, nil
+	return lines
 }
 
-func serviceLine(svc *catalog.Service) string {
+// serviceLine is a service's line in the api section: its key, a note when it is an
+// abstract seam, and its summary. owner is the live provider's name, or "" for none.
+func serviceLine(svc *catalog.Service, owner string) string {
+	line := "- " + svc.Key + seamNote(svc, owner)
 	if svc.Summary == "" {
-		return "- " + svc.Key
+		return line
 	}
-	return "- " + svc.Key + " — " + svc.Summary
+	return line + " — " + svc.Summary
+}
+
+// seamNote marks an abstract seam — an interface that a plugin implements, not a service
+// the runtime itself provides — and says how a mount implements it, so a model knows it
+// may (and, when nobody provides it, must) supply one itself.
+func seamNote(svc *catalog.Service, owner string) string {
+	switch {
+	case !svc.Abstract:
+		return ""
+	case owner != "":
+		return fmt.Sprintf(" (abstract seam: an interface implemented by a plugin, now by %s; inject it to call it)", owner)
+	}
+	return fmt.Sprintf(" (abstract seam: implemented by a plugin, and none provides it now; provide it with ctx.provide('%s', { …the methods below }))", svc.Key)
 }
 
 func typeShapes(cat *catalog.Catalog, sigs []string) []string {
