@@ -24,7 +24,7 @@ func TestInvoke(t *testing.T) {
 		echo(), failing(),
 		rawTool("nested", nested, "", func(map[string]any) (any, error) { return "ok", nil }),
 		rawTool("anything", "", "", func(args map[string]any) (any, error) { return len(args), nil }),
-		rawTool("broken", `{"type":"object","properties":{"x":{"$ref":"#/nowhere"}}}`, "", func(map[string]any) (any, error) { return nil, nil }),
+		rawTool("broken", `{"type":"object","properties":{"x":{"type":"string","pattern":"("}}}`, "", func(map[string]any) (any, error) { return nil, nil }),
 	)
 	inv, err := mcpkit.NewInvoker(root)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cordiskit/cordiskit/kit"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -42,12 +43,20 @@ func (e *ArgumentError) Unwrap() []error { return []error{ErrInvalidArguments, e
 // inputSchema is one tool's input schema, resolved once.
 type inputSchema struct {
 	resolved *jsonschema.Resolved // nil: the tool declared no schema and takes anything
+	limit    kit.ArgsLimit        // how deep arguments may be nested to be validated
 	err      error                // the schema itself is broken
 }
 
+// resolveInput resolves a tool's input schema. The registry refuses schemas that
+// kit.CheckToolSchema refuses, but the check runs again here: it yields the limit on the
+// arguments' depth that keeps validating against a recursive schema bounded.
 func resolveInput(raw json.RawMessage) *inputSchema {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return &inputSchema{}
+	}
+	limit, err := kit.CheckToolSchema(raw, "inputSchema")
+	if err != nil {
+		return &inputSchema{err: err}
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -57,7 +66,7 @@ func resolveInput(raw json.RawMessage) *inputSchema {
 	if err != nil {
 		return &inputSchema{err: err}
 	}
-	return &inputSchema{resolved: rs}
+	return &inputSchema{resolved: rs, limit: limit}
 }
 
 // check validates args and returns them normalized ({} for absent arguments).
@@ -65,6 +74,9 @@ func (in *inputSchema) check(tool string, args json.RawMessage) (json.RawMessage
 	args = normalizeArgs(args)
 	if in.err != nil {
 		return nil, fmt.Errorf("tool %q cannot be called: its input schema is invalid (%v); the plugin that registered it must fix the schema", tool, in.err)
+	}
+	if err := in.limit.Check(args); err != nil {
+		return nil, &ArgumentError{Tool: tool, Err: err}
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {

@@ -1,0 +1,49 @@
+package mcpkit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cordiskit/cordiskit/internal/childtest"
+	"github.com/cordiskit/cordiskit/kit/mcpkit"
+)
+
+// TestInvokeRecursiveSchema validates arguments against a recursive schema whose every
+// level goes through a chain of 60 $refs. Arguments 4900 levels deep would nest 300,000
+// validations, a fatal stack overflow before the bound, so the test runs in a child
+// process; now they are refused before validation, and shallow ones are validated.
+func TestInvokeRecursiveSchema(t *testing.T) {
+	if childtest.Parent(t) {
+		return
+	}
+	root := newRuntime(t)
+	var defs []string
+	for i := range 60 {
+		defs = append(defs, fmt.Sprintf(`"l%d":{"$ref":"#/$defs/l%d"}`, i, i+1))
+	}
+	defs = append(defs, `"l60":{"$ref":"#/$defs/node"}`, `"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/l0"}}},"additionalProperties":false}`)
+	schema := `{"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"$defs":{` + strings.Join(defs, ",") + `}}`
+	mount(t, root, "trees", rawTool("tree", schema, "", func(map[string]any) (any, error) { return "ok", nil }))
+	inv, err := mcpkit.NewInvoker(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inv.Close(context.Background())
+	nested := func(depth int, leaf string) string {
+		return `{"root":` + strings.Repeat(`{"kids":[`, depth) + leaf + strings.Repeat(`]}`, depth) + `}`
+	}
+	if out, err := inv.Invoke(context.Background(), "tree", []byte(nested(20, ""))); err != nil || string(out) != `"ok"` {
+		t.Errorf("20 levels: %s, %v", out, err)
+	}
+	_, err = inv.Invoke(context.Background(), "tree", []byte(nested(20, `{"bad":1}`)))
+	if !errors.Is(err, mcpkit.ErrInvalidArguments) || !strings.Contains(err.Error(), "unexpected additional properties") {
+		t.Errorf("20 levels with a bad leaf: %v, want it validated", err)
+	}
+	_, err = inv.Invoke(context.Background(), "tree", []byte(nested(4900, "")))
+	if !errors.Is(err, mcpkit.ErrInvalidArguments) || !strings.Contains(err.Error(), "nested more than 64 levels deep") {
+		t.Errorf("4900 levels: %v, want an argument error naming the depth limit", err)
+	}
+}
