@@ -41,10 +41,14 @@ func (e *SerialEvent[P, R]) Emit(ctx context.Context, c *Context, p P) (R, error
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
-		if skip.has(l.fiber) || !l.live() {
+		if skip.has(l.fiber) {
 			continue
 		}
-		r, err := e.call(ctx, l, p)
+		fn, ok := l.enter()
+		if !ok {
+			continue
+		}
+		r, err := e.call(ctx, l, fn, p)
 		if err != nil || r != zero {
 			return r, err
 		}
@@ -52,14 +56,14 @@ func (e *SerialEvent[P, R]) Emit(ctx context.Context, c *Context, p P) (R, error
 	return zero, nil
 }
 
-func (e *SerialEvent[P, R]) call(ctx context.Context, l *listener[serialFn[P, R]], p P) (r R, err error) {
+func (e *SerialEvent[P, R]) call(ctx context.Context, l *listener[serialFn[P, R]], fn serialFn[P, R], p P) (r R, err error) {
 	defer func() {
 		l.scope.exit()
 		if x := recover(); x != nil {
 			err = recovered(&e.eventInfo, l.fiber, x)
 		}
 	}()
-	r, err = l.fn(ctx, p)
+	r, err = fn(ctx, p)
 	if err != nil {
 		err = listenerErr(&e.eventInfo, l.fiber, err)
 	}
@@ -93,24 +97,25 @@ func (e *BailEvent[P, R]) Emit(c *Context, p P) R {
 		return zero
 	}
 	for _, l := range h.snapshot() {
-		if !l.live() {
+		fn, ok := l.enter()
+		if !ok {
 			continue
 		}
-		if r := e.call(l, p); r != zero {
+		if r := e.call(l, fn, p); r != zero {
 			return r
 		}
 	}
 	return zero
 }
 
-func (e *BailEvent[P, R]) call(l *listener[bailFn[P, R]], p P) (r R) {
+func (e *BailEvent[P, R]) call(l *listener[bailFn[P, R]], fn bailFn[P, R], p P) (r R) {
 	defer func() {
 		l.scope.exit()
 		if x := recover(); x != nil {
 			l.fiber.root.logger.Error("kit: listener panicked", "err", recovered(&e.eventInfo, l.fiber, x))
 		}
 	}()
-	return l.fn(p)
+	return fn(p)
 }
 
 type waterfallFn[P, R any] = func(ctx context.Context, p P, next func() (R, error)) (R, error)
@@ -157,10 +162,10 @@ func (e *WaterfallEvent[P, R]) Emit(ctx context.Context, c *Context, p P, last f
 			if skip.has(ls[i].fiber) {
 				continue
 			}
-			if ls[i].live() {
+			if fn, ok := ls[i].enter(); ok {
 				n := &onceNext[R]{event: e.name, fiber: ls[i].fiber, rest: func() (R, error) { return step(i + 1) }}
 				defer n.close()
-				return e.call(ctx, ls[i], p, n.call)
+				return e.call(ctx, ls[i], fn, p, n.call)
 			}
 		}
 		if last == nil {
@@ -273,14 +278,14 @@ func (s *skipSet) has(f *Fiber) bool {
 	return false
 }
 
-func (e *WaterfallEvent[P, R]) call(ctx context.Context, l *listener[waterfallFn[P, R]], p P, next func() (R, error)) (r R, err error) {
+func (e *WaterfallEvent[P, R]) call(ctx context.Context, l *listener[waterfallFn[P, R]], fn waterfallFn[P, R], p P, next func() (R, error)) (r R, err error) {
 	defer func() {
 		l.scope.exit()
 		if x := recover(); x != nil {
 			err = recovered(&e.eventInfo, l.fiber, x)
 		}
 	}()
-	r, err = l.fn(ctx, p, next)
+	r, err = fn(ctx, p, next)
 	if err != nil {
 		err = listenerErr(&e.eventInfo, l.fiber, err)
 	}

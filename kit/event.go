@@ -54,15 +54,29 @@ func (e *eventInfo) Mode() Mode { return e.mode }
 // A listener is one registration: the typed function, the activation it belongs to and
 // its fiber (for error reports).
 type listener[F any] struct {
-	fn    F
+	// fn is dropped when the listener is removed: a dead listener waits in its hub until
+	// the next compaction, and must not keep the function (and a mount's whole realm it
+	// closes over) reachable until then.
+	fn    atomic.Pointer[F]
 	scope *scope
 	fiber *Fiber
 	dead  atomic.Bool // removed: dispatch skips it until the hub compacts it away
 }
 
-// live reports whether dispatch may call the listener; a true result must be paired with
-// l.scope.exit.
-func (l *listener[F]) live() bool { return !l.dead.Load() && l.scope.enter() }
+// enter returns the listener's function if dispatch may call it; a true result must be
+// paired with l.scope.exit.
+func (l *listener[F]) enter() (F, bool) {
+	var zero F
+	if l.dead.Load() || !l.scope.enter() {
+		return zero, false
+	}
+	fn := l.fn.Load()
+	if fn == nil { // removed since the check above
+		l.scope.exit()
+		return zero, false
+	}
+	return *fn, true
+}
 
 // A hub holds one event's listeners in one runtime. Dispatch reads a snapshot: a slice
 // header whose elements never change once published. Adding appends past the end of the
@@ -96,6 +110,7 @@ func (h *hub[F]) remove(l *listener[F]) {
 	if l.dead.Swap(true) {
 		return
 	}
+	l.fn.Store(nil)
 	h.dead++
 	old := h.snapshot()
 	if 2*h.dead < len(old) {
@@ -159,7 +174,8 @@ func on[F any](c *Context, ev *eventInfo, fn F) (off func(), err error) {
 		return nil, fmt.Errorf("kit: listening to %q: %w", ev.name, ErrNilContext)
 	}
 	h := hubFor[F](c, ev.id)
-	l := &listener[F]{fn: fn, fiber: c.fiber}
+	l := &listener[F]{fiber: c.fiber}
+	l.fn.Store(&fn)
 	f := c.fiber
 	eff, err := f.addEffect(label{"listener of", ev.name}, func(sc *scope) {
 		l.scope = sc
@@ -210,20 +226,20 @@ func (e *Event[P]) Emit(c *Context, p P) {
 		return
 	}
 	for _, l := range h.snapshot() {
-		if l.live() {
-			e.call(l, p)
+		if fn, ok := l.enter(); ok {
+			e.call(l, fn, p)
 		}
 	}
 }
 
-func (e *Event[P]) call(l *listener[func(P)], p P) {
+func (e *Event[P]) call(l *listener[func(P)], fn func(P), p P) {
 	defer func() {
 		l.scope.exit()
 		if r := recover(); r != nil {
 			l.fiber.root.logger.Error("kit: listener panicked", "err", recovered(&e.eventInfo, l.fiber, r))
 		}
 	}()
-	l.fn(p)
+	fn(p)
 }
 
 // HasListeners reports whether any listener is registered in c's runtime.
@@ -272,23 +288,27 @@ func (e *ParallelEvent[P]) Emit(ctx context.Context, c *Context, p P) error {
 	skip := skipped(ctx)
 	var wg sync.WaitGroup
 	for i, l := range ls {
-		if skip.has(l.fiber) || !l.live() {
+		if skip.has(l.fiber) {
 			continue
 		}
-		wg.Go(func() { errs[i] = e.call(ctx, l, p) })
+		fn, ok := l.enter()
+		if !ok {
+			continue
+		}
+		wg.Go(func() { errs[i] = e.call(ctx, l, fn, p) })
 	}
 	wg.Wait()
 	return joinErrs(errs)
 }
 
-func (e *ParallelEvent[P]) call(ctx context.Context, l *listener[parallelFn[P]], p P) (err error) {
+func (e *ParallelEvent[P]) call(ctx context.Context, l *listener[parallelFn[P]], fn parallelFn[P], p P) (err error) {
 	defer func() {
 		l.scope.exit()
 		if r := recover(); r != nil {
 			err = recovered(&e.eventInfo, l.fiber, r)
 		}
 	}()
-	if err := l.fn(ctx, p); err != nil {
+	if err := fn(ctx, p); err != nil {
 		return listenerErr(&e.eventInfo, l.fiber, err)
 	}
 	return nil

@@ -153,6 +153,9 @@ func (f *Fiber) Dispose(ctx context.Context) error {
 	f.setState(StateUnloading)
 	err := f.teardown(ctx)
 	f.setState(StateDisposed)
+	// A disposed fiber never loads again (apply runs under trans). Its parent may keep the
+	// done effect that points here until it compacts its list: drop what the plugin holds.
+	f.apply = nil
 	f.root.removeFiber(f)
 	if pe := f.parentEff; pe != nil && pe.done.CompareAndSwap(false, true) {
 		f.parent.dropEffect(pe)
