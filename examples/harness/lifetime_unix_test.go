@@ -64,3 +64,29 @@ func TestUnmountEndsTheMountsCommands(t *testing.T) {
 		}
 	}
 }
+
+// A mount reading a FIFO gets an error at once, instead of a call that blocks (and an
+// unmount that waits for it while holding the toolset's lock).
+func TestMountReadingAFIFOFailsFast(t *testing.T) {
+	work := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(work, "fifo"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	h := bootIn(t, work)
+	id := h.mustMount(t, `return { name: 'fifo', inject: ['fs'], apply(ctx) {
+		ctx.fs.readFile('fifo') // left pending on purpose: the unmount must not wait for it
+		ctx.tools.register({ name: 'probe', description: 'reads the FIFO', parameters: { type: 'object' },
+			async execute() { try { return await ctx.fs.readFile('fifo') } catch (e) { return 'refused: ' + e.message } } })
+	} }`)
+	start := time.Now()
+	out, err := h.callTool(t, "probe", map[string]any{})
+	if err != nil || !strings.Contains(out, "refused") || !strings.Contains(out, "named pipe") || strings.Contains(out, work) {
+		t.Fatalf("probe = %s, %v; want a refusal naming the FIFO, without the host path", out, err)
+	}
+	if _, err := h.callTool(t, "cordis_unmount", map[string]string{"id": id}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the read and the unmount took %v", d)
+	}
+}
