@@ -149,11 +149,12 @@ func (t *Toolset) apply(c *kit.Context) error {
 }
 
 // bind turns a declared tool and its implementation into a registry entry with the
-// generated schema and description.
+// generated schema and description. The three tools are in the core tier cat always
+// merges, so a failure is a stale generated/ package: a programmer error.
 func bind[In, Out any](cat *catalog.Catalog, d *kit.ToolDecl[In, Out], fn func(context.Context, In) (Out, error)) kit.Tool {
-	schema := kit.ToolSchema{Name: d.Name()}
-	if ct, ok := cat.Tool(d.Name()); ok {
-		schema.Description, schema.InputSchema, schema.OutputSchema = ct.Doc, ct.InputSchema, ct.OutputSchema
+	schema, err := ToolSchema(cat, d)
+	if err != nil {
+		panic(err)
 	}
 	return d.Bind(schema, fn)
 }
