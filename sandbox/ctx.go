@@ -39,6 +39,7 @@ type ctxFacade struct {
 	ended    atomic.Bool
 	teardown teardownBudget // shared by the activation's effect disposers
 	quota    [numQuotas]atomic.Int64
+	share    timerShare // the wall time its timer callbacks ran (Limits.MaxTimerShare)
 }
 
 func newCtxFacade(r *Realm, c *kit.Context, inject []string) (*ctxFacade, error) {
@@ -350,11 +351,14 @@ func (f *ctxFacade) schedule(call goja.FunctionCall, method string, repeat bool)
 	}
 	// An interval that keeps spinning to (or near) its bound is cancelled like a looping
 	// listener is removed.
-	cb := (&striker{r: r, what: "the " + method + " callback", removed: "cancelled", off: stop}).wrap(fn)
+	cb := (&striker{r: r, what: "the " + method + " callback", removed: "cancelled", off: stop, share: &f.share}).wrap(fn)
 	fire := func() {
 		if !repeat {
 			// A fired timeout is gone once its goroutine is: the budget bounds those too.
 			defer release()
+		}
+		if !f.throttle(t, method) {
+			return
 		}
 		if err := r.deliver(context.Background(), "a timer callback", cb, nil, nil); err != nil {
 			r.report("timer callback failed", err)

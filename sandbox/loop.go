@@ -89,6 +89,11 @@ type Limits struct {
 	// and reported; the mount's listeners, tools, services and timers are removed anyway.
 	// Default 2×Timeouts.Call.
 	Teardown time.Duration
+	// MaxTimerShare bounds, in percent, the wall time a mount's timer callbacks may hold the
+	// JavaScript lock over a window of 2×Timeouts.Call; past it the mount's timers are
+	// delayed until its share is back under the bound, so intervals that each stay under
+	// their own bound cannot starve other mounts. Default 50.
+	MaxTimerShare int
 }
 
 // Default limits.
@@ -104,6 +109,9 @@ const (
 	DefaultMaxLogBytes      = 16 << 20
 	DefaultMaxLogLine       = 64 << 10
 )
+
+// DefaultMaxTimerShare is the default of Limits.MaxTimerShare, in percent.
+const DefaultMaxTimerShare = 50
 
 // A Loop runs the JavaScript of one toolset: every mount's realm shares its lock, so at most
 // one goroutine runs JavaScript at a time, but any goroutine may enter (there is no loop
@@ -168,6 +176,7 @@ func New(opts *Options) *Loop {
 	m.MaxLogBytes = orDefault(m.MaxLogBytes, DefaultMaxLogBytes)
 	m.MaxLogLine = orDefault(m.MaxLogLine, DefaultMaxLogLine)
 	m.Teardown = orDefault(m.Teardown, 2*t.Call)
+	m.MaxTimerShare = min(orDefault(m.MaxTimerShare, DefaultMaxTimerShare), 100)
 	l.watch.init(l.timeouts)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l

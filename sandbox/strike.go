@@ -37,6 +37,7 @@ type striker struct {
 	what    string // "the listener of \"tools/change\"", "the ctx.setInterval callback"
 	removed string // "removed", "cancelled"
 	off     func()
+	share   *timerShare // if set, records the time each run used
 	strikes int
 	reasons int
 	out     bool
@@ -67,11 +68,18 @@ func (s *striker) wrap(fn goja.Callable) goja.Callable {
 		}
 		cur := r.loop.cur // the entry delivering this call
 		v, err := fn(this, args...)
+		var used time.Duration
+		if cur != nil {
+			used = r.loop.watch.elapsed(cur) // less the time other mounts' calls ran inline
+		}
+		if s.share != nil {
+			s.share.add(used, r.loop.shareWindow())
+		}
 		limit := r.loop.timeouts.Call
 		switch {
 		case err != nil && r.timedOut(cur, err):
 			s.strike(strikeTimeout)
-		case cur != nil && r.loop.watch.elapsed(cur) > limit/2:
+		case used > limit/2:
 			s.strike(strikeMost)
 		case err == nil && isPending(v):
 			s.watch(v)

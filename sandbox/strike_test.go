@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +34,9 @@ func TestIntervalStrikeOut(t *testing.T) {
 				ctx.setInterval(() => { runs++; ` + tc.body + ` }, 1)
 			} }`)
 			defer h.unmount(m, f)
-			want := "the ctx.setInterval callback " + tc.reason + " 3 times in a row and was cancelled"
-			if !waitFor(2*time.Second, func() bool { return strings.Contains(h.log.String(), want) }) {
+			// On a loaded machine a spin may overrun its bound once: then the reason is the mixed one.
+			want := regexp.MustCompile(`the ctx.setInterval callback (` + regexp.QuoteMeta(tc.reason) + `|used more than half of CallTimeout \(100ms\) or did not finish within it) 3 times in a row and was cancelled`)
+			if !waitFor(2*time.Second, func() bool { return want.MatchString(h.log.String()) }) {
 				t.Fatalf("not cancelled; log:\n%.3000s", h.log.String())
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -59,7 +61,7 @@ func TestIntervalStrikesReset(t *testing.T) {
 		ctx.setInterval(() => { if (runs++ % 3 !== 2) { const t = Date.now(); while (Date.now() - t < 60) {} } }, 1)
 	} }`)
 	defer h.unmount(m, f)
-	if !waitFor(2*time.Second, func() bool { return h.eval(m, `runs >= 12`) == "true" }) {
+	if !waitFor(5*time.Second, func() bool { return h.eval(m, `runs >= 12`) == "true" }) {
 		t.Fatalf("runs = %s: the interval stopped; log:\n%.2000s", h.eval(m, `runs`), h.log.String())
 	}
 	if strings.Contains(h.log.String(), "was cancelled") {
