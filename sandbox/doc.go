@@ -67,5 +67,17 @@
 //     Emit-style deliveries (Deliver with conv == nil and an uncancellable context) made
 //     while the realm is busy do not wait for a returned promise.
 //   - One lock serves all realms of a loop: a mount that runs for its whole CallTimeout
-//     delays every other mount by as much.
+//     delays every other mount by as much. A listener or timer callback that runs to its
+//     bound, uses more than half of it, or returns a promise that does not settle within
+//     it three times in a row is removed (a timer cancelled) and reported; a mount whose
+//     timer callbacks ran more than Limits.MaxTimerShare of the last 2×CallTimeout has
+//     its timers delayed.
+//   - Per-mount budgets cap what one mount holds or produces, whatever each entry does:
+//     timers (Limits.MaxTimers, pending ctx.sleep included), listeners (MaxListeners),
+//     tools (MaxTools) and services (MaxServices) alive at once throw a TypeError in the
+//     mount past their limit; console output is cut per line (MaxLogLine) and dropped
+//     after one note past MaxLogBytes. A mount's effect disposers share one teardown
+//     bound (Limits.Teardown, default 2×CallTimeout): the ones left when it is spent are
+//     abandoned and reported (*AbandonedError), and the kit still removes everything else
+//     the mount registered.
 package sandbox
