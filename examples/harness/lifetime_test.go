@@ -34,8 +34,7 @@ func TestUnmountReleasesTheRealm(t *testing.T) {
 		return m.HeapAlloc
 	}
 	before := heap()
-	id := h.mustMount(t, `globalThis.ballast = []
-		for (let i = 0; i < 64; i++) globalThis.ballast.push('x'.repeat(1 << 20) + i)
+	id := h.mustMount(t, `globalThis.ballast = new ArrayBuffer(64 << 20)
 		return { name: 'ballast', apply(ctx) { ctx.on('agent/turn-start', () => globalThis.ballast.length) } }`)
 	h.mustMount(t, `return { name: 'stays', apply(ctx) {
 		for (let i = 0; i < 3; i++) ctx.on('agent/turn-start', () => i)
