@@ -50,6 +50,12 @@ type Tools struct {
 	mu     sync.RWMutex
 	byName map[string]*toolEntry
 	order  []*toolEntry
+	checks []*toolCheck
+}
+
+// A toolCheck is a check every registration must pass, added by AddCheck.
+type toolCheck struct {
+	check func(ToolSchema) error
 }
 
 type toolEntry struct {
@@ -77,6 +83,9 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 	if err := checkSchemas(tool.ToolSchema); err != nil {
 		return nil, fmt.Errorf("kit: tool %q: %w", tool.Name, err)
 	}
+	if err := t.runChecks(tool.ToolSchema); err != nil {
+		return nil, fmt.Errorf("kit: tool %q: %w", tool.Name, err)
+	}
 	e := &toolEntry{tool: tool, owner: c.fiber}
 	f := c.fiber
 	// The entry becomes callable only once its effect (and so its scope) exists, and the
@@ -100,6 +109,48 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 	t.mu.Unlock()
 	ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: tool.Name, Registered: true})
 	return func() { _ = f.cancelEffect(context.Background(), eff) }, nil
+}
+
+// AddCheck adds a check that every later registration must pass, as an effect of c's
+// fiber: an adapter that cannot serve some tools (one whose listing would be too large to
+// send, say) refuses them when they are registered, so the plugin registering one gets
+// the error, rather than finding it missing. check must be safe for concurrent use; it
+// runs without the registry's lock held, and its error is returned by Register.
+//
+//cordis:internal
+func (t *Tools) AddCheck(c *Context, check func(ToolSchema) error) error {
+	if check == nil {
+		return fmt.Errorf("kit: AddCheck needs a non-nil check")
+	}
+	tc := &toolCheck{check: check}
+	t.mu.Lock()
+	t.checks = append(t.checks, tc)
+	t.mu.Unlock()
+	remove := func() error {
+		t.mu.Lock()
+		// A new slice: runChecks iterates the old one without the lock.
+		t.checks = slices.DeleteFunc(slices.Clone(t.checks), func(x *toolCheck) bool { return x == tc })
+		t.mu.Unlock()
+		return nil
+	}
+	if err := c.Effect(remove); err != nil {
+		remove()
+		return err
+	}
+	return nil
+}
+
+// runChecks runs the checks of AddCheck, outside the lock: they may read the registry.
+func (t *Tools) runChecks(s ToolSchema) error {
+	t.mu.RLock()
+	checks := t.checks
+	t.mu.RUnlock()
+	for _, tc := range checks {
+		if err := tc.check(s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkSchemas refuses schemas that validators cannot walk with bounded work (see

@@ -30,26 +30,41 @@ type Options struct {
 	// rewritten; they are validated afterwards), or an error that becomes the call's tool
 	// error without running the tool (a veto).
 	Before func(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error)
+	// MaxMessageBytes bounds the encoded size of what the server sends in one message: a
+	// tool's result, and the whole tool list (so every page of it). A result over it
+	// becomes a tool error saying so; a tool that would push the list over it is refused
+	// when it is registered, or left out of the list. Zero means DefaultMaxMessageBytes;
+	// keep it under the frame limit of the clients you serve.
+	MaxMessageBytes int
+	// MaxToolBytes bounds the encoded size of one tool's entry in tools/list (name,
+	// description, schemas); a larger tool is refused when it is registered, or left out
+	// of the list. Zero means DefaultMaxToolBytes.
+	MaxToolBytes int
 }
 
 // A Server serves the tools of one kit runtime to MCP clients and keeps the MCP tool list
 // in step with the registry. It is plugin "mcpkit" of the runtime; see the package doc.
 type Server struct {
-	mcp    *mcp.Server
-	inv    *Invoker
-	fiber  *kit.Fiber
-	logger *slog.Logger
-	opts   Options
+	mcp     *mcp.Server
+	inv     *Invoker
+	fiber   *kit.Fiber
+	logger  *slog.Logger
+	opts    Options
+	budgets budgets
 
-	mu     sync.Mutex
-	served map[string]servedTool // what the mcp.Server lists, by tool name
+	mu      sync.Mutex
+	served  map[string]servedTool // what the mcp.Server lists, by tool name
+	listed  int                   // the encoded size of their entries in tools/list
+	leftOut map[string]bool       // registered tools not served, tried again when room is freed
 }
 
-// servedTool is the registry state a served tool was built from, to skip no-op updates.
+// servedTool is the registry state a served tool was built from, to skip no-op updates,
+// and the size of its entry in tools/list.
 type servedTool struct {
 	description         string
 	input, output       []byte
 	structuredResultsOK bool
+	size                int
 }
 
 // NewServer builds an MCP server over the tools of c's runtime and starts it as plugin
@@ -57,10 +72,11 @@ type servedTool struct {
 // plugin cannot start. Serve it with Run (one session) or MCP().Connect (many); Close
 // detaches it.
 func NewServer(c *kit.Context, opts *Options) (*Server, error) {
-	s := &Server{inv: newInvoker(), logger: c.Logger(), served: map[string]servedTool{}}
+	s := &Server{inv: newInvoker(), logger: c.Logger(), served: map[string]servedTool{}, leftOut: map[string]bool{}}
 	if opts != nil {
 		s.opts = *opts
 	}
+	s.budgets = newBudgets(&s.opts)
 	impl := s.opts.Implementation
 	if impl == nil {
 		impl = &mcp.Implementation{Name: "cordiskit", Version: "dev"}
@@ -125,6 +141,9 @@ func (s *Server) attach(c *kit.Context) error {
 	if err := s.inv.attach(c); err != nil {
 		return err
 	}
+	if err := s.inv.tools.Load().AddCheck(c, s.check); err != nil {
+		return err
+	}
 	if _, err := kit.ToolsChange.On(c, func(e kit.ToolsChangeEvent) { s.sync(e.Tool) }); err != nil {
 		return err
 	}
@@ -146,6 +165,8 @@ func (s *Server) detach() error {
 		names = append(names, name)
 	}
 	clear(s.served)
+	clear(s.leftOut)
+	s.listed = 0
 	if len(names) > 0 {
 		s.mcp.RemoveTools(names...)
 	}
@@ -154,10 +175,22 @@ func (s *Server) detach() error {
 
 // sync makes the MCP tool list agree with the registry about one tool. It reads the
 // registry's current state rather than trusting the event, so changes of one name that
-// race on different goroutines still converge on the last one.
+// race on different goroutines still converge on the last one. When the change frees room
+// in the list, the tools left out for their size are tried again, in registry order.
 func (s *Server) sync(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.syncLocked(name) && len(s.leftOut) > 0 {
+		for _, t := range s.inv.Tools() {
+			if s.leftOut[t.Name] {
+				s.syncLocked(t.Name)
+			}
+		}
+	}
+}
+
+// syncLocked syncs one tool and reports whether it freed room in the list.
+func (s *Server) syncLocked(name string) (freed bool) {
 	var schema kit.ToolSchema
 	ok := false
 	if tools := s.inv.tools.Load(); tools != nil {
@@ -165,26 +198,61 @@ func (s *Server) sync(name string) {
 	}
 	old, served := s.served[name]
 	if !ok {
+		delete(s.leftOut, name)
 		if served {
-			delete(s.served, name)
-			s.mcp.RemoveTools(name)
+			s.unserve(name, old)
 		}
-		return
+		return served
 	}
 	tool, st, err := s.mcpTool(schema)
-	if err != nil {
-		s.logger.Error("mcpkit: tool not served over MCP", "tool", name, "err", err)
-		if served {
-			delete(s.served, name)
-			s.mcp.RemoveTools(name)
-		}
-		return
+	if err == nil {
+		st.size, err = entrySize(tool)
 	}
-	if served && old.equal(st) {
-		return
+	if err == nil {
+		listed := s.listed
+		if served {
+			listed -= old.size
+		}
+		err = s.budgets.admit(st.size, listed)
+	}
+	if err == nil && !(served && old.equal(st)) {
+		err = s.addTool(tool, s.handler(name, st.structuredResultsOK))
+	}
+	if err != nil {
+		if !s.leftOut[name] {
+			s.logger.Error("mcpkit: tool not served over MCP", "tool", name, "err", err)
+		}
+		s.leftOut[name] = true
+		if served {
+			s.unserve(name, old)
+		}
+		return served
+	}
+	delete(s.leftOut, name)
+	if served {
+		s.listed -= old.size
 	}
 	s.served[name] = st
-	s.mcp.AddTool(tool, s.handler(name, st.structuredResultsOK))
+	s.listed += st.size
+	return served && st.size < old.size
+}
+
+func (s *Server) unserve(name string, old servedTool) {
+	delete(s.served, name)
+	s.listed -= old.size
+	s.mcp.RemoveTools(name)
+}
+
+// addTool adds tool to the SDK server, which panics on tools it refuses (an invalid
+// x-mcp-header annotation in the input schema, say): that is an error here.
+func (s *Server) addTool(tool *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the MCP SDK refused the tool: %v", r)
+		}
+	}()
+	s.mcp.AddTool(tool, h)
+	return nil
 }
 
 // mcpTool converts a registry schema into an MCP tool. MCP requires an input schema whose
@@ -246,18 +314,18 @@ func (s *Server) handler(name string, structured bool) mcp.ToolHandler {
 		var err error
 		if s.opts.Before != nil {
 			if args, err = s.opts.Before(ctx, name, args); err != nil {
-				return toolError(err), nil
+				return s.fit(name, toolError(err)), nil
 			}
 		}
 		out, err := s.inv.Invoke(ctx, name, args)
 		if err != nil {
-			return toolError(err), nil
+			return s.fit(name, toolError(err)), nil
 		}
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: resultText(out)}}}
 		if structured && len(out) > 0 {
 			res.StructuredContent = out
 		}
-		return res, nil
+		return s.fit(name, res), nil
 	}
 }
 
