@@ -72,6 +72,11 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 		r.Throw(&ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
 	}
 	desc := toolString(r, def, "description")
+	if max := r.loop.limits.MaxBytes; len(desc) > max {
+		// The description is sent to every client in the tool list: keep it to the size of
+		// any other value that leaves the sandbox.
+		r.Throw(&ArgError{Method: method, Param: "tool.description", Want: fmt.Sprintf("at most %d bytes (Limits.MaxBytes); say what the tool does in a few sentences", max), Got: fmt.Sprintf("%d bytes", len(desc))})
+	}
 	exec, ok := goja.AssertFunction(def.Get("execute"))
 	if !ok {
 		r.Throw(&ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: typeName(def.Get("execute"))})
