@@ -132,7 +132,8 @@ type Tool struct {
 	Output *GoType // Out
 	// InputSchema and OutputSchema are JSON Schema documents (draft 2020-12) derived from
 	// In and Out: json tags name the properties, doc comments describe them, a named
-	// string type with a const set is an enum, pointer and omitempty fields are optional.
+	// string type with a const set is an enum (its constants' docs in the description),
+	// pointer and omitempty fields are optional.
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
 	Doc          string // the model-facing description
@@ -161,8 +162,8 @@ type Type struct {
 	Fields []Field
 	Enum   []EnumValue // an enum's constants in declaration order
 	JS     string      // the JavaScript type of an enum or value type, e.g. "string"
-	// Decl is the declaration as text, TypeScript-like, with the field docs: what
-	// cordis_inspect prints as a type shape.
+	// Decl is the declaration as text, TypeScript-like, with the docs of the fields or
+	// enum constants: what cordis_inspect prints as a type shape.
 	Decl    string
 	Refs    []string // names of the other catalog types this one references, sorted
 	Doc     string

@@ -109,6 +109,18 @@ func TestTypes(t *testing.T) {
 	if status.Kind != catalog.TypeEnum || len(status.Enum) != 2 || status.Enum[1].Value != "running" || status.Enum[0].Doc != "waiting for a message" {
 		t.Errorf("Status = %+v", status)
 	}
+	// The constants' docs are in the shape cordis_inspect and the markdown print.
+	if want := "// Status is an agent's lifecycle state.\ntype Status =\n  // waiting for a message\n  | 'idle'\n  // in a turn\n  | 'running'"; status.Decl != want {
+		t.Errorf("Status.Decl =\n%s\nwant\n%s", status.Decl, want)
+	}
+	style, _ := c.Type("Style")
+	if want := "// Style is how Echo formats its output.\ntype Style =\n  | 'plain'\n  // upper case\n  | 'loud'"; style.Decl != want {
+		t.Errorf("Style.Decl =\n%s\nwant\n%s", style.Decl, want)
+	}
+	sid, _ := c.Type("SessionID")
+	if want := "// SessionID names a session.\ntype SessionID = string"; sid.Decl != want {
+		t.Errorf("SessionID.Decl = %q, want %q", sid.Decl, want)
+	}
 	session, _ := c.Type("Session")
 	var fields []string
 	for _, f := range session.Fields {

@@ -159,13 +159,35 @@ func declText(t *catalog.Type) string {
 		}
 		b.WriteString("}")
 	case catalog.TypeEnum:
-		vals := make([]string, len(t.Enum))
-		for i, v := range t.Enum {
-			vals[i] = jsQuote(v.Value)
-		}
-		b.WriteString("type " + t.Name + " = " + strings.Join(vals, " | "))
+		enumDecl(&b, t)
 	default:
 		b.WriteString("type " + t.Name + " = " + t.JS)
 	}
 	return b.String()
+}
+
+// enumDecl writes an enum as a union of its values. When a constant has a doc comment the
+// union takes one line per value with the doc above it, as a struct's fields do: what each
+// value means is what a reader needs before picking one.
+func enumDecl(b *strings.Builder, t *catalog.Type) {
+	documented := false
+	vals := make([]string, len(t.Enum))
+	for i, v := range t.Enum {
+		vals[i] = jsQuote(v.Value)
+		documented = documented || v.Doc != ""
+	}
+	if !documented {
+		b.WriteString("type " + t.Name + " = " + strings.Join(vals, " | "))
+		return
+	}
+	b.WriteString("type " + t.Name + " =")
+	for i, v := range t.Enum {
+		b.WriteString("\n")
+		for line := range strings.SplitSeq(v.Doc, "\n") {
+			if line != "" {
+				b.WriteString("  // " + line + "\n")
+			}
+		}
+		b.WriteString("  | " + vals[i])
+	}
 }

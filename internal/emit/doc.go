@@ -35,8 +35,9 @@
 //
 // [Schemas] derives a JSON Schema (draft 2020-12) for every tool's input and output from
 // the catalog's type shapes — property names as encoding/json spells them, field docs as
-// descriptions, enums from const sets, optional fields from pointers and omitempty — and
-// validates each by parsing it back and resolving it with jsonschema-go.
+// descriptions, enums from const sets (with what each constant's doc says it means in the
+// description: One of: "plain"; "loud": upper case.), optional fields from pointers and
+// omitempty — and validates each by parsing it back and resolving it with jsonschema-go.
 //
 // # Markdown
 //

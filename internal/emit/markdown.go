@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/doc/comment"
+	"path"
 	"strings"
 
 	"github.com/cordiskit/cordiskit/catalog"
@@ -147,6 +148,11 @@ func (w *mdWriter) service(s *catalog.Service) {
 		title += " (abstract seam)"
 	}
 	w.p("%s", title)
+	if s.Abstract {
+		w.p("An interface that a plugin implements: inject `%s` to call whichever plugin provides it, or "+
+			"provide it yourself — from Go with `%s.Provide(c, impl)`, from a mounted plugin with "+
+			"`ctx.provide('%s', { … })` — implementing the methods below.", s.Key, path.Base(s.Var.Pkg)+"."+s.Var.Name, s.Key)
+	}
 	w.doc(s.Doc)
 	if len(s.Methods) == 0 {
 		w.p("No JavaScript-facing methods.")
@@ -261,7 +267,7 @@ func ToolCatalog(c *catalog.Catalog, header string) []byte {
 					if f.Optional {
 						req = "no"
 					}
-					fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", f.JSONName, cell(f.JS), req, cell(oneLine(f.Doc)))
+					fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", f.JSONName, cell(f.JS), req, cell(w.fieldDesc(&f)))
 				}
 				w.WriteString("\n")
 			}
@@ -273,6 +279,20 @@ func ToolCatalog(c *catalog.Catalog, header string) []byte {
 		w.source(t.Source)
 	}
 	return w.finish()
+}
+
+// fieldDesc is a parameter's description in the tool table: its doc, and for an enum
+// what each value means, as the schema's description says it.
+func (w *mdWriter) fieldDesc(f *catalog.Field) string {
+	desc := oneLine(f.Doc)
+	if n := f.Go.Named(); n != nil {
+		if t := typeByRef(w.cat, catalog.Ref{Pkg: n.Pkg, Name: n.Name}); t != nil && t.Kind == catalog.TypeEnum {
+			if values := enumDescription(t); values != "" {
+				desc = strings.TrimSpace(desc + " " + values)
+			}
+		}
+	}
+	return desc
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

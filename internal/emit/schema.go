@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -128,7 +129,7 @@ func namedSchema(c *catalog.Catalog, gt *catalog.GoType, stack []catalog.Ref) (*
 	stack = append(stack, ref)
 	switch t.Kind {
 	case catalog.TypeEnum:
-		s := &jsonschema.Schema{Type: "string"}
+		s := &jsonschema.Schema{Type: "string", Description: enumDescription(t)}
 		for _, v := range t.Enum {
 			s.Enum = append(s.Enum, v.Value)
 		}
@@ -154,6 +155,31 @@ func namedSchema(c *catalog.Catalog, gt *catalog.GoType, stack []catalog.Ref) (*
 		}
 	}
 	return s, nil
+}
+
+// enumDescription says what each value of an enum means, from its constants' doc
+// comments: `One of: "plain"; "loud": upper case.` The enum keyword lists the values;
+// models and MCP clients read the description, which is where the meaning goes (oneOf of
+// const schemas says the same but is refused or flattened by some clients). Empty when no
+// constant has a doc: the description would only repeat enum.
+func enumDescription(t *catalog.Type) string {
+	documented := false
+	parts := make([]string, len(t.Enum))
+	for i, v := range t.Enum {
+		parts[i] = strconv.Quote(v.Value)
+		if doc := strings.Join(strings.Fields(v.Doc), " "); doc != "" {
+			documented = true
+			parts[i] += ": " + doc
+		}
+	}
+	if !documented {
+		return ""
+	}
+	desc := "One of: " + strings.Join(parts, "; ")
+	if !strings.HasSuffix(desc, ".") {
+		desc += "."
+	}
+	return desc
 }
 
 // typeByRef finds a shape by its Go declaration (two packages may not share a name in

@@ -143,7 +143,8 @@ func typeShapes(cat *catalog.Catalog, sigs []string) []string {
 	return lines
 }
 
-// eventsSection lists every catalogued event, or only name with its full doc.
+// eventsSection lists every catalogued event, or only name with its full doc and the
+// shapes of the types its signature references.
 func eventsSection(cat *catalog.Catalog, name string) ([]string, error) {
 	var lines []string
 	if name != "" {
@@ -154,6 +155,8 @@ func eventsSection(cat *catalog.Catalog, name string) ([]string, error) {
 		lines = append(lines, eventLine(ev))
 		lines = append(lines, indent(docLines(ev.Doc))...)
 		lines = append(lines, "    "+ev.Signature)
+		// The payload's types, enums with what each value means: what a listener reads.
+		lines = append(lines, typeShapes(cat, []string{ev.Signature})...)
 		return append(lines, waterfallCaution), nil
 	}
 	for i := range cat.Events {
