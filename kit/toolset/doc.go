@@ -30,5 +30,11 @@
 //
 // cordis_inspect answers with "## <section>" blocks in a fixed order: services, plugins,
 // tools, Temporary Plugins, api and events. The api section intersects the generated
-// catalog with the live service store; the events section lists the catalogued events.
+// catalog with the live service store, and marks abstract seams: an interface service
+// nobody provides is listed with its methods and how a mount provides it. The events
+// section lists the catalogued events. With a name, both add the full docs and the shapes
+// of the types the signatures use, enum values with their docs.
+//
+// A runtime registers its own Go tools with the schemas the generator derived:
+// [ToolSchema] returns what [kit.ToolDecl.Bind] takes.
 package toolset
