@@ -5,6 +5,9 @@
 //	written, err := gen.Write(".", files)          // only the files whose bytes changed
 //	report, err := gen.Verify(ctx, ".", []string{"./..."}, nil)
 //
+// Other modules cannot import this package: the public package cordisgen wraps Generate,
+// Write and Verify for their tests and tools.
+//
 // # Generate
 //
 // [Generate] scans the patterns once (package catalog/scan), derives the tool schemas and
