@@ -28,10 +28,24 @@
 // A Server serves every tool of the registry and keeps the MCP tool list in step with it:
 // it listens to kit.ToolsChange and adds or removes the tool on the underlying mcp.Server,
 // which sends notifications/tools/list_changed to connected clients. Tool schemas are
-// served as given. A tool's failure — an error it returns, a panic, arguments that do not
+// served as given (the registry has already refused those that validation cannot walk
+// with bounded work; see kit.CheckToolSchema). A tool's failure — an error it returns, a panic, arguments that do not
 // match its schema, a tool that vanished between list and call — is an MCP tool error
 // (a result with isError: true and the message as text), never a protocol error, so the
 // model sees it and can correct itself.
+//
+// # Budgets on what is sent
+//
+// A client drops the whole session on a frame larger than it reads (16 MiB for the SDK's
+// transports, mcp.DefaultMaxLineLength), and the model then loses every tool. So the
+// Server bounds the encoded bytes it sends, after JSON escaping: a result larger than
+// Options.MaxMessageBytes (default DefaultMaxMessageBytes, 8 MiB) becomes a tool error
+// saying how large it was and how to return less (an error too large keeps its start); a
+// tool whose entry in tools/list is larger than Options.MaxToolBytes (default 1 MiB), or
+// that would make the whole list larger than MaxMessageBytes, is refused when it is
+// registered (the Server adds a kit.Tools.AddCheck), so the plugin registering it gets
+// the reason. A tool registered before the Server attached is left out of the list and
+// logged instead, while the rest of the list goes out, and served once room is freed.
 //
 // # Lifetime
 //
