@@ -3,8 +3,8 @@
 // A listener that registers itself again on every event doubles every event.
 return { name: 'a', apply(ctx) {
   let caught = 'not capped'
-  const f = () => { try { ctx.on('tools/change', f) } catch (e) { caught = String(e) } }
+  const f = () => { if (caught !== 'not capped') return; try { ctx.on('tools/change', f) } catch (e) { caught = String(e) } }
   ctx.on('tools/change', f)
-  for (let i = 0; i < 12; i++) ctx.tools.register({ name: 'dbl_' + i, description: 'd', parameters: { type: 'object' }, execute: () => i })
+  for (let i = 0; i < 11; i++) ctx.tools.register({ name: 'dbl_' + i, description: 'd', parameters: { type: 'object' }, execute: () => i })
   ctx.tools.register({ name: 'probe', description: 'p', parameters: { type: 'object' }, execute: () => caught })
 } }
