@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -235,7 +236,7 @@ func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.Unmou
 	var m *mount
 	if i >= 0 {
 		m = t.mounts[i]
-		t.mounts = append(t.mounts[:i], t.mounts[i+1:]...)
+		t.mounts = slices.Delete(t.mounts, i, i+1) // clears the tail: no stale pointer keeps the realm alive
 	}
 	t.mu.Unlock()
 	if m == nil {
@@ -243,7 +244,12 @@ func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.Unmou
 	}
 	// The teardown is bounded by the sandbox (Limits.Teardown for the mount's JavaScript
 	// disposers); the kit undoes every Go-side registration whatever they do.
-	if err := errors.Join(m.fiber.Dispose(ctx), m.unit.Close(ctx)); err != nil {
+	// Closing waits for the mount's async Go calls, whose contexts it cancels; a Go method
+	// that ignores its context must not hold the model's unmount (and the toolset's lock)
+	// for longer than one call bound. The loop still owns and waits for such a call.
+	closeCtx, cancel := context.WithTimeout(ctx, t.loop.Timeouts().Call)
+	defer cancel()
+	if err := errors.Join(m.fiber.Dispose(ctx), m.unit.Close(closeCtx)); err != nil {
 		return decl.UnmountOutput{}, fmt.Errorf("temporary Plugin %s was removed, but its cleanup reported: %w", m.id, capErrors(err, maxCleanupErrors))
 	}
 	return decl.UnmountOutput{ID: m.id, PluginName: m.name}, nil
