@@ -35,15 +35,44 @@ type Mount struct {
 // Timeouts.Mount; ctx cancels it too. Errors teach: a *SyntaxError (line, column, the
 // offending line, a caret and a hint), a *NotPluginError, a thrown value (*JSError), a time
 // bound (errors.Is(err, context.DeadlineExceeded)). A failed evaluation leaves nothing
-// behind.
+// behind. Evaluate is Compile then Run.
 func (l *Loop) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
+	p, err := l.Compile(id, code)
+	if err != nil {
+		return nil, err
+	}
+	return l.Run(ctx, p)
+}
+
+// A Program is mount code compiled for one mount id, ready for Run.
+type Program struct {
+	id   string
+	prog *goja.Program
+}
+
+// Compile checks and compiles mount code for mount id without entering JavaScript or
+// taking the loop's lock, so a caller can compile before it takes locks of its own.
+// Compiling is not interruptible: the checks before it bound its work instead. Code larger
+// than Limits.MaxBytes is refused, code nested deeper than Limits.MaxNesting or with more
+// nesting work than Limits.MaxNestingWork is a *SyntaxError, and so is code that does not
+// parse.
+func (l *Loop) Compile(id, code string) (*Program, error) {
 	if len(code) > l.limits.MaxBytes {
-		return nil, fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit", id, len(code), l.limits.MaxBytes)
+		return nil, fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit (Limits.MaxBytes); split it into smaller mounts that share services through ctx.provide and inject", id, len(code), l.limits.MaxBytes)
+	}
+	if ne := checkNesting(code, l.limits.MaxNesting, l.limits.MaxNestingWork); ne != nil {
+		return nil, nestingSyntaxError(id, code, ne)
 	}
 	prog, err := compileMount(id, code)
 	if err != nil {
 		return nil, err
 	}
+	return &Program{id: id, prog: prog}, nil
+}
+
+// Run evaluates a compiled program in a fresh realm: see Evaluate.
+func (l *Loop) Run(ctx context.Context, p *Program) (*Mount, error) {
+	id, prog := p.id, p.prog
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -54,7 +83,7 @@ func (l *Loop) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
 
 	var m *Mount
 	b := bound{what: "evaluation of the mount code", name: "VMTimeout", limit: l.timeouts.VM, wait: l.timeouts.Mount, waitName: "MountTimeout"}
-	err = r.call(ctx, b, func() (goja.Value, error) {
+	err := r.call(ctx, b, func() (goja.Value, error) {
 		fv, err := r.rt.RunProgram(prog)
 		if err != nil {
 			return nil, err
@@ -219,7 +248,9 @@ func (r *Realm) plugin(v goja.Value) (*Mount, error) {
 func compileMount(id, code string) (*goja.Program, error) {
 	name := "cordis-mount-" + id + ".js"
 	src := wrapPrefix + code + wrapSuffix
-	prg, err := parser.ParseFile(nil, name, src, 0)
+	// Source maps stay off: a //# sourceMappingURL= line would make the parser read any
+	// file the host can (a FIFO blocks it, /dev/zero exhausts memory).
+	prg, err := parser.ParseFile(nil, name, src, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		var list parser.ErrorList
 		if errors.As(err, &list) && len(list) > 0 {

@@ -65,6 +65,15 @@ type Limits struct {
 	// Shared references count each time they are copied, so a DAG counts as the tree it
 	// copies to. Default 1<<20.
 	MaxNodes int
+	// MaxNesting bounds how deeply mount code nests, checked before it is parsed: open
+	// brackets and template substitutions, plus chains of operators, unary prefixes, calls
+	// and else-ifs within one expression or statement (goja parses and compiles by
+	// recursion, and a deep enough nest overflows the Go stack fatally). Default 500.
+	MaxNesting int
+	// MaxNestingWork bounds the sum, over mount code's tokens, of the nesting each sits at:
+	// goja's compile time grows with it (with the square of the depth for some shapes), and
+	// compiling runs before any time bound. Default 64<<20 (about a second of compiling).
+	MaxNestingWork int
 
 	// Per-mount budgets: what one mount may hold at once or produce in total. Going past
 	// one throws a TypeError in the mount's JavaScript that names the field.
@@ -102,6 +111,8 @@ const (
 	DefaultMaxDepth         = 64
 	DefaultMaxBytes         = 8 << 20
 	DefaultMaxNodes         = 1 << 20
+	DefaultMaxNesting       = 500
+	DefaultMaxNestingWork   = 64 << 20
 	DefaultMaxTimers        = 1000
 	DefaultMaxListeners     = 1000
 	DefaultMaxTools         = 256
@@ -169,6 +180,8 @@ func New(opts *Options) *Loop {
 	m.MaxDepth = orDefault(m.MaxDepth, DefaultMaxDepth)
 	m.MaxBytes = orDefault(m.MaxBytes, DefaultMaxBytes)
 	m.MaxNodes = orDefault(m.MaxNodes, DefaultMaxNodes)
+	m.MaxNesting = orDefault(m.MaxNesting, DefaultMaxNesting)
+	m.MaxNestingWork = orDefault(m.MaxNestingWork, DefaultMaxNestingWork)
 	m.MaxTimers = orDefault(m.MaxTimers, DefaultMaxTimers)
 	m.MaxListeners = orDefault(m.MaxListeners, DefaultMaxListeners)
 	m.MaxTools = orDefault(m.MaxTools, DefaultMaxTools)

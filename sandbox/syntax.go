@@ -15,8 +15,9 @@ type SyntaxError struct {
 	Line    int
 	Column  int
 	Message string // the parser's message, e.g. "Unexpected token )"
-	Source  string // the offending line
+	Source  string // the offending line (an excerpt around Column when the line is long)
 	Hint    string // what probably went wrong and how to fix it
+	caret   int    // the column of the caret in Source, when Source is an excerpt
 }
 
 func (e *SyntaxError) Error() string {
@@ -29,7 +30,11 @@ func (e *SyntaxError) Error() string {
 	b.WriteString(e.Message)
 	if e.Line > 0 {
 		num := strconv.Itoa(e.Line)
-		fmt.Fprintf(&b, "\n  %s | %s\n  %s | %s^", num, e.Source, strings.Repeat(" ", len(num)), caretPad(e.Source, e.Column))
+		caret := e.Column
+		if e.caret > 0 {
+			caret = e.caret
+		}
+		fmt.Fprintf(&b, "\n  %s | %s\n  %s | %s^", num, e.Source, strings.Repeat(" ", len(num)), caretPad(e.Source, caret))
 	}
 	if e.Hint != "" {
 		b.WriteString("\n")
@@ -75,11 +80,40 @@ func newSyntaxError(id, code string, line, byteCol int, msg string) *SyntaxError
 		}
 		src := strings.TrimRight(lines[line-1], "\r")
 		byteCol = min(max(byteCol, 1), len(src)+1)
-		e.Line, e.Source = line, src
+		e.Line = line
 		e.Column = utf8.RuneCountInString(src[:byteCol-1]) + 1
+		e.Hint = syntaxHint(code, src)
+		e.setSource(src)
+		return e
 	}
-	e.Hint = syntaxHint(code, e.Source)
+	e.Hint = syntaxHint(code, "")
 	return e
+}
+
+// Excerpt widths: the characters of a long line shown before and after the error.
+const (
+	excerptBefore = 60
+	excerptAfter  = 40
+)
+
+// setSource sets Source to line, or, when line is long (code on one line, deep nesting
+// written out), to an excerpt around Column marked with … at the cut ends, so the message
+// stays short.
+func (e *SyntaxError) setSource(line string) {
+	e.Source, e.caret = line, 0
+	if utf8.RuneCountInString(line) <= excerptBefore+excerptAfter {
+		return
+	}
+	runes := []rune(line)
+	from := max(e.Column-1-excerptBefore, 0)
+	to := min(e.Column-1+excerptAfter, len(runes))
+	e.Source, e.caret = string(runes[from:to]), e.Column-from
+	if from > 0 {
+		e.Source, e.caret = "…"+e.Source, e.caret+1
+	}
+	if to < len(runes) {
+		e.Source += "…"
+	}
 }
 
 // Patterns that mean TypeScript rather than JavaScript.
@@ -119,122 +153,56 @@ func syntaxHint(code, offending string) string {
 }
 
 // bracketProblem finds the first unbalanced bracket in code, skipping strings, template
-// literals and comments (regular expression literals are approximated). It returns "" when
-// the brackets balance.
+// literals, comments and regular expression literals. It returns "" when the brackets
+// balance.
 func bracketProblem(code string) string {
 	type open struct {
-		c         byte
-		line, col int
+		c   byte // ( [ or { (a template's ${ is a {)
+		off int
 	}
 	var stack []open
-	line, col := 1, 0
-	closer := map[byte]byte{')': '(', ']': '[', '}': '{'}
-	var prev byte // last significant character, to tell a regex from a division
-	// templates tracks, for each open template literal, the stack depth at its ${.
-	var templates []int
-	inTemplate := false
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		col++
-		if c == '\n' {
-			line, col = line+1, 0
+	lx := newLexer(code)
+	for {
+		t, ok := lx.next()
+		if !ok {
+			break
 		}
-		if inTemplate {
-			switch {
-			case c == '\\':
-				i++
-				col++
-			case c == '`':
-				inTemplate = false
-				prev = '`'
-			case c == '$' && i+1 < len(code) && code[i+1] == '{':
-				templates = append(templates, len(stack))
-				stack = append(stack, open{'{', line, col})
-				inTemplate = false
-				i++
-				col++
+		switch t.kind {
+		case tokOpen:
+			stack = append(stack, open{t.text[len(t.text)-1], t.off})
+		case tokClose:
+			c, want := t.text[0], opener[t.text[0]]
+			if len(stack) == 0 {
+				return fmt.Sprintf("the `%c` at %s has no matching `%c`", c, at(code, t.off), want)
 			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '\'', '"':
-			j := i + 1
-			for j < len(code) && code[j] != c && code[j] != '\n' {
-				if code[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			col += j - i
-			i = j
-			prev = c
-			continue
-		case '`':
-			inTemplate = true
-			continue
-		case '/':
-			if i+1 < len(code) && code[i+1] == '/' {
-				for i < len(code) && code[i] != '\n' {
-					i++
-				}
-				line, col = line+1, 0
-				continue
-			}
-			if i+1 < len(code) && code[i+1] == '*' {
-				end := strings.Index(code[i+2:], "*/")
-				if end < 0 {
-					return "a /* comment is never closed"
-				}
-				seg := code[i : i+2+end+2]
-				line += strings.Count(seg, "\n")
-				i += len(seg) - 1
-				continue
-			}
-			if prev == 0 || strings.IndexByte("(,=:[!&|?{};+-*%<>~^", prev) >= 0 {
-				j := i + 1
-				inClass := false
-				for j < len(code) && code[j] != '\n' && (code[j] != '/' || inClass) {
-					switch code[j] {
-					case '\\':
-						j++
-					case '[':
-						inClass = true
-					case ']':
-						inClass = false
-					}
-					j++
-				}
-				col += j - i
-				i = j
-				prev = 'r'
-				continue
-			}
-		case '(', '[', '{':
-			stack = append(stack, open{c, line, col})
-		case ')', ']', '}':
-			if len(stack) == 0 || stack[len(stack)-1].c != closer[c] {
-				if len(stack) == 0 {
-					return fmt.Sprintf("the `%c` at line %d, column %d has no matching `%c`", c, line, col, closer[c])
-				}
-				o := stack[len(stack)-1]
-				return fmt.Sprintf("the `%c` at line %d, column %d does not match the `%c` at line %d, column %d", c, line, col, o.c, o.line, o.col)
+			if o := stack[len(stack)-1]; o.c != want {
+				return fmt.Sprintf("the `%c` at %s does not match the `%c` at %s", c, at(code, t.off), o.c, at(code, o.off))
 			}
 			stack = stack[:len(stack)-1]
-			if c == '}' && len(templates) > 0 && templates[len(templates)-1] == len(stack) {
-				templates = templates[:len(templates)-1]
-				inTemplate = true
-			}
 		}
-		prev = c
 	}
-	if inTemplate {
-		return "a template literal (`) is never closed"
+	if lx.problem != "" {
+		return lx.problem
 	}
 	if len(stack) > 0 {
 		o := stack[len(stack)-1]
-		return fmt.Sprintf("the `%c` at line %d, column %d is never closed", o.c, o.line, o.col)
+		return fmt.Sprintf("the `%c` at %s is never closed", o.c, at(code, o.off))
 	}
 	return ""
+}
+
+var opener = map[byte]byte{')': '(', ']': '[', '}': '{'}
+
+// at names the position of byte offset off in code: "line 2, column 7" (1-based, columns
+// in characters).
+func at(code string, off int) string {
+	line, col := position(code, off)
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// position returns the 1-based line and character column of byte offset off in code.
+func position(code string, off int) (line, col int) {
+	before := code[:off]
+	start := strings.LastIndexByte(before, '\n') + 1
+	return strings.Count(before, "\n") + 1, utf8.RuneCountInString(before[start:]) + 1
 }

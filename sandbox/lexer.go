@@ -1,0 +1,314 @@
+package sandbox
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The lexer splits JavaScript source into the tokens the pre-parse checks need: brackets,
+// punctuators, words and values. Strings, template text, comments and regular expression
+// literals are skipped as units, so brackets inside them are not counted. It is deliberately
+// small: it does not validate anything (the parser does), it only has to agree with the
+// parser about where code is.
+
+// A tokKind is what a token is.
+type tokKind uint8
+
+const (
+	tokPunct tokKind = iota // an operator or other punctuator: = => ! . ? : , ; …
+	tokOpen                 // ( [ { or the ${ of a template substitution
+	tokClose                // ) ] } (a } may end a template substitution)
+	tokWord                 // an identifier or keyword
+	tokValue                // a number, a string, a regular expression, a template without substitutions, or a template's end
+)
+
+// A token is one lexeme. off is its byte offset in the source.
+type token struct {
+	kind tokKind
+	text string
+	off  int
+	nl   bool // a line terminator precedes it
+	// opens counts the brackets inside a regular expression literal's body: a regex the
+	// lexer guessed where the parser sees a division must not hide nesting from the check.
+	opens int
+}
+
+// A lexer produces the tokens of src one at a time.
+type lexer struct {
+	src     string
+	i       int
+	prev    token  // the last token returned; kind tokPunct with empty text at the start
+	tmpl    []int  // per open template substitution, the { opened inside it and not closed
+	resume  bool   // the last } closed a substitution: template text follows
+	problem string // why lexing stopped early (an unclosed comment or template), or ""
+}
+
+func newLexer(src string) *lexer { return &lexer{src: src} }
+
+// next returns the next token, or false at the end of the source (or of what it can read:
+// see problem).
+func (lx *lexer) next() (token, bool) {
+	if lx.resume {
+		lx.resume = false
+		return lx.template(lx.i, false)
+	}
+	nl, ok := lx.skipSpace()
+	if !ok {
+		return token{}, false
+	}
+	t, ok := lx.scan()
+	t.nl = nl
+	if !ok {
+		return token{}, false
+	}
+	return lx.emit(t), true
+}
+
+func (lx *lexer) emit(t token) token {
+	lx.prev = t
+	return t
+}
+
+// skipSpace skips white space and comments, reporting whether they held a line terminator.
+// It returns false at the end of the source or at a comment that never closes.
+func (lx *lexer) skipSpace() (nl, ok bool) {
+	for lx.i < len(lx.src) {
+		c := lx.src[lx.i]
+		switch {
+		case c == '\n' || c == '\r':
+			nl = true
+			lx.i++
+		case c == ' ' || c == '\t' || c == '\v' || c == '\f':
+			lx.i++
+		case c == '/' && strings.HasPrefix(lx.src[lx.i:], "//"):
+			end := strings.IndexByte(lx.src[lx.i:], '\n')
+			if end < 0 {
+				lx.i = len(lx.src)
+				return nl, false
+			}
+			lx.i += end
+		case c == '/' && strings.HasPrefix(lx.src[lx.i:], "/*"):
+			end := strings.Index(lx.src[lx.i+2:], "*/")
+			if end < 0 {
+				lx.problem = "a /* comment is never closed"
+				return nl, false
+			}
+			nl = nl || strings.ContainsAny(lx.src[lx.i:lx.i+2+end], "\n\r\u2028\u2029")
+			lx.i += 2 + end + 2
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(lx.src[lx.i:])
+			if r == '\u2028' || r == '\u2029' {
+				nl = true
+			} else if !unicode.IsSpace(r) && r != '\uFEFF' {
+				return nl, true
+			}
+			lx.i += size
+		default:
+			return nl, true
+		}
+	}
+	return nl, false
+}
+
+// scan reads the token at lx.i (not white space).
+func (lx *lexer) scan() (token, bool) {
+	start := lx.i
+	c := lx.src[start]
+	switch {
+	case c == '\'' || c == '"':
+		lx.i = skipString(lx.src, start)
+		return token{kind: tokValue, text: lx.src[start:lx.i], off: start}, true
+	case c == '`':
+		return lx.template(start+1, true)
+	case c == '(' || c == '[' || c == '{':
+		if c == '{' && len(lx.tmpl) > 0 {
+			lx.tmpl[len(lx.tmpl)-1]++
+		}
+		lx.i++
+		return token{kind: tokOpen, text: lx.src[start:lx.i], off: start}, true
+	case c == ')' || c == ']' || c == '}':
+		lx.i++
+		if c == '}' && len(lx.tmpl) > 0 {
+			if top := &lx.tmpl[len(lx.tmpl)-1]; *top > 0 {
+				*top--
+			} else {
+				lx.tmpl = lx.tmpl[:len(lx.tmpl)-1]
+				lx.resume = true
+			}
+		}
+		return token{kind: tokClose, text: lx.src[start:lx.i], off: start}, true
+	case c >= '0' && c <= '9' || c == '.' && start+1 < len(lx.src) && isDigit(lx.src[start+1]):
+		lx.i = skipNumber(lx.src, start)
+		return token{kind: tokValue, text: lx.src[start:lx.i], off: start}, true
+	case c == '/' && regexAllowed(lx.prev):
+		if end, opens, ok := skipRegex(lx.src, start); ok {
+			lx.i = end
+			return token{kind: tokValue, text: lx.src[start:end], off: start, opens: opens}, true
+		}
+	case isWordByte(c):
+		lx.i = skipWord(lx.src, start)
+		return token{kind: tokWord, text: lx.src[start:lx.i], off: start}, true
+	}
+	lx.i += punctLen(lx.src[start:])
+	return token{kind: tokPunct, text: lx.src[start:lx.i], off: start}, true
+}
+
+// template reads template text from i up to its end (a tokValue "`", or the whole literal
+// when head is set and it has no substitution) or to a ${ (a tokOpen). Text after a
+// substitution follows the } that closed it, already returned.
+func (lx *lexer) template(i int, head bool) (token, bool) {
+	start := i - 1
+	for i < len(lx.src) {
+		switch lx.src[i] {
+		case '\\':
+			i += 2
+			continue
+		case '`':
+			lx.i = i + 1
+			if head {
+				return lx.emit(token{kind: tokValue, text: lx.src[start:lx.i], off: start}), true
+			}
+			return lx.emit(token{kind: tokValue, text: "`", off: i}), true
+		case '$':
+			if i+1 < len(lx.src) && lx.src[i+1] == '{' {
+				lx.i = i + 2
+				lx.tmpl = append(lx.tmpl, 0)
+				return lx.emit(token{kind: tokOpen, text: "${", off: i}), true
+			}
+		}
+		i++
+	}
+	lx.i = len(lx.src)
+	lx.problem = "a template literal (`) is never closed"
+	return token{}, false
+}
+
+// regexAllowed reports whether a / after prev starts a regular expression literal rather
+// than a division: after an operator, an opening bracket, a } (which usually ends a block)
+// or a keyword that takes an operand.
+func regexAllowed(prev token) bool {
+	switch prev.kind {
+	case tokPunct, tokOpen:
+		return true
+	case tokClose:
+		return prev.text == "}"
+	case tokWord:
+		return operandKeywords[prev.text]
+	}
+	return false
+}
+
+// operandKeywords are the keywords after which an operand, not an operator, comes next.
+var operandKeywords = map[string]bool{
+	"return": true, "typeof": true, "instanceof": true, "in": true, "of": true, "new": true,
+	"delete": true, "void": true, "throw": true, "case": true, "do": true, "else": true,
+	"yield": true, "await": true, "extends": true,
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '$' || c == '\\' || c == '#' || c >= utf8.RuneSelf
+}
+
+// skipWord returns the end of the identifier or keyword at i. Non-ASCII white space ends it.
+func skipWord(src string, i int) int {
+	for i < len(src) && isWordByte(src[i]) {
+		if src[i] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(src[i:])
+			if unicode.IsSpace(r) || r == '\uFEFF' || r == '\u2028' || r == '\u2029' {
+				break
+			}
+			i += size
+			continue
+		}
+		i++
+	}
+	return i
+}
+
+// skipNumber returns the end of the number literal at i (1e+5, 0x1F, 1_000n, .5).
+func skipNumber(src string, i int) int {
+	hex := strings.HasPrefix(src[i:], "0x") || strings.HasPrefix(src[i:], "0X")
+	for i++; i < len(src); i++ {
+		c := src[i]
+		if isWordByte(c) && c < utf8.RuneSelf && c != '\\' && c != '#' || c == '.' {
+			continue
+		}
+		if (c == '+' || c == '-') && !hex && (src[i-1] == 'e' || src[i-1] == 'E') {
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// skipString returns the end of the string literal starting with the quote at i. A string
+// ends at its quote or, unclosed, at the end of its line (the parser reports that).
+func skipString(src string, i int) int {
+	q := src[i]
+	for i++; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case q:
+			return i + 1
+		case '\n':
+			return i
+		}
+	}
+	return len(src)
+}
+
+// skipRegex returns the end of the regular expression literal at i (its flags included) and
+// the brackets in its body, or false when the line ends first: then it was a division.
+func skipRegex(src string, i int) (end, opens int, ok bool) {
+	inClass := false
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '\n', '\r':
+			return 0, 0, false
+		case '[':
+			inClass = true
+			opens++
+		case ']':
+			inClass = false
+		case '(', '{':
+			opens++
+		case '/':
+			if !inClass {
+				j++
+				for j < len(src) && isWordByte(src[j]) && src[j] < utf8.RuneSelf {
+					j++
+				}
+				return j, opens, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// puncts are the multi-character punctuators, longest first (maximal munch).
+var puncts = []string{">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
+	"=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=",
+	"&=", "|=", "^=", "**", "<<", ">>"}
+
+// punctLen is the length of the punctuator s starts with (one byte, or one rune, if none).
+func punctLen(s string) int {
+	for _, p := range puncts {
+		if strings.HasPrefix(s, p) {
+			if p == "?." && len(s) > 2 && isDigit(s[2]) {
+				continue // a ? b :.5 is a conditional, not optional chaining
+			}
+			return len(p)
+		}
+	}
+	if s[0] >= utf8.RuneSelf {
+		_, size := utf8.DecodeRuneInString(s)
+		return size
+	}
+	return 1
+}

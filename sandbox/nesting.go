@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// goja parses and compiles by recursion: source text nested a few hundred thousand levels
+// deep overflows the Go stack, a fatal error no recover catches, before any time bound
+// applies; and its compiler's work grows with the square of the depth for some shapes
+// (left-deep operator chains, nested functions and blocks). checkNesting measures both on
+// the tokens, in one linear pass, before the parser sees the code.
+
+// Nesting counts more than brackets, because the parser recurses on more: it is the open
+// brackets and template substitutions, plus, at each bracket level, the chain of operators,
+// unary prefixes, keywords that take an operand or a statement (typeof, new, await, if,
+// for, while, else, …), member accesses and calls since the expression started. A chain
+// restarts at a , or ; and at a line break between two statements; it continues through a
+// break that cannot end a statement (after an operator, or before else).
+
+// A nestingError reports the token where a limit was crossed.
+type nestingError struct {
+	off int    // byte offset of the token
+	msg string // what was crossed and how to fix it
+}
+
+// A level is one open bracket (the outermost is the code itself).
+type level struct {
+	open  string // "(", "[", "{", "${", or "" for the code itself
+	head  bool   // a ( that follows if, for, while or with: its ) does not end an operand
+	chain int    // the operator chain counted at this level
+}
+
+// nestingCheck is the state of checkNesting.
+type nestingCheck struct {
+	max, maxWork int
+	stack        []level
+	depth        int // len(stack)-1 plus every level's chain
+	work         int // the sum of depth over the tokens so far
+	pending      int // a chain restart waiting for the next token: 0 none, 1 after ;, 2 at a line break
+	prev         token
+	prevHeadEnd  bool // prev is the ) of an if/for/while/with head
+	peak         int  // the deepest depth seen
+}
+
+// checkNesting reports the first place code nests deeper than max, or where the sum over
+// its tokens of the depth each sits at passes maxWork, or nil.
+func checkNesting(code string, max, maxWork int) *nestingError {
+	c := &nestingCheck{max: max, maxWork: maxWork, stack: []level{{}}}
+	return c.run(code)
+}
+
+func (c *nestingCheck) run(code string) *nestingError {
+	lx := newLexer(code)
+	for {
+		t, ok := lx.next()
+		if !ok {
+			return nil
+		}
+		if err := c.token(t); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *nestingCheck) token(t token) *nestingError {
+	c.restart(t)
+	top := &c.stack[len(c.stack)-1]
+	switch {
+	case t.kind == tokOpen:
+		if t.text != "{" && endsOperand(c.prev, c.prevHeadEnd) {
+			top.chain++ // a call, an index or a tagged template continues the chain
+			c.depth++
+		}
+		c.stack = append(c.stack, level{open: t.text, head: t.text == "(" && c.prev.kind == tokWord && headKeywords[c.prev.text]})
+		c.depth++
+	case t.kind == tokClose:
+		c.prevHeadEnd = false
+		if len(c.stack) > 1 { // an unmatched closer is the parser's to report
+			l := c.stack[len(c.stack)-1]
+			c.stack = c.stack[:len(c.stack)-1]
+			c.depth -= 1 + l.chain
+			c.prevHeadEnd = l.head
+		}
+		c.prev = t
+		return nil
+	case t.kind == tokPunct && t.text == ",":
+		c.depth -= top.chain
+		top.chain = 0
+	case t.kind == tokPunct && t.text == ";":
+		c.pending = 1 // the chain restarts at the next token, unless it is an else
+	case t.kind == tokPunct || t.kind == tokWord && chainKeywords[t.text] && !(t.text == "if" && c.prev.text == "else"):
+		top.chain++
+		c.depth++
+	}
+	c.prevHeadEnd = false
+	c.prev = t
+	d := c.depth + t.opens
+	c.peak = max(c.peak, d)
+	if d > c.max {
+		return &nestingError{off: t.off, msg: fmt.Sprintf("the code nests deeper than %d levels here", c.max)}
+	}
+	c.work += c.depth
+	if c.work > c.maxWork {
+		return &nestingError{off: t.off, msg: fmt.Sprintf("the code is too large for how deeply it nests: by here, its tokens sum to more than %d levels of nesting", c.maxWork)}
+	}
+	return nil
+}
+
+// restart ends the current level's chain if the token before t ended a statement: a ; (not
+// followed by else), or a line break between an operand and a token that starts a new one.
+func (c *nestingCheck) restart(t token) {
+	p := c.pending
+	c.pending = 0
+	if p == 0 && t.nl && endsOperand(c.prev, c.prevHeadEnd) && startsStatement(t) {
+		p = 2
+	}
+	if p == 0 || t.kind == tokWord && (t.text == "else" || p == 2 && continueKeywords[t.text]) {
+		return
+	}
+	top := &c.stack[len(c.stack)-1]
+	c.depth -= top.chain
+	top.chain = 0
+}
+
+// endsOperand reports whether an expression may end with t.
+func endsOperand(t token, headEnd bool) bool {
+	switch t.kind {
+	case tokValue:
+		return true
+	case tokWord:
+		return !chainKeywords[t.text] && !operandKeywords[t.text]
+	case tokClose:
+		return !headEnd
+	}
+	return false
+}
+
+// startsStatement reports whether t, after a line break that follows an operand, starts a
+// new statement (JavaScript inserts a semicolon there) rather than continuing the
+// expression: a word or a literal does, an operator, a bracket or a template does not.
+func startsStatement(t token) bool {
+	switch t.kind {
+	case tokWord:
+		return !continueKeywords[t.text]
+	case tokValue:
+		return t.text[0] != '`'
+	}
+	return false
+}
+
+// chainKeywords take an operand or a statement: the parser recurses into it.
+var chainKeywords = map[string]bool{
+	"typeof": true, "void": true, "delete": true, "await": true, "new": true, "yield": true,
+	"in": true, "instanceof": true, "of": true, "if": true, "for": true, "while": true,
+	"with": true, "do": true, "else": true,
+}
+
+// headKeywords are followed by a parenthesized head and then a statement.
+var headKeywords = map[string]bool{"if": true, "for": true, "while": true, "with": true}
+
+// continueKeywords continue the statement before them across a line break.
+var continueKeywords = map[string]bool{"in": true, "instanceof": true, "of": true, "else": true, "catch": true, "finally": true}
+
+// nestingSyntaxError turns a nestingError into a positioned *SyntaxError that says how to
+// flatten the code.
+func nestingSyntaxError(id, code string, ne *nestingError) *SyntaxError {
+	line, col := position(code, ne.off)
+	src := code[strings.LastIndexByte(code[:ne.off], '\n')+1:]
+	if end := strings.IndexByte(src, '\n'); end >= 0 {
+		src = src[:end]
+	}
+	e := &SyntaxError{Mount: id, Line: line, Column: col, Message: ne.msg,
+		Hint: "Brackets, template ${…} substitutions and chains of operators, unary prefixes, calls and else-ifs " +
+			"in one expression each count as a level. Flatten the code: build deep data in a loop or parse it from a " +
+			"JSON string (JSON.parse), split a long expression into statements (or collect parts in an array and join " +
+			"them), use a switch or a lookup object instead of a long else-if chain, and keep large code shallow."}
+	e.setSource(strings.TrimRight(src, "\r"))
+	return e
+}
