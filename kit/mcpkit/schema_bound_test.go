@@ -2,8 +2,11 @@ package mcpkit_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/google/jsonschema-go/jsonschema"
 	"strings"
 	"testing"
 
@@ -46,4 +49,42 @@ func TestInvokeRecursiveSchema(t *testing.T) {
 	if !errors.Is(err, mcpkit.ErrInvalidArguments) || !strings.Contains(err.Error(), "nested more than 64 levels deep") {
 		t.Errorf("4900 levels: %v, want an argument error naming the depth limit", err)
 	}
+}
+
+// FuzzCheckedSchemaValidates cross-checks kit.CheckToolSchema with the validator it
+// protects: whatever schema the check accepts, validating arguments within its ArgsLimit
+// returns (a $ref cycle it missed would overflow the stack and fail the fuzz target).
+func FuzzCheckedSchemaValidates(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`{"type":"object","properties":{"next":{"$ref":"#"}}}`, `{"next":{"next":{"next":{}}}}`},
+		{`{"type":"object","properties":{"left":{"$ref":"#"},"right":{"$ref":"#"}}}`, `{"left":{"right":{}},"right":{}}`},
+		{`{"type":"object","properties":{"a":{"$ref":"#"}},"additionalProperties":{"$ref":"#"}}`, `{"a":{"b":{"a":{}}}}`},
+		{`{"type":"array","prefixItems":[{"$ref":"#"}],"items":{"$ref":"#"}}`, `[[[],[]],[[[]]]]`},
+		{`{"$defs":{"n":{"oneOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/n"}}]}},"$ref":"#/$defs/n"}`, `[["a",["b"]],"c"]`},
+		{`{"$anchor":"t","type":"object","properties":{"x":{"$ref":"#t"}}}`, `{"x":{"x":{}}}`},
+		{`{"type":"object","$ref":"#"}`, `{}`},
+		{`{"allOf":[{"$ref":"#/allOf/1"},{"not":{"$ref":"#/allOf/0"}}]}`, `{}`},
+		{`{"dependentSchemas":{"a":{"$ref":"#"}}}`, `{"a":1}`},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		lim, err := kit.CheckToolSchema(json.RawMessage(schema), "s")
+		if err != nil {
+			return
+		}
+		var s jsonschema.Schema
+		if json.Unmarshal([]byte(schema), &s) != nil {
+			return
+		}
+		rs, err := s.Resolve(nil)
+		if err != nil || lim.Check([]byte(args)) != nil {
+			return
+		}
+		var v any
+		if json.Unmarshal([]byte(args), &v) != nil {
+			return
+		}
+		_ = rs.Validate(v)
+	})
 }
