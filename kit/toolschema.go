@@ -21,8 +21,9 @@ const (
 	// MaxSchemaChecks bounds how many (sub)schemas may apply to one value of the arguments.
 	MaxSchemaChecks = 256
 	// MaxSchemaNesting bounds how deep validation may nest, over all levels of the
-	// arguments together: the validator's stack depth.
-	MaxSchemaNesting = 4096
+	// arguments together: the validator's stack depth (a frame is about 4 KiB), and the
+	// error it builds on a failure, which repeats the path of every frame above it.
+	MaxSchemaNesting = 1024
 	// MaxSchemaArgsDepth is how deep the arguments of a tool may be nested when its schema
 	// still applies below that depth (a recursive schema, such as a tree of nodes):
 	// ArgsLimit.Check refuses deeper arguments before they are validated.

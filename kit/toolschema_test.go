@@ -82,7 +82,7 @@ func TestCheckToolSchemaRefuses(t *testing.T) {
 				defs = append(defs, fmt.Sprintf(`"d%d":{"$ref":"#/$defs/d%d"}`, i, i+1))
 			}
 			return strings.Join(defs, ",") + `,"d100":{"$ref":"#"}`
-		}() + `}}`, "tool.parameters", "nest more than 4096 checks"},
+		}() + `}}`, "tool.parameters", "nest more than 1024 checks"},
 		{"dynamicRef", `{"$dynamicAnchor":"n","properties":{"a":{"$dynamicRef":"#n"}}}`, "tool.parameters", "$dynamicAnchor is not supported"},
 		{"dynamicRef below", `{"properties":{"a":{"$dynamicRef":"#n"}}}`, "tool.parameters.properties.a", "$dynamicRef is not supported"},
 		{"nested $id", `{"properties":{"a":{"$id":"urn:x","$ref":"#"}}}`, "tool.parameters.properties.a", "$id below the root is not supported"},
