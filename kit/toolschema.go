@@ -163,7 +163,8 @@ type childKey struct {
 }
 
 // Keywords whose value is a schema, an object of schemas, or an array of schemas, as the
-// validator reads them; inPlace says whether the subschema applies to the same value.
+// validator reads them; true means the subschemas apply to the same value (in place).
+// The schemas of $defs and definitions apply only where a $ref names them.
 var (
 	singleSchemaKeywords = map[string]bool{
 		"not": true, "if": true, "then": true, "else": true,
@@ -171,8 +172,8 @@ var (
 		"additionalProperties": false, "unevaluatedProperties": false, "propertyNames": false,
 	}
 	mapSchemaKeywords = map[string]bool{
-		"$defs": true, "definitions": true, "dependentSchemas": true, "dependencies": true,
-		"properties": false, "patternProperties": false,
+		"dependentSchemas": true, "dependencies": true,
+		"$defs": false, "definitions": false, "properties": false, "patternProperties": false,
 	}
 	listSchemaKeywords = map[string]bool{
 		"allOf": true, "anyOf": true, "oneOf": true,
