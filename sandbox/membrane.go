@@ -15,11 +15,13 @@ import (
 // promises bridged, errors copied and other objects seen through live read-only views. No
 // runtime ever holds another's objects. Go code cannot call it (it is not a Go service).
 //
-// Each crossing is one conversion with its own Budget: an array copies element by element,
-// and one that holds another twice copies it twice, so a crossing that would produce more
-// than Limits.MaxNodes elements throws a *LimitError naming the path where it ran out
-// ("ctx.svc.list[0][1]"), and an array's length is checked before anything is allocated.
-// Strings are not copied (they belong to no runtime) and cost nothing here.
+// Each crossing (a value read, the arguments of one call, a result, a thrown or settled
+// value) is one conversion with its own Budget. An array reached twice in one crossing is
+// copied once and shared in the copy, as structured cloning does, so a DAG does not copy
+// as a tree; a crossing of more than Limits.MaxNodes array elements throws a *LimitError
+// naming the path where it ran out ("ctx.svc.list[3]"), an array's length checked before
+// anything is allocated (a sparse array of length 2^32−1 is refused at once). Strings are
+// not copied (they belong to no runtime) and cost nothing here.
 type Provided struct {
 	realm *Realm
 	value goja.Value
@@ -40,7 +42,7 @@ func (p *Provided) valueIn(to *Realm) goja.Value {
 		root.key = "the value provided by " + p.realm.id
 	}
 	var out goja.Value
-	if err := m.inFrom("reading a provided service", func() { out = m.cross(NewBudget(to), p.value, nil, 0, crossAt{parent: root}) }); err != nil {
+	if err := m.inFrom("reading a provided service", func() { out = m.cross(newCrossing(to), p.value, nil, 0, crossAt{parent: root}) }); err != nil {
 		to.Throw(err)
 	}
 	return out
@@ -118,10 +120,23 @@ func (m membrane) inFrom(what string, f func()) error {
 	return err
 }
 
-// cross converts v, at path at, within bud. holder is the object a function was read from
-// (its this), or nil. A copy that outgrows bud, or nests deeper than Limits.MaxDepth,
-// panics with a Go error, which the entry around the crossing returns.
-func (m membrane) cross(bud *Budget, v goja.Value, holder *goja.Object, depth int, at crossAt) goja.Value {
+// A crossing is one conversion through the membrane: its budget, and the copies of arrays
+// it has made. An array reached twice (a DAG: forty levels of arrays each holding the
+// previous one twice) is copied once and the copy shared again, as structured cloning
+// does, so the copy is never bigger than what the provider holds; the budget then bounds
+// what the provider holds.
+type crossing struct {
+	bud    *Budget
+	copies map[*goja.Object]goja.Value // provider array → its copy
+}
+
+func newCrossing(to *Realm) *crossing { return &crossing{bud: NewBudget(to)} }
+
+// cross converts v, at path at, as part of crossing c. holder is the object a function was
+// read from (its this), or nil. A copy that outgrows the budget, or nests deeper than
+// Limits.MaxDepth (a cycle), panics with a crossFailure, which the entry around the
+// crossing returns as an error.
+func (m membrane) cross(c *crossing, v goja.Value, holder *goja.Object, depth int, at crossAt) goja.Value {
 	o, ok := v.(*goja.Object)
 	if !ok {
 		if _, sym := v.(*goja.Symbol); sym || v == nil {
@@ -137,6 +152,9 @@ func (m membrane) cross(bud *Budget, v goja.Value, holder *goja.Object, depth in
 	}
 	switch o.ClassName() {
 	case "Array":
+		if cp, ok := c.copies[o]; ok {
+			return cp
+		}
 		path := at.path()
 		if depth >= m.to.loop.limits.MaxDepth {
 			panic(crossFailure{fmt.Errorf("%s: a value from %s is nested deeper than %d levels (a cycle?); pass a flatter value", path, m.from.id, m.to.loop.limits.MaxDepth)})
@@ -144,15 +162,20 @@ func (m membrane) cross(bud *Budget, v goja.Value, holder *goja.Object, depth in
 		// Before allocating: a sparse array may claim 2^32-1 elements. The path is
 		// rendered only for the error.
 		n := arrayLen(o)
-		if !bud.hasNodes(n) {
-			panic(crossFailure{bud.needNodes(n, path.String())})
+		if !c.bud.hasNodes(n) {
+			panic(crossFailure{c.bud.needNodes(n, path.String())})
 		}
-		bud.nodes -= int(n)
+		c.bud.nodes -= int(n)
 		items := make([]any, n)
 		for i := range items {
-			items[i] = m.cross(bud, o.Get(strconv.Itoa(i)), nil, depth+1, path.child(pathIndex, "", i))
+			items[i] = m.cross(c, o.Get(strconv.Itoa(i)), nil, depth+1, path.child(pathIndex, "", i))
 		}
-		return m.to.rt.NewArray(items...)
+		cp := m.to.rt.NewArray(items...)
+		if c.copies == nil {
+			c.copies = map[*goja.Object]goja.Value{}
+		}
+		c.copies[o] = cp
+		return cp
 	case "Error":
 		// A copy, not a view, so the consumer gets a real Error (instanceof Error, stack).
 		// It keeps the Go error the provider's Error was made from, if any.
@@ -176,7 +199,7 @@ func (f crossFailure) Error() string { return f.err.Error() }
 func (f crossFailure) Unwrap() error { return f.err }
 
 // tryCross is cross returning a crossFailure as an error; every other panic passes.
-func (m membrane) tryCross(bud *Budget, v goja.Value, at crossAt) (out goja.Value, err error) {
+func (m membrane) tryCross(c *crossing, v goja.Value, at crossAt) (out goja.Value, err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			f, ok := x.(crossFailure)
@@ -186,7 +209,7 @@ func (m membrane) tryCross(bud *Budget, v goja.Value, at crossAt) (out goja.Valu
 			err = f.err
 		}
 	}()
-	return m.cross(bud, v, nil, 0, at), nil
+	return m.cross(c, v, nil, 0, at), nil
 }
 
 // A causeError is an error with its own message wrapping err (which may be nil).
@@ -217,21 +240,21 @@ func (m membrane) wrapFunc(fn goja.Callable, holder *goja.Object, path *crossPat
 		threw := false
 		err := m.inFrom("a cross-mount call", func() {
 			args := make([]goja.Value, len(call.Arguments))
-			bud := NewBudget(m.from)
+			c := newCrossing(m.from)
 			for i, a := range call.Arguments {
-				args[i] = back.cross(bud, a, nil, 0, path.child(pathVerbatim, "(…) argument "+strconv.Itoa(i), 0))
+				args[i] = back.cross(c, a, nil, 0, path.child(pathVerbatim, "(…) argument "+strconv.Itoa(i), 0))
 			}
 			v, err := fn(this, args...)
 			var ex *goja.Exception
 			if errors.As(err, &ex) {
 				// What the provider threw crosses like a value: the consumer can catch it.
-				out, threw = m.cross(NewBudget(m.to), ex.Value(), nil, 0, path.child(pathVerbatim, "(…) threw", 0)), true
+				out, threw = m.cross(newCrossing(m.to), ex.Value(), nil, 0, path.child(pathVerbatim, "(…) threw", 0)), true
 				return
 			}
 			if err != nil {
 				panic(err) // uncatchable: a time bound, a stack overflow
 			}
-			out = m.cross(NewBudget(m.to), v, nil, 0, path.child(pathVerbatim, "()", 0))
+			out = m.cross(newCrossing(m.to), v, nil, 0, path.child(pathVerbatim, "()", 0))
 		})
 		if err != nil {
 			panic(m.crossErr(err))
@@ -261,7 +284,7 @@ func (m membrane) bridgePromise(po *goja.Object, path *crossPath) goja.Value {
 				if rej {
 					suffix = " (rejected)"
 				}
-				cv, err := m.tryCross(NewBudget(to), v, path.child(pathVerbatim, suffix, 0))
+				cv, err := m.tryCross(newCrossing(to), v, path.child(pathVerbatim, suffix, 0))
 				if err != nil {
 					// The value cannot cross: the consumer's promise rejects with why.
 					cv, rej = m.crossErr(err), true
@@ -354,12 +377,12 @@ func (v *view) Get(key string) goja.Value {
 					out = c.wrapper
 					return
 				}
-				out = v.m.cross(NewBudget(v.m.to), fo, v.obj, 0, at)
+				out = v.m.cross(newCrossing(v.m.to), fo, v.obj, 0, at)
 				v.remember(key, fo, out)
 				return
 			}
 		}
-		out = v.m.cross(NewBudget(v.m.to), pv, v.obj, 0, at)
+		out = v.m.cross(newCrossing(v.m.to), pv, v.obj, 0, at)
 	})
 	if err != nil {
 		panic(v.m.crossErr(err))
