@@ -1,0 +1,6 @@
+// expect: ok
+// check: probe -> shared:40
+// The DAG as the result of a callback the other mount calls, crossing into it and back.
+let dag = [0]; for (let i = 0; i < 40; i++) dag = [dag, dag]
+const shared = (d) => { let n = 0; for (; Array.isArray(d) && d.length === 2; d = d[0]) { if (d[0] !== d[1]) return 'ESCAPED: copied as a tree'; n++ } return 'shared:' + n }
+return { name: 'a', inject: ['canarysvc'], apply(ctx) { ctx.tools.register({ name: 'probe', description: 'p', parameters: { type: 'object' }, execute: () => shared(ctx.canarysvc.call(() => dag)) }) } }
