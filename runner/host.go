@@ -1,0 +1,54 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/cordiskit/cordiskit/kit"
+)
+
+// A HostStarter starts host halves. The Runner calls it for every activation of a Package
+// with a host half; NewSandboxHost is the real one (a run is a sandbox mount), and tests
+// use doubles.
+type HostStarter interface {
+	// Start evaluates spec.Code and starts the plugin it returns as a child fiber of
+	// parent, returning once it settled: active, or pending while an injected service is
+	// missing (a parked run counts as started). A failure must leave nothing behind. Start
+	// must return promptly once ctx is done: stop and undefine cancel a start in flight
+	// through it.
+	Start(ctx context.Context, parent *kit.Context, spec HostSpec) (HostRun, error)
+}
+
+// A CodeChecker checks a half's code at define time without running it. A HostStarter
+// that implements it (the sandbox host does) makes define refuse code that does not
+// parse; half is "code.host" or "code.client", and names the half in the error.
+type CodeChecker interface {
+	Check(half, code string) error
+}
+
+// HostSpec is what a HostStarter starts.
+type HostSpec struct {
+	PluginID    string // "clock-1": tags the half's console output
+	PackageID   string
+	PluginRunID string
+	Code        string
+}
+
+// A HostRun is one started host half: its fiber's state, its handler table and its stop.
+type HostRun interface {
+	// WaitingFor returns the injected services that are missing (the run is parked).
+	WaitingFor() []string
+	// Provides returns the services the half provides, sorted.
+	Provides() []string
+	// Handlers returns the method names in the half's handler table, sorted.
+	Handlers(ctx context.Context) []string
+	// Invoke calls handler method with JSON args and returns its JSON result. A method
+	// the table lacks is ErrMethodNotFound; any other error is the handler's failure.
+	Invoke(ctx context.Context, method string, args json.RawMessage) (json.RawMessage, error)
+	// Stop disposes the half and returns at quiescence: nothing it registered runs again.
+	Stop(ctx context.Context) error
+}
+
+// ErrMethodNotFound is what HostRun.Invoke returns for a method its table lacks.
+var ErrMethodNotFound = errors.New("runner: no such host method")

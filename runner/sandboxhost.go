@@ -1,0 +1,180 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/dop251/goja"
+)
+
+// SandboxHost is the HostStarter that runs host halves in the sandbox: a run is a mount.
+// Start compiles the half, evaluates it in a fresh realm (sandbox.Loop.Run: the body, its
+// promise and the plugin shape checked), starts the plugin as a child fiber of the
+// runner's group (sandbox.Mount.Start: apply with the ctx façade, rolled back on failure)
+// and reads the half's handler table through the realm. Every entry is bounded by the
+// loop's Timeouts.
+type SandboxHost struct {
+	loop *sandbox.Loop
+}
+
+// NewSandboxHost returns a SandboxHost on a loop of its own, configured by opts (nil means
+// defaults: no façade). Close it after the runner that uses it.
+func NewSandboxHost(opts *sandbox.Options) *SandboxHost {
+	return &SandboxHost{loop: sandbox.New(opts)}
+}
+
+// Close closes the host's loop; see sandbox.Loop.Close.
+func (h *SandboxHost) Close(ctx context.Context) error { return h.loop.Close(ctx) }
+
+// Loop returns the loop host halves run on.
+func (h *SandboxHost) Loop() *sandbox.Loop { return h.loop }
+
+// Check compiles code as the body of an async function without running it. A host half is
+// compiled with the harness prelude, so a half that declares `harness` itself is refused
+// here rather than at run time.
+func (h *SandboxHost) Check(half, code string) error {
+	if half != "code.host" {
+		_, err := h.loop.Compile(half, code)
+		return err
+	}
+	if _, err := h.loop.Compile(half, harnessPrelude+code); err == nil {
+		return nil
+	}
+	// The prelude shifts columns on line 1: report the code's own error, as written.
+	if _, err := h.loop.Compile(half, code); err != nil {
+		return err
+	}
+	return errors.New("code.host declares the name `harness`, which the host half is given (harness.handle registers a handler the client half calls with host.call); rename your variable")
+}
+
+// Start implements HostStarter.
+func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostSpec) (HostRun, error) {
+	prog, err := h.loop.Compile(spec.PluginID, harnessPrelude+spec.Code)
+	if err != nil {
+		return nil, err
+	}
+	m, err := h.loop.Run(ctx, prog)
+	if err != nil {
+		return nil, err
+	}
+	f, err := m.Start(ctx, parent) // a failure disposes the fiber and closes the mount
+	if err != nil {
+		return nil, teachStartFailure(err)
+	}
+	return &sandboxRun{mount: m, fiber: f}, nil
+}
+
+// teachStartFailure adds the next step to a name collision.
+func teachStartFailure(err error) error {
+	if errors.Is(err, kit.ErrDuplicate) {
+		return fmt.Errorf("%w. Another Plugin already holds that name: cordis_stop the Plugin that registered it (cordis_inspect_self lists yours), or pick another name, then cordis_run again", err)
+	}
+	return err
+}
+
+type sandboxRun struct {
+	mount *sandbox.Mount
+	fiber *kit.Fiber
+}
+
+func (s *sandboxRun) WaitingFor() []string { return s.fiber.WaitingFor() }
+func (s *sandboxRun) Provides() []string   { return s.fiber.Provides() }
+
+// Stop disposes the fiber (at quiescence) and then releases the realm.
+func (s *sandboxRun) Stop(ctx context.Context) error {
+	return errors.Join(s.fiber.Dispose(ctx), s.mount.Close(ctx))
+}
+
+// Handlers reads the method names from the realm's handler table.
+func (s *sandboxRun) Handlers(ctx context.Context) []string {
+	r := s.mount.Realm()
+	var names []string
+	fn := func(goja.Value, ...goja.Value) (goja.Value, error) {
+		tab := handlerTable(r)
+		if tab == nil {
+			return goja.Undefined(), nil
+		}
+		list, ok := goja.AssertFunction(tab.Get("names"))
+		if !ok {
+			return goja.Undefined(), nil
+		}
+		return list(goja.Undefined())
+	}
+	_ = r.Deliver(ctx, fn, nil, func(res goja.Value) error {
+		if o, ok := res.(*goja.Object); ok {
+			for _, v := range sandbox.ToSlice(r, o, "names") {
+				names = append(names, v.String())
+			}
+		}
+		return nil
+	})
+	sort.Strings(names)
+	return names
+}
+
+// Invoke calls a handler of the table with args (JSON), awaits its promise and converts its
+// result to JSON, strictly. The entry is bounded by the loop's CallTimeout.
+func (s *sandboxRun) Invoke(ctx context.Context, method string, args json.RawMessage) (json.RawMessage, error) {
+	r := s.mount.Realm()
+	var missing, badResult bool
+	var out json.RawMessage
+	fn := func(goja.Value, ...goja.Value) (goja.Value, error) {
+		handler := lookupHandler(r, method)
+		if handler == nil {
+			missing = true
+			return goja.Undefined(), nil
+		}
+		return handler(goja.Undefined(), sandbox.FromJSON(r, args))
+	}
+	err := r.Deliver(ctx, fn, nil, func(res goja.Value) error {
+		if missing {
+			return nil
+		}
+		defer func() {
+			if x := recover(); x != nil {
+				badResult = true
+				panic(x)
+			}
+		}()
+		out = sandbox.ToJSON(r, res, "result")
+		return nil
+	})
+	switch {
+	case missing:
+		return nil, ErrMethodNotFound
+	case err != nil && badResult:
+		return nil, fmt.Errorf("harness.handle(%q) must return lossless JSON data (a plain object, an array, a string, a finite number, a boolean) or `return null`: %w", method, err)
+	case err != nil:
+		return nil, err
+	}
+	return out, nil
+}
+
+// handlerTable returns the realm's handler table, or nil. Lock held.
+func handlerTable(r *sandbox.Realm) *goja.Object {
+	tab, _ := r.Runtime().GlobalObject().Get(handlerTableKey).(*goja.Object)
+	return tab
+}
+
+// lookupHandler returns the handler for method, or nil. Lock held.
+func lookupHandler(r *sandbox.Realm, method string) goja.Callable {
+	tab := handlerTable(r)
+	if tab == nil {
+		return nil
+	}
+	get, ok := goja.AssertFunction(tab.Get("get"))
+	if !ok {
+		return nil
+	}
+	hv, err := get(goja.Undefined(), r.Runtime().ToValue(method))
+	if err != nil {
+		return nil
+	}
+	fn, _ := goja.AssertFunction(hv)
+	return fn
+}

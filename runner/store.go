@@ -1,0 +1,80 @@
+package runner
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNotFound reports a Plugin the Store does not hold (never defined, or undefined).
+var ErrNotFound = errors.New("runner: no such plugin")
+
+// A Store keeps the definition registry: Plugins, their immutable Packages, version
+// pointers, grants, latest attempts and the id counters. The Runner keeps only what cannot
+// outlive the process (live runs, handler tables, pending requests and their deadlines)
+// and calls the Store once per atomic change, so a durable Store can make each call one
+// transaction: a call that returns an error must have changed nothing, and a call that
+// returns nil must have made its whole change visible to every later read.
+//
+// The Runner serializes its calls for one Plugin, but may call for different Plugins
+// concurrently. Reads return copies the caller may keep.
+//
+// NewMemoryStore returns the default, in-memory Store.
+type Store interface {
+	// Define records one Package. With d.Prefix set it mints a Plugin id "<prefix>-N" and
+	// creates the Plugin owned by d.Session; otherwise it adds to Plugin d.PluginID, which
+	// must exist and be owned by d.Session (else ErrNotFound). Either way it mints the
+	// Package id "pkg-N". The Plugin, the Package and both counters change together or
+	// not at all: a failed Define consumes no number.
+	Define(ctx context.Context, d Definition) (Plugin, Package, error)
+	// Plugin returns the Plugin with id, or ErrNotFound.
+	Plugin(ctx context.Context, id string) (Plugin, error)
+	// Plugins returns the Plugins owned by session in creation order; "" means every
+	// session's.
+	Plugins(ctx context.Context, session string) ([]Plugin, error)
+	// Update applies c to Plugin id as one change and returns the result. A pointer or a
+	// grant naming a Package the Plugin does not have is an error, and nothing changes.
+	Update(ctx context.Context, id string, c Change) (Plugin, error)
+	// Remove deletes Plugin id with its Packages, grants and pointers. Its ids are never
+	// minted again.
+	Remove(ctx context.Context, id string) error
+	// Mint returns the next id of counter k: "run-N" or "approval-N". Counters never go
+	// back, so an id is never reused (a durable Store persists them, so not across
+	// restarts either).
+	Mint(ctx context.Context, k Counter) (string, error)
+}
+
+// A Definition is what Store.Define records: a new Plugin (Prefix set) or a new Package of
+// an existing one (PluginID set), with the Package's fields already validated.
+type Definition struct {
+	Session  string
+	Prefix   string
+	PluginID string
+	Name     string
+	Purpose  string
+	Host     string
+	Client   string
+}
+
+// A Change is one atomic update of a Plugin. Unset fields change nothing.
+type Change struct {
+	// Attempt, if not nil, replaces the latest attempt.
+	Attempt *Attempt
+	// Current and Next, if not nil, move a version pointer ("" clears it).
+	Current, Next *string
+	// Grant adds a per-Package grant; Revoke removes one.
+	Grant, Revoke string
+	// Future, if not nil, sets or clears the grant for future versions.
+	Future *bool
+}
+
+// Counter names an id counter the Store keeps besides the Plugin and Package counters,
+// which Define advances.
+type Counter string
+
+// The counters Mint advances.
+const (
+	CounterRun      Counter = "run"
+	CounterApproval Counter = "approval"
+)
+
+func ptr[T any](v T) *T { return &v }
