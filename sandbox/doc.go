@@ -44,17 +44,24 @@
 //
 // Generated façade code (facade_gen.go) builds JS objects for Go services with Realm.Func,
 // converts arguments with ArgString, ArgInt, … (a wrong type throws a TypeError naming the
-// method and parameter), calls Go with Realm.Sync or Realm.Async, and delivers Go events to
-// JS listeners with Realm.Deliver. Go values cross only as plain data (FromAny, FromJSON)
-// or as those whitelisted bindings: never as reflected Go objects.
+// method and parameter) and composite ones within one Budget per argument, calls Go with
+// Realm.Sync or Realm.Async, and delivers Go events to JS listeners with Realm.Deliver. Go
+// values cross only as plain data (FromAny, FromJSON) or as those whitelisted bindings:
+// never as reflected Go objects.
 //
 // # Limits (rough edges)
 //
 //   - goja cannot cap a runtime's heap: mount code can allocate until the process runs out
 //     of memory ('x'.repeat(2 ** 30) is one uninterruptible native call). The sandbox caps
 //     what it controls: the size of strings and JSON crossing the boundary and of mount code
-//     (Limits.MaxBytes), the nesting of converted values (Limits.MaxDepth) and the call
-//     depth (Limits.MaxCallStackSize). Measured cost of an idle mount: about 38 KiB of heap.
+//     (Limits.MaxBytes), the output of every conversion — a Go method's argument, a JSON
+//     document, a value crossing the membrane — at Limits.MaxNodes elements and MaxBytes
+//     bytes of strings, counted as it goes and before allocating (a Budget; a *LimitError
+//     names the path), the nesting of converted values (Limits.MaxDepth) and the call
+//     depth (Limits.MaxCallStackSize). A copy into Go or JSON is a tree, so a shared
+//     reference counts each time it is copied; the membrane copies an array reached twice
+//     in one crossing once, so a DAG crosses as a DAG. Measured cost of an idle mount:
+//     about 38 KiB of heap.
 //   - An interrupt only takes effect between JavaScript instructions: a long native call
 //     (a huge sort, a pathological regular expression) runs to its end first.
 //   - An interrupted entry unwinds every JavaScript frame of its realm down to its
