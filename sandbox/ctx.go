@@ -292,18 +292,48 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 		r.Throw(&ArgError{Method: "ctx.provide", Param: "name", Want: "a non-empty service name", Got: "an empty string"})
 	}
 	f.checkLive("ctx.provide")
-	if _, ok := r.loop.facade.Services[name]; ok {
-		r.throwf("ctx.provide: %q is a Go service declared in the catalog; a JavaScript value cannot stand in for it — pick another name", name)
-	}
+	seam := f.seam(name, call.Argument(1))
 	release := f.take(quotaServices, "ctx.provide")
-	p := &Provided{realm: r, value: call.Argument(1), name: name}
+	var value any = &Provided{realm: r, value: call.Argument(1), name: name}
+	if seam != nil {
+		value = seam.value()
+	}
 	var err error
-	r.Sync(func() { err = f.c.Provide(name, p) })
+	r.Sync(func() { err = f.c.Provide(name, value) })
+	if err == nil && seam != nil {
+		// The implementation ends with the activation: a Go value that outlives it fails
+		// its calls instead of running the code of a mount that is gone.
+		err = f.c.Effect(func() error { seam.end(); return nil })
+	}
 	if err != nil {
 		release()
+		if seam != nil {
+			seam.end()
+		}
 		r.Throw(fmt.Errorf("ctx.provide(%q): %w", name, err))
 	}
 	return goja.Undefined()
+}
+
+// seam returns the JavaScript implementation of interface service name that v provides,
+// checked against the interface, or nil when name is not a catalogued service. A
+// catalogued concrete service cannot be provided from JavaScript at all. Lock held.
+func (f *ctxFacade) seam(name string, v goja.Value) *Seam {
+	r := f.r
+	fc := r.loop.facade
+	if a, ok := fc.Seams[name]; ok {
+		s, err := a.newSeam(r, name, v)
+		if err != nil {
+			r.throwf("ctx.provide(%q): %s", name, err)
+		}
+		return s
+	}
+	if _, ok := fc.Services[name]; ok {
+		r.throwf("ctx.provide: %q is a Go service declared in the catalog; a JavaScript value cannot stand in for it — pick another name "+
+			"(only an abstract seam, a service whose Go type is an interface, can be implemented in JavaScript; "+
+			"if %q is one, regenerate the façade so that it has its seam adapter)", name, name)
+	}
+	return nil
 }
 
 // effect registers fn as a disposer that runs when the plugin unloads or is unmounted,

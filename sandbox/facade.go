@@ -11,15 +11,20 @@ import (
 )
 
 // A Facade is the whitelist of what mount code may reach in Go: the catalogued events it
-// may listen to and the Go services it may inject, each through generated code. A
-// generated package exports one as
+// may listen to, the Go services it may inject and the interface services it may
+// implement, each through generated code. A generated package exports one as
 //
-//	var Facade = &sandbox.Facade{Services: …, Events: …}
+//	var Facade = &sandbox.Facade{Services: …, Events: …, Seams: …}
 //
 // Nothing else in Go is reachable from JavaScript.
 type Facade struct {
 	Services map[string]ServiceBinder // by service key
 	Events   map[string]EventAdapter  // by event name
+	// Seams holds, by service key, the interface services (abstract seams) a mount may
+	// implement with ctx.provide(key, obj): Go code then gets a value of the interface that
+	// calls obj (see SeamAdapter). A key with a binder and no adapter is a concrete Go
+	// service, which JavaScript cannot stand in for.
+	Seams map[string]*SeamAdapter
 }
 
 // A ServiceBinder builds the JS object for a Go service value v (taken from the kit
@@ -36,7 +41,7 @@ type EventAdapter func(r *Realm, c *kit.Context, fn goja.Callable) (off func(), 
 // Merge combines façades (the kit's core tier plus a runtime's own). A service key or event
 // name present in two of them is an error naming it. Nil façades are skipped.
 func Merge(fs ...*Facade) (*Facade, error) {
-	out := &Facade{Services: map[string]ServiceBinder{}, Events: map[string]EventAdapter{}}
+	out := &Facade{Services: map[string]ServiceBinder{}, Events: map[string]EventAdapter{}, Seams: map[string]*SeamAdapter{}}
 	var dups []string
 	for _, f := range fs {
 		if f == nil {
@@ -53,6 +58,12 @@ func Merge(fs ...*Facade) (*Facade, error) {
 				dups = append(dups, fmt.Sprintf("event %q", k))
 			}
 			out.Events[k] = a
+		}
+		for k, a := range f.Seams {
+			if _, ok := out.Seams[k]; ok {
+				dups = append(dups, fmt.Sprintf("seam %q", k))
+			}
+			out.Seams[k] = a
 		}
 	}
 	if len(dups) > 0 {

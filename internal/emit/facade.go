@@ -40,12 +40,15 @@ func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 		adapters = append(adapters, jen.Lit(e.Name).Op(":").Id(name))
 		funcs = append(funcs, w.adapter(name, &e))
 	}
+	seams, seamDecls := w.seams(c)
+	funcs = append(funcs, seamDecls...)
 	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
 	decls := []jen.Code{jen.Comment("Facade is the sandbox whitelist of these declarations: a binder per service and an").Line().
 		Comment("adapter per event. Nothing else in Go is reachable from JavaScript through it.").Line().
 		Var().Id("Facade").Op("=").Op("&").Qual(SandboxPath, "Facade").Custom(multi,
 		jen.Id("Services").Op(":").Map(jen.String()).Qual(SandboxPath, "ServiceBinder").Custom(multi, binders...),
 		jen.Id("Events").Op(":").Map(jen.String()).Qual(SandboxPath, "EventAdapter").Custom(multi, adapters...),
+		seamsField(seams),
 	)}
 	decls = append(decls, funcs...)
 	for _, name := range slices.Sorted(maps.Keys(w.helpers)) {

@@ -91,15 +91,18 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	t.Run("runs", func(t *testing.T) {
-		behavior, err := os.ReadFile("testdata/facade_behavior_test.go")
-		if err != nil {
-			t.Fatal(err)
+		overlay := map[string][]byte{
+			"catalog_gen.go": files["api/catalog_gen.go"],
+			"facade_gen.go":  files["api/facade_gen.go"],
 		}
-		runs(t, "testdata/fixture/rt/api", map[string][]byte{
-			"catalog_gen.go":          files["api/catalog_gen.go"],
-			"facade_gen.go":           files["api/facade_gen.go"],
-			"facade_behavior_test.go": behavior,
-		})
+		for _, name := range []string{"facade_behavior_test.go", "seam_behavior_test.go"} {
+			src, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			overlay[name] = src
+		}
+		runs(t, "testdata/fixture/rt/api", overlay)
 	})
 }
 

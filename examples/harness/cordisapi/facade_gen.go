@@ -28,6 +28,9 @@ var Facade = &sandbox.Facade{
 		"session/flush":     cordisOnSessionFlush,
 		"tools/pre-execute": cordisOnToolsPreExecute,
 	},
+	Seams: map[string]*sandbox.SeamAdapter{
+		"fs": cordisSeamFs,
+	},
 }
 
 // cordisBindExec binds service "exec" (Executor): only its catalogued methods.
@@ -261,6 +264,88 @@ func cordisOnToolsPreExecute(r *sandbox.Realm, c *kit.Context, fn goja.Callable)
 	})
 }
 
+// cordisSeamFs lets a mount implement service "fs" (FileSystem) in JavaScript: ctx.provide("fs", obj)
+// checks obj against the interface, and Go code gets a cordisSeamFsImpl calling it.
+var cordisSeamFs = sandbox.NewSeamAdapter[agent.FileSystem]([]sandbox.SeamMethod{
+	{
+		Go:        "ReadFile",
+		JS:        "readFile",
+		Signature: "async readFile(path: string): Promise<string>",
+	},
+	{
+		Go:        "WriteFile",
+		JS:        "writeFile",
+		Signature: "async writeFile(path: string, content: string): Promise<void>",
+	},
+	{
+		Go:        "List",
+		JS:        "list",
+		Signature: "async list(path: string): Promise<FileInfo[]>",
+	},
+	{
+		Go:        "Stat",
+		JS:        "stat",
+		Signature: "async stat(path: string): Promise<FileInfo>",
+	},
+}, func(s *sandbox.Seam) agent.FileSystem {
+	return &cordisSeamFsImpl{seam: s}
+})
+
+// cordisSeamFsImpl is the FileSystem a JavaScript implementation of "fs" stands behind.
+type cordisSeamFsImpl struct {
+	cordisSeamFsRest
+	seam *sandbox.Seam
+}
+
+// cordisSeamFsRest supplies the methods of FileSystem the catalog leaves out, which JavaScript cannot
+// implement: cordisSeamFs refuses such an interface, so they are never called.
+type cordisSeamFsRest struct {
+	agent.FileSystem
+}
+
+// ReadFile calls readFile of the JavaScript implementation.
+func (x *cordisSeamFsImpl) ReadFile(ctx context.Context, p1 string) (string, error) {
+	var res0 string
+	err := x.seam.Call(ctx, 0, func(r *sandbox.Realm) []goja.Value {
+		return []goja.Value{r.Runtime().ToValue(p1)}
+	}, func(r *sandbox.Realm, v goja.Value) error {
+		res0 = sandbox.ToString(r, v, "fs.readFile(…)")
+		return nil
+	})
+	return res0, err
+}
+
+// WriteFile calls writeFile of the JavaScript implementation.
+func (x *cordisSeamFsImpl) WriteFile(ctx context.Context, p1 string, p2 string) error {
+	return x.seam.Call(ctx, 1, func(r *sandbox.Realm) []goja.Value {
+		return []goja.Value{r.Runtime().ToValue(p1), r.Runtime().ToValue(p2)}
+	}, nil)
+}
+
+// List calls list of the JavaScript implementation.
+func (x *cordisSeamFsImpl) List(ctx context.Context, p1 string) ([]agent.FileInfo, error) {
+	var res0 []agent.FileInfo
+	err := x.seam.Call(ctx, 2, func(r *sandbox.Realm) []goja.Value {
+		return []goja.Value{r.Runtime().ToValue(p1)}
+	}, func(r *sandbox.Realm, v goja.Value) error {
+		res0 = cordisFromJSSliceOfFileInfo(r, sandbox.NewBudget(r), v, "fs.list(…)")
+		return nil
+	})
+	return res0, err
+}
+
+// Stat calls stat of the JavaScript implementation.
+func (x *cordisSeamFsImpl) Stat(ctx context.Context, p1 string) (agent.FileInfo, error) {
+	var res0 agent.FileInfo
+	err := x.seam.Call(ctx, 3, func(r *sandbox.Realm) []goja.Value {
+		return []goja.Value{r.Runtime().ToValue(p1)}
+	}, func(r *sandbox.Realm, v goja.Value) error {
+		res0 = cordisFromJSFileInfo(r, sandbox.NewBudget(r), v, "fs.stat(…)")
+		return nil
+	})
+	return res0, err
+}
+
 func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Command {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.Command
@@ -289,6 +374,25 @@ func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, pat
 	}
 	if x := o.Get("input"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
 		out.Input = b.String(x, path+".input")
+	}
+	return out
+}
+
+func cordisFromJSFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.FileInfo {
+	o := sandbox.ToObject(r, v, path)
+	var out agent.FileInfo
+	out.Name = b.String(o.Get("name"), path+".name")
+	out.Path = b.String(o.Get("path"), path+".path")
+	out.Size = sandbox.ToInt(r, o.Get("size"), path+".size")
+	out.Dir = sandbox.ToBool(r, o.Get("dir"), path+".dir")
+	return out
+}
+
+func cordisFromJSSliceOfFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) []agent.FileInfo {
+	vs := b.Slice(v, path)
+	out := make([]agent.FileInfo, len(vs))
+	for i, e := range vs {
+		out[i] = cordisFromJSFileInfo(r, b, e, path+"["+strconv.Itoa(i)+"]")
 	}
 	return out
 }
