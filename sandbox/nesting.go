@@ -28,7 +28,10 @@ type nestingError struct {
 type level struct {
 	open  string // "(", "[", "{", "${", or "" for the code itself
 	head  bool   // a ( that follows if, for, while or with: its ) does not end an operand
+	async bool   // a ( that follows async
+	plain bool   // nothing but words and commas inside so far
 	chain int    // the operator chain counted at this level
+	work  int    // the nesting work of the tokens inside
 }
 
 // nestingCheck is the state of checkNesting.
@@ -39,8 +42,9 @@ type nestingCheck struct {
 	work         int // the sum of depth over the tokens so far
 	pending      int // a chain restart waiting for the next token: 0 none, 1 after ;, 2 at a line break
 	prev         token
-	prevHeadEnd  bool // prev is the ) of an if/for/while/with head
-	peak         int  // the deepest depth seen
+	prevHeadEnd  bool  // prev is the ) of an if/for/while/with head
+	closed       level // the level prev closed, if prev is a )
+	peak         int   // the deepest depth seen
 }
 
 // checkNesting reports the first place code nests deeper than max, or where the sum over
@@ -66,13 +70,24 @@ func (c *nestingCheck) run(code string) *nestingError {
 func (c *nestingCheck) token(t token) *nestingError {
 	c.restart(t)
 	top := &c.stack[len(c.stack)-1]
+	if t.kind != tokWord && !(t.kind == tokPunct && t.text == ",") {
+		top.plain = false
+	}
+	if t.kind == tokPunct && t.text == "=>" && c.prev.kind == tokClose && c.closed.open == "(" && (c.closed.async || !c.closed.plain) {
+		// goja parses a parameter list that is not a plain list of names twice (first as an
+		// expression), so nested ones cost exponentially: count its work again.
+		top.work += c.closed.work
+		c.work += c.closed.work
+	}
 	switch {
 	case t.kind == tokOpen:
 		if t.text != "{" && endsOperand(c.prev, c.prevHeadEnd) {
 			top.chain++ // a call, an index or a tagged template continues the chain
 			c.depth++
 		}
-		c.stack = append(c.stack, level{open: t.text, head: t.text == "(" && c.prev.kind == tokWord && headKeywords[c.prev.text]})
+		c.stack = append(c.stack, level{open: t.text, plain: true,
+			head:  t.text == "(" && c.prev.kind == tokWord && headKeywords[c.prev.text],
+			async: t.text == "(" && c.prev.kind == tokWord && c.prev.text == "async"})
 		c.depth++
 	case t.kind == tokClose:
 		c.prevHeadEnd = false
@@ -81,6 +96,8 @@ func (c *nestingCheck) token(t token) *nestingError {
 			c.stack = c.stack[:len(c.stack)-1]
 			c.depth -= 1 + l.chain
 			c.prevHeadEnd = l.head
+			c.closed = l
+			c.stack[len(c.stack)-1].work += l.work
 		}
 		c.prev = t
 		return nil
@@ -101,6 +118,7 @@ func (c *nestingCheck) token(t token) *nestingError {
 		return &nestingError{off: t.off, msg: fmt.Sprintf("the code nests deeper than %d levels here", c.max)}
 	}
 	c.work += c.depth
+	c.stack[len(c.stack)-1].work += c.depth
 	if c.work > c.maxWork {
 		return &nestingError{off: t.off, msg: fmt.Sprintf("the code is too large for how deeply it nests: by here, its tokens sum to more than %d levels of nesting", c.maxWork)}
 	}
@@ -108,12 +126,13 @@ func (c *nestingCheck) token(t token) *nestingError {
 }
 
 // restart ends the current level's chain if the token before t ended a statement: a ; (not
-// followed by else), or a line break between an operand and a token that starts a new one.
+// followed by else), or a line break or a } between an operand and a token that starts a
+// new one.
 func (c *nestingCheck) restart(t token) {
 	p := c.pending
 	c.pending = 0
-	if p == 0 && t.nl && endsOperand(c.prev, c.prevHeadEnd) && startsStatement(t) {
-		p = 2
+	if p == 0 && (t.nl && endsOperand(c.prev, c.prevHeadEnd) || c.prev.text == "}") && startsStatement(t) {
+		p = 2 // a word after a block, as in minified function a(){}function b(){}, is a new statement too
 	}
 	if p == 0 || t.kind == tokWord && (t.text == "else" || p == 2 && continueKeywords[t.text]) {
 		return

@@ -11,6 +11,13 @@ import (
 	"github.com/cordiskit/cordiskit/internal/childtest"
 )
 
+// nestingWork returns the nesting work checkNesting measures in code.
+func nestingWork(code string) int {
+	c := &nestingCheck{max: 1 << 30, maxWork: 1 << 62, stack: []level{{}}}
+	c.run(code)
+	return c.work
+}
+
 var nestingFull = flag.Bool("nesting.full", false, "TestNestingWorstShapesCompile: the worst shapes at the default limits and up to 8 MiB (slow)")
 
 // A nestShape writes mount code that nests n levels deep in one way. Every shape is one
@@ -19,6 +26,10 @@ type nestShape struct {
 	name string
 	gen  func(n int) string
 }
+
+// reparsed are the shapes goja parses twice per level (a parameter list is first parsed as
+// an expression): exponential, so deep ones are refused by the work bound.
+var reparsed = map[string]bool{"default params": true, "destructured params": true, "async params": true}
 
 func rep(s string, n int) string { return strings.Repeat(s, n) }
 
@@ -37,6 +48,8 @@ var nestShapes = []nestShape{
 	{"destructuring", func(n int) string { return "var " + rep("[", n) + "a" + rep("]", n) + " = x" }},
 	{"spread", func(n int) string { return "x = " + rep("[...", n) + "a" + rep("]", n) }},
 	{"default params", func(n int) string { return "x = " + rep("(a = ", n) + "1" + rep(") => 1", n) }},
+	{"destructured params", func(n int) string { return "x = " + rep("([a = ", n) + "1" + rep("]) => 1", n) }},
+	{"async params", func(n int) string { return "x = " + rep("async (a = ", n) + "1" + rep(") => 1", n) }},
 	{"not", func(n int) string { return "x = " + rep("!", n) + "x" }},
 	{"negation", func(n int) string { return "x = " + rep("- ", n) + "x" }},
 	{"increment", func(n int) string { return "x = " + rep("++", n) + "x" }},
@@ -84,10 +97,20 @@ func nestingPeak(code string) int {
 }
 
 // TestNestingShapes: every shape is measured as deep as it nests, within a small factor, so
-// the cap applies to all of them; and the same shapes a few levels deep still compile.
+// the cap applies to all of them; the same shapes a few levels deep compile, and so do they
+// as deep as the default cap lets them be (goja's recursion at the cap fits a goroutine's
+// stack, with -race too).
 func TestNestingShapes(t *testing.T) {
+	l, _ := newTestLoop(t, nil)
 	for _, s := range nestShapes {
 		t.Run(s.name, func(t *testing.T) {
+			n := DefaultMaxNesting
+			for nestingPeak(s.gen(n)) > DefaultMaxNesting {
+				n--
+			}
+			if _, err := l.Compile("dyn-1", s.gen(n)); err != nil && !(s.name == "increment" || reparsed[s.name] && strings.Contains(err.Error(), "too large for how deeply it nests")) {
+				t.Errorf("%d levels, at the cap: %.300v", n, err)
+			}
 			for _, n := range []int{10, 1000} {
 				if got := nestingPeak(s.gen(n)); got < n || got > 4*n+8 {
 					t.Errorf("depth %d measured as %d", n, got)
@@ -152,4 +175,91 @@ func FuzzNesting(f *testing.F) {
 		}
 		_ = bracketProblem(code)
 	})
+}
+
+// A worstShape writes k repetitions (or k statements of filling) of a shape nested d deep:
+// one goja compiles in time quadratic in its depth.
+type worstShape struct {
+	name string
+	gen  func(d, k int) string
+}
+
+var worstShapes = []worstShape{
+	{"blocks", func(d, k int) string { return rep(rep("{", d)+rep("}", d), k) }},
+	{"functions", func(d, k int) string { return rep(rep("function f() {", d)+rep("}", d), k) }},
+	{"arrow blocks", func(d, k int) string { return rep("x = "+rep("() => {", d)+rep("}", d)+";", k) }},
+	{"arrows", func(d, k int) string { return rep("x = "+rep("x => ", d)+"1;", k) }},
+	{"sums", func(d, k int) string { return rep("x = a"+rep("+a", d)+";", k) }},
+	{"negations", func(d, k int) string { return rep("x = "+rep("- ", d)+"a;", k) }},
+	{"labels", func(d, k int) string {
+		var b strings.Builder
+		for i := range d {
+			fmt.Fprintf(&b, "l%d: ", i)
+		}
+		return rep("{"+b.String()+";}", k)
+	}},
+	{"filled functions", func(d, k int) string { return rep("function f() {", d) + rep("a;", k) + rep("}", d) }},
+	{"filled arrows", func(d, k int) string { return "x = " + rep("() => {", d) + rep("a;", k) + rep("}", d) }},
+}
+
+// TestNestingWorstShapesCompile: the shapes goja compiles in quadratic time, as large as the
+// limits let them be, compile within a small multiple of the time bounds: compiling runs
+// before any bound applies, so its work is what Limits.MaxNestingWork caps. By default it
+// runs at an eighth of the default work and a sixteenth of the default size; with
+// -nesting.full, at the defaults (the measurement behind DefaultMaxNestingWork).
+func TestNestingWorstShapesCompile(t *testing.T) {
+	lim := Limits{MaxNestingWork: DefaultMaxNestingWork / 8, MaxBytes: DefaultMaxBytes / 16}
+	bound := DefaultVMTimeout / 2
+	if *nestingFull {
+		lim, bound = Limits{}, 2*DefaultVMTimeout
+	}
+	l, _ := newTestLoop(t, &Options{Limits: &lim})
+	lim = l.Limits()
+	for _, s := range worstShapes {
+		t.Run(s.name, func(t *testing.T) {
+			d := lim.MaxNesting
+			for nestingPeak(s.gen(d, 2)) > lim.MaxNesting {
+				d--
+			}
+			one, two := s.gen(d, 1), s.gen(d, 2)
+			unit := nestingWork(two) - nestingWork(one)
+			k := max(min((lim.MaxNestingWork-nestingWork(one))/unit, (lim.MaxBytes-len(one))/(len(two)-len(one))), 1)
+			code := s.gen(d, k)
+			start := time.Now()
+			if _, err := l.Compile("dyn-1", code); err != nil {
+				t.Fatalf("%d bytes at the limits do not compile: %.500v", len(code), err)
+			}
+			took := time.Since(start)
+			t.Logf("depth %d, %d bytes, nesting work %d: compiled in %v", d, len(code), nestingWork(code), took)
+			if took > bound {
+				t.Errorf("compiling took %v, more than %v", took, bound)
+			}
+		})
+	}
+}
+
+// TestNestingReparsedParams: goja parses a parameter list that is not a plain list of names
+// twice, so 30 nested default parameters (a few hundred bytes) would take it hours; the work
+// bound counts the second parse and refuses them at once.
+func TestNestingReparsedParams(t *testing.T) {
+	l, _ := newTestLoop(t, nil)
+	for name := range reparsed {
+		for _, s := range nestShapes {
+			if s.name != name {
+				continue
+			}
+			start := time.Now()
+			_, err := l.Compile("dyn-1", s.gen(30))
+			if err == nil || !strings.Contains(err.Error(), "too large for how deeply it nests") {
+				t.Errorf("%s: got %.300v", name, err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("%s: refusing took %v", name, d)
+			}
+		}
+	}
+	// A few levels are fine.
+	if _, err := l.Compile("dyn-1", "const f = ({ a = 1 } = {}, [b] = [2], c = (d = 3) => d) => a + b + c()\nreturn (ctx) => {}"); err != nil {
+		t.Fatal(err)
+	}
 }
