@@ -11,6 +11,19 @@ import (
 )
 
 // ToolsService is the registry of model-facing tools. The root runs it as plugin "tools".
+//
+// Mount code has it as ctx.tools, without inject: the methods below, which return schemas
+// and never a tool's execute function, and one member only JavaScript has, because no Go
+// signature can express its execute function:
+//
+//	tools.register({name, description, parameters, execute}): () => void
+//
+// It registers a tool owned by the plugin and returns a function that removes it. name is
+// 1 to 64 letters, digits, _ or -; parameters is the JSON Schema of the arguments, an
+// object schema such as {type: 'object', properties: {text: {type: 'string'}}} (omitted:
+// any object; it may be spelled inputSchema, as get returns it); execute(args) returns JSON
+// data or a Promise of it. The sandbox bounds how many tools a mount holds at once
+// (Limits.MaxTools).
 var ToolsService = NewService[*Tools]("tools")
 
 // ToolsChange is emitted after every registration and removal of a tool.

@@ -34,7 +34,8 @@
 //
 // apply(ctx) receives a read-only object with exactly: on and once (catalogued events only,
 // through the Facade's EventAdapters), provide, get, effect (a disposer run when the plugin
-// unloads), tools (register, and schemas/get views without execute), setTimeout,
+// unloads), tools (the catalogued tools service through the Facade's binder, plus the
+// JavaScript-only register; no tool's execute is reachable), setTimeout,
 // setInterval and sleep (which need inject: ['timer']) and the services named in inject.
 // Reading anything else throws at read time, telling "exists but not injected — add it to
 // inject" from "does not exist". A service another mount provided is reached through a

@@ -5,37 +5,57 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// toolsView builds ctx.tools: register, plus read-only views of the registry (schemas
-// without execute, so mount code cannot bypass the registry's call path).
+// toolsView builds ctx.tools: the catalogued tools service (kit.ToolsService) through the
+// façade's generated binding — so its members, names and shapes are the ones cordis_inspect
+// and the generated docs show — plus register, which only JavaScript has: it takes an
+// execute function, which no catalogued Go signature can express (kit.ToolsService's doc
+// documents it). The binding returns schemas only, so no tool's execute is reachable. A
+// façade without the binding (one built without the kit's core tier) gives register alone.
 func (f *ctxFacade) toolsView() goja.Value {
 	r := f.r
-	return r.newReadOnly("ctx.tools", map[string]goja.Value{
-		"register": r.Func("ctx.tools.register", f.registerTool),
-		"schemas": r.Func("ctx.tools.schemas", func(goja.FunctionCall) goja.Value {
-			var items []any
-			for _, s := range f.registry("ctx.tools.schemas").Schemas() {
-				items = append(items, toolSchemaValue(r, s))
-			}
-			return r.rt.NewArray(items...)
-		}),
-		"get": r.Func("ctx.tools.get", func(call goja.FunctionCall) goja.Value {
-			name := ArgString(r, call, 0, "ctx.tools.get", "name")
-			s, ok := f.registry("ctx.tools.get").Get(name)
-			if !ok {
-				return goja.Undefined()
-			}
-			return toolSchemaValue(r, s)
-		}),
-	})
+	members := map[string]goja.Value{}
+	if bind, ok := r.loop.facade.Services[kit.ToolsService.Key()]; ok {
+		bound, err := bind(r, f.registry("ctx.tools"))
+		if err != nil {
+			r.Throw(fmt.Errorf("ctx.tools: %w", err))
+		}
+		// Copied into a read-only object: mount code cannot replace a member of its ctx.
+		for _, k := range bound.Keys() {
+			members[k] = bound.Get(k)
+		}
+	}
+	members["register"] = r.Func("ctx.tools.register", f.registerTool)
+	keys := slices.Sorted(maps.Keys(members))
+	return r.rt.NewDynamicObject(&toolsObject{readOnlyObject{r: r, name: "ctx.tools", keys: keys, members: members}})
+}
+
+// toolsObject is ctx.tools: read-only, and reading a member it lacks throws a message that
+// names the members it has, as ctx does for a name it does not grant, instead of leaving
+// goja's bare "has no member" for the call.
+type toolsObject struct{ readOnlyObject }
+
+// Get implements goja.DynamicObject.
+func (o *toolsObject) Get(key string) goja.Value {
+	if v, ok := o.members[key]; ok {
+		return v
+	}
+	if objectProtoNames[key] {
+		return nil
+	}
+	o.r.throwf("ctx.tools.%s does not exist%s. ctx.tools has %s; cordis_inspect what:\"api\" name:\"tools\" shows each with its shapes",
+		key, suggest(key, o.keys), strings.Join(o.keys, ", "))
+	return nil
 }
 
 func (f *ctxFacade) registry(method string) *kit.Tools {
@@ -45,19 +65,6 @@ func (f *ctxFacade) registry(method string) *kit.Tools {
 		f.r.throwf("%s: the tools service is not available right now", method)
 	}
 	return t
-}
-
-// toolSchemaValue is the JS view of a tool: {name, description, parameters}.
-func toolSchemaValue(r *Realm, s kit.ToolSchema) goja.Value {
-	o := r.rt.NewObject()
-	_ = o.Set("name", s.Name)
-	_ = o.Set("description", s.Description)
-	params := goja.Undefined()
-	if len(s.InputSchema) > 0 {
-		params = FromJSON(r, s.InputSchema)
-	}
-	_ = o.Set("parameters", params)
-	return o
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -81,17 +88,18 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 	if !ok {
 		r.Throw(&ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: typeName(def.Get("execute"))})
 	}
+	key, pv := toolParameters(r, def)
 	params := json.RawMessage(`{"type":"object","properties":{}}`)
-	if pv := def.Get("parameters"); pv != nil && !goja.IsUndefined(pv) {
+	if pv != nil {
 		var err error
-		if params, err = r.toJSON(pv, "tool.parameters"); err != nil {
+		if params, err = r.toJSON(pv, "tool."+key); err != nil {
 			r.Throw(fmt.Errorf("%s: %w", method, err))
 		}
 	}
 	var resolved *jsonschema.Resolved
 	var limit kit.ArgsLimit
 	var err error
-	r.Sync(func() { resolved, limit, err = compileToolSchema(params, "tool.parameters") }) // pure Go: not under the lock
+	r.Sync(func() { resolved, limit, err = compileToolSchema(params, "tool."+key) }) // pure Go: not under the lock
 	if err != nil {
 		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
@@ -112,6 +120,43 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 		release()
 		return goja.Undefined()
 	})
+}
+
+// toolDefKeys are the members of a tool definition. parameters and inputSchema are one
+// member under two names: parameters as most model APIs spell it, inputSchema as
+// ctx.tools.get returns it (kit.ToolSchema), so a definition made from a schema the
+// registry returned keeps its arguments' schema.
+var toolDefKeys = []string{"name", "description", "parameters", "inputSchema", "execute"}
+
+// toolParameters checks that def has only the members of a tool definition — a member it
+// does not know (a misspelt parameters, an outputSchema) would otherwise be dropped without
+// a word, leaving a tool that accepts any arguments — and returns the arguments' schema
+// with the name it was given under, or a nil value when there is none. An undefined member
+// counts as absent.
+func toolParameters(r *Realm, def *goja.Object) (string, goja.Value) {
+	const method = "ctx.tools.register"
+	for _, k := range def.Keys() {
+		if slices.Contains(toolDefKeys, k) || goja.IsUndefined(def.Get(k)) {
+			continue
+		}
+		if k == "outputSchema" {
+			r.throwf("%s: tool.outputSchema is not taken: a JavaScript tool's result is not checked against a schema. "+
+				"Remove outputSchema and say what execute returns in the description", method)
+		}
+		r.throwf("%s: tool.%s is not a member of a tool definition%s; a definition has name, description, "+
+			"parameters (the arguments' JSON Schema, also spelled inputSchema) and execute", method, k, suggest(k, toolDefKeys))
+	}
+	params, input := def.Get("parameters"), def.Get("inputSchema")
+	has := func(v goja.Value) bool { return v != nil && !goja.IsUndefined(v) }
+	switch {
+	case has(params) && has(input):
+		r.throwf("%s: tool.parameters and tool.inputSchema are the same member (the arguments' JSON Schema) under two names; give one of them", method)
+	case has(input):
+		return "inputSchema", input
+	case has(params):
+		return "parameters", params
+	}
+	return "parameters", nil
 }
 
 func toolString(r *Realm, def *goja.Object, key string) string {

@@ -1,8 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/dop251/goja"
 )
 
 func TestToolRegistration(t *testing.T) {
@@ -43,12 +48,12 @@ func TestToolRegistration(t *testing.T) {
 			t.Errorf("%s(%s)\n got %s\nwant %s", tt.tool, tt.args, out, tt.want)
 		}
 	}
+	// testFacade binds no tools service: ctx.tools is register alone, and a read of
+	// anything else says what there is (TestToolsViewIsTheBinding has the binding).
 	views := []struct{ src, want string }{
-		{`ctx.tools.get('reverse_text')`, `{"name":"reverse_text","description":"Reverses text.","parameters":{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1}},"required":["text"]}}`},
-		{`Object.keys(ctx.tools.get('no_params')).sort()`, `["description","name","parameters"]`},
-		{`ctx.tools.get('nope')`, `undefined`},
-		{`ctx.tools.schemas().map(s => s.name)`, `["reverse_text","no_params","bad_result","throws"]`},
-		{`ctx.tools.schemas().some(s => 'execute' in s)`, `false`},
+		{`Object.keys(ctx.tools)`, `["register"]`},
+		{`try { ctx.tools.schemas() } catch (e) { e.message }`, `"ctx.tools.schemas does not exist. ctx.tools has register; cordis_inspect what:\"api\" name:\"tools\" shows each with its shapes"`},
+		{`typeof ctx.tools.then + typeof ctx.tools.toJSON + String(ctx.tools)`, `"undefinedundefined[object Object]"`},
 	}
 	for _, tt := range views {
 		if got := h.eval(m, tt.src); got != tt.want {
@@ -85,6 +90,11 @@ func TestToolDefinitionErrors(t *testing.T) {
 		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { f: { default: () => 1 } } } }`, `ctx.tools.register: tool.parameters.properties.f.default: expected JSON data, got function`},
 		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', properties: { n: { type: 'number', minimum: 'zero' } } } }`, `ctx.tools.register("x"): tool.parameters.properties.n.minimum must be a number, got a string`},
 		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object', oneOf: [] } }`, `ctx.tools.register("x"): tool.parameters.oneOf must be a non-empty array of schemas, got an array`},
+		{`{ name: 'x', description: 'd', execute() {}, paramaters: { type: 'object' } }`, `ctx.tools.register: tool.paramaters is not a member of a tool definition (did you mean "parameters"?); a definition has name, description, parameters (the arguments' JSON Schema, also spelled inputSchema) and execute`},
+		{`{ name: 'x', description: 'd', execute() {}, input_schema: { type: 'object' } }`, `ctx.tools.register: tool.input_schema is not a member of a tool definition (did you mean "inputSchema"?)`},
+		{`{ name: 'x', description: 'd', execute() {}, outputSchema: { type: 'string' } }`, `ctx.tools.register: tool.outputSchema is not taken: a JavaScript tool's result is not checked against a schema. Remove outputSchema and say what execute returns in the description`},
+		{`{ name: 'x', description: 'd', execute() {}, parameters: { type: 'object' }, inputSchema: { type: 'object' } }`, `ctx.tools.register: tool.parameters and tool.inputSchema are the same member (the arguments' JSON Schema) under two names; give one of them`},
+		{`{ name: 'x', description: 'd', execute() {}, inputSchema: { type: 'array' } }`, `ctx.tools.register("x"): tool.inputSchema.type must be "object"`},
 		{`{ name: 'cordis_probe', description: 'd', execute() {} }`, ""},
 		{`{ name: 'cordis_probe', description: 'd', execute() {} }`, `ctx.tools.register("cordis_probe"): kit: tool "cordis_probe" is already registered by plugin "probe"; plugin "probe" cannot register it again: already registered`},
 	}
@@ -169,5 +179,79 @@ func TestToolResultMustBePlainData(t *testing.T) {
 	h.eval(m, `console.log('logged', new Map([[1, 2]]), { a: 1 })`)
 	if !strings.Contains(h.log.String(), `logged [object] {\"a\":1}`) {
 		t.Errorf("console.log: %s", h.log.String())
+	}
+}
+
+// A definition may give the arguments' schema as inputSchema, the name ctx.tools.get
+// returns it under, and undefined members count as absent: a definition spread from a
+// schema the registry returned registers with that schema.
+func TestToolDefinitionInputSchema(t *testing.T) {
+	h := newHost(t, nil)
+	m, f := h.mustMount(`return { apply(ctx) {
+		ctx.tools.register({ name: 'spelled', description: 'd', outputSchema: undefined, parameters: undefined,
+			inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+			execute: ({ n }) => n + 1 })
+	} }`)
+	defer h.unmount(m, f)
+	if out, err := h.call("spelled", `{"n":1}`); err != nil || out != "2" {
+		t.Errorf("spelled({n:1}) = %s, %v", out, err)
+	}
+	if _, err := h.call("spelled", `{}`); err == nil || !strings.Contains(err.Error(), `missing properties: ["n"]`) {
+		t.Errorf("spelled({}) = %v, want the inputSchema enforced", err)
+	}
+}
+
+// With a binder for the tools service in the façade, ctx.tools is that binding's members
+// plus register — nothing else — and stays read-only.
+func TestToolsViewIsTheBinding(t *testing.T) {
+	fac, err := Merge(testFacade, &Facade{Services: map[string]ServiceBinder{
+		"tools": func(r *Realm, v any) (*goja.Object, error) {
+			tools, ok := v.(*kit.Tools)
+			if !ok {
+				return nil, fmt.Errorf("got a %T", v)
+			}
+			o := r.Runtime().NewObject()
+			_ = o.Set("count", r.Func("tools.count", func(goja.FunctionCall) goja.Value {
+				return r.Runtime().ToValue(len(tools.Schemas()))
+			}))
+			return o, nil
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, nil)
+	h.loop = New(&Options{Facade: fac, Timeouts: h.loop.Timeouts().ptr(), Logger: slog.New(slog.NewTextHandler(h.log, nil))})
+	m, f := h.expose("")
+	defer h.unmount(m, f)
+	tests := []struct{ src, want string }{
+		{`Object.keys(ctx.tools)`, `["count","register"]`},
+		{`ctx.tools.register({ name: 'one', description: 'd', execute: () => 1 }); ctx.tools.count()`, `1`},
+		{`try { ctx.tools.count = () => 99 } catch (e) { e.message }`, `"ctx.tools is read-only: cannot assign ctx.tools.count"`},
+		{`try { delete ctx.tools.register } catch (e) { e.message }`, `"ctx.tools is read-only: cannot delete ctx.tools.register"`},
+		{`try { ctx.tools.cont } catch (e) { e.message }`, `"ctx.tools.cont does not exist (did you mean \"count\"?). ctx.tools has count, register; cordis_inspect what:\"api\" name:\"tools\" shows each with its shapes"`},
+		{`ctx.tools === ctx.get('tools') && ctx.tools.count()`, `1`},
+	}
+	for _, tt := range tests {
+		if got := h.eval(m, tt.src); got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.src, got, tt.want)
+		}
+	}
+}
+
+// A binder that fails is reported where mount code reads ctx.tools, not swallowed.
+func TestToolsViewBinderError(t *testing.T) {
+	fac, err := Merge(testFacade, &Facade{Services: map[string]ServiceBinder{
+		"tools": func(*Realm, any) (*goja.Object, error) { return nil, fmt.Errorf("binder broke") },
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, nil)
+	h.loop = New(&Options{Facade: fac, Timeouts: h.loop.Timeouts().ptr(), Logger: slog.New(slog.NewTextHandler(h.log, nil))})
+	m, f := h.expose("")
+	defer h.unmount(m, f)
+	if got := h.eval(m, `try { ctx.tools; 'read' } catch (e) { e.message }`); got != `"ctx.tools: binder broke"` {
+		t.Errorf("reading ctx.tools = %s", got)
 	}
 }

@@ -47,7 +47,8 @@ var Inspect = kit.NewTool[InspectInput, string]("cordis_inspect")
 // fn on unmount; ctx.setTimeout / ctx.setInterval / ctx.sleep (declare inject: ['timer']);
 // ctx.tools.register({name, description, parameters, execute}) to give yourself a new tool,
 // callable from your next step, where parameters is a JSON Schema object and execute(args)
-// returns JSON data; ctx.tools.schemas() and ctx.tools.get(name) read the registry.
+// returns JSON data; ctx.tools.schemas(), ctx.tools.get(name) and ctx.tools.owner(name)
+// read the registry (cordis_inspect what:"api" name:"tools" shows their shapes).
 // Framework internals (root, fiber, plugin, extend, emit, …) are not there.
 //
 // Globals: console (to the host log, tagged with the mount id), btoa/atob, TextEncoder,
