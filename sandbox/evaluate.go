@@ -295,3 +295,9 @@ func wrapper(prg *ast.Program) *ast.FunctionLiteral {
 	fl, _ := es.Expression.(*ast.FunctionLiteral)
 	return fl
 }
+
+// guardParser configures the parser a realm's eval and Function use: source maps off, as
+// for mount code (a //# sourceMappingURL=file:///dev/zero line would exhaust memory).
+func guardParser(rt *goja.Runtime) {
+	rt.SetParserOptions(parser.WithDisableSourceMaps)
+}

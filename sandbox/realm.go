@@ -62,6 +62,7 @@ func (l *Loop) newRealm(id string) *Realm {
 	r := &Realm{loop: l, id: id, rt: goja.New()}
 	r.logger = l.logger.With("mount", id)
 	r.rt.SetMaxCallStackSize(l.limits.MaxCallStackSize)
+	guardParser(r.rt)
 	r.rt.SetPromiseRejectionTracker(r.trackRejection)
 	r.installGlobals()
 	return r

@@ -176,17 +176,26 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	if strings.TrimSpace(in.Code) == "" {
 		return decl.MountOutput{}, errors.New(`code is empty: pass the BODY of an async function that returns a plugin, e.g. return (ctx) => { ctx.on('tools/change', (tool) => console.log(tool)) }`)
 	}
+	t.mu.Lock()
+	t.nextID++
+	id := fmt.Sprintf("dyn-%d", t.nextID)
+	t.mu.Unlock()
+	// Compiling runs no JavaScript and cannot be interrupted (the sandbox bounds its work
+	// instead), so it happens before op: a large mount must not hold up other mounts and
+	// unmounts while it compiles.
+	prog, err := t.loop.Compile(id, in.Code)
+	if err != nil {
+		return decl.MountOutput{}, err
+	}
 	t.op.Lock()
 	defer t.op.Unlock()
 	t.mu.Lock()
 	group := t.group
-	t.nextID++
-	id := fmt.Sprintf("dyn-%d", t.nextID)
 	t.mu.Unlock()
 	if group == nil {
 		return decl.MountOutput{}, errors.New("the cordis toolset is not active (its tools registry is gone); nothing can be mounted")
 	}
-	unit, err := t.loop.Evaluate(ctx, id, in.Code)
+	unit, err := t.loop.Run(ctx, prog)
 	if err != nil {
 		return decl.MountOutput{}, err
 	}
