@@ -191,7 +191,8 @@ func (s *Seam) Call(ctx context.Context, i int, args func(r *Realm) []goja.Value
 	case errors.Is(err, ErrClosed):
 		return s.gone(i, err)
 	}
-	return fmt.Errorf("%s, implemented in JavaScript by %s: %w", s.method(i), s.mount, err)
+	// err names the mount already.
+	return fmt.Errorf("%s, implemented in JavaScript: %w", s.method(i), err)
 }
 
 // method names method i as JavaScript calls it ("fs.readFile").

@@ -176,7 +176,7 @@ func TestSeamImplementedInJavaScript(t *testing.T) {
 	}
 	// A throwing implementation.
 	if _, err := s.Summarize(ctx, "throw", 1); err == nil || !strings.Contains(err.Error(), "RangeError: cannot summarize that") ||
-		!strings.Contains(err.Error(), "summarizer.summarize, implemented in JavaScript by dyn-1") {
+		!strings.Contains(err.Error(), "summarizer.summarize, implemented in JavaScript: dyn-1: RangeError") {
 		t.Errorf("Summarize(throw) = %v", err)
 	}
 	// Never settling, and spinning: bounded by CallTimeout.

@@ -1,0 +1,324 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"weak"
+
+	"github.com/cordiskit/cordiskit/internal/childtest"
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/dop251/goja"
+)
+
+// This file hand-writes, in the shape facade_gen.go has, the seam of an interface service
+// (echo) and a Go service (bounce) that calls back into it, to test the binding contract
+// on its own; internal/gen tests the generated seams.
+
+// echoer is an interface service a mount may implement in JavaScript.
+type echoer interface {
+	Echo(ctx context.Context, s string) (string, error)
+	Len(s string) int
+}
+
+var echoService = kit.NewService[echoer]("echo")
+
+var echoSeam = NewSeamAdapter([]SeamMethod{
+	{Go: "Echo", JS: "echo", Signature: "async echo(s: string): Promise<string>"},
+	{Go: "Len", JS: "len", Signature: "len(s: string): number"},
+}, func(s *Seam) echoer { return &echoImpl{seam: s} })
+
+type echoImpl struct{ seam *Seam }
+
+func (x *echoImpl) Echo(ctx context.Context, s string) (string, error) {
+	var res string
+	err := x.seam.Call(ctx, 0, func(r *Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(s)} },
+		func(r *Realm, v goja.Value) error { res = ToString(r, v, "echo.echo(…)"); return nil })
+	return res, err
+}
+
+func (x *echoImpl) Len(s string) int {
+	var res int
+	if err := x.seam.Call(context.Background(), 1, func(r *Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(s)} },
+		func(r *Realm, v goja.Value) error { res = int(ToInt(r, v, "echo.len(…)")); return nil }); err != nil {
+		x.seam.Fail(1, err)
+	}
+	return res
+}
+
+// bouncer is a Go service whose method calls the echo seam: a way back from JavaScript
+// into a JavaScript implementation, through Go.
+type bouncer struct{ root *kit.Context }
+
+var bounceService = kit.NewService[*bouncer]("bounce")
+
+func bindEcho(r *Realm, v any) (*goja.Object, error) {
+	e, ok := v.(echoer)
+	if !ok {
+		return nil, fmt.Errorf("echo holds a %T", v)
+	}
+	o := r.Runtime().NewObject()
+	_ = o.Set("len", r.Func("echo.len", func(call goja.FunctionCall) goja.Value {
+		s := ArgString(r, call, 0, "echo.len", "s")
+		var n int
+		r.Sync(func() { n = e.Len(s) })
+		return r.Runtime().ToValue(n)
+	}))
+	return o, nil
+}
+
+func bindBounce(r *Realm, v any) (*goja.Object, error) {
+	b := v.(*bouncer)
+	o := r.Runtime().NewObject()
+	_ = o.Set("len", r.Func("bounce.len", func(call goja.FunctionCall) goja.Value {
+		s := ArgString(r, call, 0, "bounce.len", "s")
+		var n int
+		r.Sync(func() {
+			if e, ok := echoService.Get(b.root); ok {
+				n = e.Len(s)
+			}
+		})
+		return r.Runtime().ToValue(n)
+	}))
+	return o, nil
+}
+
+var seamFacade = &Facade{
+	Services: map[string]ServiceBinder{"echo": bindEcho, "bounce": bindBounce, "greeter": bindGreeter},
+	Seams:    map[string]*SeamAdapter{"echo": echoSeam},
+}
+
+// newSeamHost is a host whose loop uses seamFacade and whose root provides bounce.
+func newSeamHost(t *testing.T, onError func(string, error)) *host {
+	h := newHost(t, nil)
+	h.loop = New(&Options{Facade: seamFacade, Timeouts: h.loop.Timeouts().ptr(), Logger: h.loop.logger, OnError: onError})
+	h.root.Plugin(&kit.Plugin{Name: "bounce", Apply: func(c *kit.Context) error { return bounceService.Provide(c, &bouncer{root: h.root}) }})
+	return h
+}
+
+const echoPlugin = `return { name: 'echo-js', apply(ctx) {
+	ctx.provide('echo', { echo: async (s) => s + s, len: (s) => s.length })
+} }`
+
+// TestSeamConcurrentCallsAndUnmount calls a JavaScript implementation from many goroutines
+// and unmounts it while they call: every call returns a result or a clear error, the
+// service goes with the mount, and nothing races.
+func TestSeamConcurrentCallsAndUnmount(t *testing.T) {
+	h := newSeamHost(t, nil)
+	m, f := h.mustMount(echoPlugin)
+	e, ok := echoService.Get(h.root)
+	if !ok {
+		t.Fatal("the seam is not provided")
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var calls atomic.Int64
+	bad := map[string]int{}
+	for g := range 8 {
+		wg.Go(func() {
+			// Until the unmount ends the implementation (bounded, should it not).
+			for i := range 20000 {
+				s := fmt.Sprint(g, "-", i)
+				got, err := e.Echo(context.Background(), s)
+				calls.Add(1)
+				switch {
+				case err == nil && got == s+s:
+				case err != nil && errors.Is(err, ErrClosed) && strings.Contains(err.Error(), "is gone"):
+					return
+				default:
+					mu.Lock()
+					bad[fmt.Sprintf("%q, %v", got, err)]++
+					mu.Unlock()
+				}
+				if n := e.Len(s); n != len(s) && n != 0 {
+					mu.Lock()
+					bad[fmt.Sprintf("Len = %d", n)]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for calls.Load() < 100 {
+		time.Sleep(time.Millisecond)
+	}
+	h.unmount(m, f)
+	wg.Wait()
+	if len(bad) > 0 {
+		t.Errorf("unexpected results: %v", bad)
+	}
+	if _, ok := echoService.Get(h.root); ok {
+		t.Error("the seam outlived its mount")
+	}
+	if _, err := e.Echo(context.Background(), "x"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Echo after unmount = %v, want ErrClosed", err)
+	}
+}
+
+// TestSeamReleasesRealm checks that a Go value of a JavaScript implementation that
+// outlives its mount does not keep the mount's realm reachable.
+func TestSeamReleasesRealm(t *testing.T) {
+	h := newSeamHost(t, nil)
+	m, f := h.mustMount(echoPlugin)
+	e, _ := echoService.Get(h.root)
+	if n := e.Len("abc"); n != 3 {
+		t.Fatalf("Len = %d", n)
+	}
+	realm := weak.Make(m.realm)
+	h.unmount(m, f)
+	h.mounts, m, f = nil, nil, nil
+	for range 5 {
+		runtime.GC()
+		if realm.Value() == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if realm.Value() != nil {
+		t.Error("the realm of an unmounted JavaScript implementation is still reachable while Go holds the service value")
+	}
+	if n := e.Len("abc"); n != 0 {
+		t.Errorf("Len after unmount = %d, want 0", n)
+	}
+	runtime.KeepAlive(e)
+}
+
+// TestSeamHostileObjects provides objects that fight the check at provide time: what
+// their getters throw reaches the mount, a getter that never returns is bounded, and a
+// method swapped after provide does not change the implementation.
+func TestSeamHostileObjects(t *testing.T) {
+	var errs []string
+	var mu sync.Mutex
+	h := newSeamHost(t, func(_ string, err error) { mu.Lock(); errs = append(errs, err.Error()); mu.Unlock() })
+	for _, tc := range []struct{ code, want string }{
+		{`return { apply(ctx) { ctx.provide('echo', new Proxy({}, { get() { throw new Error('trap says no') } })) } }`, "trap says no"},
+		{`return { apply(ctx) { ctx.provide('echo', { get echo() { for (;;) {} }, len() {} }) } }`, "MountTimeout"},
+		{`return { apply(ctx) { ctx.provide('echo', { echo: 1, len: null }) } }`, "missing or not a function: echo, len"},
+		{`return { apply(ctx) { ctx.provide('echo', null) } }`, "(got null)"},
+		{`return { apply(ctx) { ctx.provide('greeter', {}) } }`, "cannot stand in for it"},
+	} {
+		_, _, err := h.mount(tc.code)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("mount error %v, want %q", err, tc.want)
+		}
+		if _, ok := echoService.Get(h.root); ok {
+			t.Fatal("a refused implementation was provided")
+		}
+	}
+
+	m, f := h.mustMount(`return { apply(ctx) {
+		const impl = { echo: async (s) => s, len: (s) => s.length };
+		ctx.provide('echo', impl);
+		impl.len = () => { throw new Error('swapped') };
+		ctx.tools.register({ name: 'probe', description: 'd', execute: () => { impl.echo = null; return 'ok' } });
+	} }`)
+	defer h.unmount(m, f)
+	e, _ := echoService.Get(h.root)
+	if n := e.Len("four"); n != 4 {
+		t.Errorf("Len = %d: a method replaced after provide changed the implementation", n)
+	}
+	if _, err := h.call("probe", "{}"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.Echo(context.Background(), "same"); got != "same" || err != nil {
+		t.Errorf("Echo = %q, %v", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) != 0 {
+		t.Errorf("errors reported: %v", errs)
+	}
+}
+
+// TestSeamFailReported checks that a method without an error result reports a failure
+// (with the mount and the method) and returns its zero value.
+func TestSeamFailReported(t *testing.T) {
+	var errs []string
+	var mu sync.Mutex
+	h := newSeamHost(t, func(mount string, err error) { mu.Lock(); errs = append(errs, mount+" "+err.Error()); mu.Unlock() })
+	m, f := h.mustMount(`return { apply(ctx) { ctx.provide('echo', { echo: async (s) => s, len: (s) => { if (s === 'x') throw new TypeError('no x'); return 'long' } }) } }`)
+	defer h.unmount(m, f)
+	e, _ := echoService.Get(h.root)
+	for s, want := range map[string]string{
+		"x": "dyn-1 echo.len, implemented in JavaScript: dyn-1: TypeError: no x",
+		"y": "dyn-1 echo.len, implemented in JavaScript: dyn-1: TypeError: echo.len(…): expected an integer, got string",
+	} {
+		if n := e.Len(s); n != 0 {
+			t.Errorf("Len(%s) = %d, want 0", s, n)
+		}
+		mu.Lock()
+		last := errs[len(errs)-1]
+		mu.Unlock()
+		if !strings.HasPrefix(last, want) {
+			t.Errorf("reported %q, want it to start with %q", last, want)
+		}
+	}
+	if !strings.Contains(h.log.String(), "a call to a JavaScript service implementation failed") {
+		t.Error("the failure was not logged")
+	}
+}
+
+// TestSeamRecursionThroughGo has a JavaScript implementation call itself through a Go
+// service, without end: the call stack bound ends it with an error, the process
+// survives, and the mount serves the next call. In a child process: a fatal Go stack
+// overflow would otherwise kill the suite.
+func TestSeamRecursionThroughGo(t *testing.T) {
+	if childtest.Parent(t) {
+		return
+	}
+	var errs []string
+	var mu sync.Mutex
+	h := newSeamHost(t, func(_ string, err error) { mu.Lock(); errs = append(errs, err.Error()); mu.Unlock() })
+	m, f := h.mustMount(`return { inject: ['bounce'], apply(ctx) {
+		ctx.provide('echo', { echo: async (s) => s, len: (s) => s === 'stop' ? 0 : 1 + ctx.bounce.len(s) })
+	} }`)
+	defer h.unmount(m, f)
+	e, _ := echoService.Get(h.root)
+	start := time.Now()
+	n := e.Len("loop")
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("the recursion took %v", time.Since(start))
+	}
+	// The innermost call failed (and returned 0); each level above added its 1.
+	if limit := h.loop.Limits().MaxCallStackSize; n <= 0 || n > limit {
+		t.Errorf("Len = %d, want a depth between 1 and MaxCallStackSize (%d)", n, limit)
+	}
+	mu.Lock()
+	reported := strings.Join(errs, "\n")
+	mu.Unlock()
+	if !strings.Contains(reported, "echo.len, implemented in JavaScript: dyn-1: a call to echo.len (its JavaScript implementation): stack overflow") {
+		t.Errorf("reported %q, want the call stack bound", reported)
+	}
+	if n := e.Len("stop"); n != 0 {
+		t.Errorf("Len(stop) = %d", n)
+	}
+	if got, err := e.Echo(context.Background(), "after"); got != "after" || err != nil {
+		t.Errorf("Echo after the recursion = %q, %v", got, err)
+	}
+}
+
+// TestNewSeamAdapterPanics checks the programmer errors NewSeamAdapter refuses.
+func TestNewSeamAdapterPanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"not an interface": func() { NewSeamAdapter(nil, func(*Seam) *greeter { return nil }) },
+		"stale method":     func() { NewSeamAdapter([]SeamMethod{{Go: "Gone", JS: "gone"}}, func(*Seam) echoer { return nil }) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+	a := NewSeamAdapter([]SeamMethod{{Go: "Echo", JS: "echo"}}, func(*Seam) echoer { return nil })
+	if a.Interface() != "sandbox.echoer" || len(a.hidden) != 1 || a.hidden[0] != "Len" {
+		t.Errorf("adapter = %s, hidden %v; want sandbox.echoer with Len hidden", a.Interface(), a.hidden)
+	}
+}
