@@ -1,0 +1,256 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cordiskit/cordiskit/sandbox"
+)
+
+// An activation is a start in flight: at most one per Plugin, keyed by its attempt. A
+// second start of the same attempt attaches to it; any other start is refused until it
+// settles. Stop and undefine cancel it and wait for it, so no half outlives them.
+type activation struct {
+	runID, pkg string
+	done       chan struct{}
+	cancel     func()
+	stopped    bool        // r.mu
+	res        startResult // written before done closes
+}
+
+// stop cancels the start. r.mu held.
+func (a *activation) stop() { a.stopped = true; a.cancel() }
+
+// wait waits until the start settled, bounded by ctx.
+func (a *activation) wait(ctx context.Context) error {
+	select {
+	case <-a.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the start of %s to unwind: %w (it is cancelled and cleans up after itself)", a.runID, context.Cause(ctx))
+	}
+}
+
+// startResult is how an activation ended: a live run, or a refusal.
+type startResult struct {
+	run         *liveRun
+	waitingFor  []string
+	startedHere bool
+	err         *Error
+}
+
+// activate makes run att of Package k the live run of Plugin p: it attaches to that run
+// when it is live or starting, otherwise retracts whatever runs (spec §6.4: an update
+// stops the old run before the new half is evaluated), starts the host half and installs
+// the run. token is the answer token of the page starting it ("" for the model), forRequest
+// the request it is started for. It commits nothing: the caller does.
+func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt, token, forRequest string) startResult {
+	if err := r.lock(); err != nil {
+		return startResult{err: err.(*Error)}
+	}
+	l := r.liveOf(p.ID)
+	if l.gone {
+		r.mu.Unlock()
+		return startResult{err: missing(p.ID)}
+	}
+	if a := l.start; a != nil {
+		r.mu.Unlock()
+		if a.runID != att.PluginRunID {
+			return startResult{err: inFlight(p.ID, a)}
+		}
+		if err := a.wait(ctx); err != nil {
+			return startResult{err: &Error{Reason: ReasonCancelled, Message: err.Error(), Err: err}}
+		}
+		res := a.res
+		res.startedHere = false
+		return res
+	}
+	if run := l.run; run != nil && run.id == att.PluginRunID {
+		r.mu.Unlock()
+		return startResult{run: run, waitingFor: waitingFor(run)}
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a := &activation{runID: att.PluginRunID, pkg: k.ID, done: make(chan struct{}), cancel: cancel}
+	l.start = a
+	old := l.run
+	l.run = nil
+	r.mu.Unlock()
+	defer close(a.done)
+
+	if old != nil {
+		r.stopRun(ctx, p.ID, old)
+	}
+	a.res = r.startHalf(actx, p, k, att, old)
+	if a.res.err == nil {
+		a.res.run.token, a.res.run.forRequest = token, forRequest
+	}
+	r.mu.Lock()
+	if a.res.err == nil && !a.stopped && !r.closed {
+		l.run = a.res.run
+		r.mu.Unlock()
+		DynamicPackage.Emit(r.ctx(), DynamicPackageEvent{PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, Name: k.Name})
+		r.mu.Lock()
+	} else if a.res.err == nil {
+		// Stopped (or the runner closed) while starting: the half never becomes live.
+		run := a.res.run
+		a.res = startResult{err: refuse(ReasonCancelled, "%s/%s (%s) was stopped while its host half was starting; nothing of it runs", p.ID, k.ID, att.PluginRunID)}
+		r.mu.Unlock()
+		if run.host != nil {
+			sctx, cancel := r.stopCtx()
+			_ = run.host.Stop(sctx)
+			cancel()
+		}
+		r.mu.Lock()
+	}
+	l.start = nil
+	r.tidy(p.ID)
+	r.mu.Unlock()
+	return a.res
+}
+
+// startHalf starts the host half of k, if it has one, and returns the new run.
+func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *Attempt, old *liveRun) startResult {
+	run := &liveRun{id: att.PluginRunID, pkg: k.ID, capability: secret(), reported: map[string]bool{}}
+	if !k.HasHost() {
+		return startResult{run: run, startedHere: true}
+	}
+	host, err := r.host.Start(ctx, r.group.Context(), HostSpec{PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, Code: k.Host})
+	if err != nil {
+		return startResult{err: hostFailure(p, k, att.PluginRunID, old, err)}
+	}
+	run.host = host
+	return startResult{run: run, waitingFor: waitingFor(run), startedHere: true}
+}
+
+// hostFailure teaches a failed host start, saying plainly when nothing runs any more.
+func hostFailure(p Plugin, k Package, runID string, old *liveRun, err error) *Error {
+	msg := fmt.Sprintf("the host half of %s/%s (%s) failed to start: %v.", p.ID, k.ID, runID, err)
+	if errors.Is(err, context.Canceled) {
+		msg = fmt.Sprintf("the start of %s/%s (%s) was cancelled: %v.", p.ID, k.ID, runID, err)
+	}
+	if old != nil {
+		msg += fmt.Sprintf(" Nothing of %s is running now: its previous run %s (%s) was stopped before the new half started.", p.ID, old.id, old.pkg)
+		if p.Current != "" && p.Current != k.ID {
+			msg += fmt.Sprintf(" Roll back with cordis_run {pluginId:%q, packageId:%q, mode:\"run\"}, or", p.ID, p.Current)
+		}
+	}
+	msg += fmt.Sprintf(" Fix the code, cordis_define a new Package on the same Plugin (plugin:{kind:\"existing\", pluginId:%q}) and cordis_run it.", p.ID)
+	e := &Error{Reason: ReasonHostHalfFailed, Message: msg, Err: err}
+	var js *sandbox.JSError
+	if errors.As(err, &js) {
+		e.Stack = js.Stack
+	}
+	return e
+}
+
+func inFlight(id string, a *activation) *Error {
+	return refuse(ReasonTransitionInFlight, "%s is already starting %s (%s); wait for that start to finish (cordis_inspect_self shows it), or cordis_stop %s to cancel it, then run again", id, a.pkg, a.runID, id)
+}
+
+// stopRun stops a detached run and announces its retraction. Never with r.mu held: the
+// half's disposers may call back into the Runner.
+func (r *Runner) stopRun(ctx context.Context, id string, run *liveRun) {
+	if run.host != nil {
+		if err := run.host.Stop(ctx); err != nil {
+			r.logger.Warn("cordis runner: stopping a run reported", "plugin", id, "run", run.id, "err", err)
+		}
+	}
+	DynamicRetract.Emit(r.ctx(), DynamicRetractEvent{PluginID: id, PackageID: run.pkg, PluginRunID: run.id})
+}
+
+// stopCtx bounds a stop the runner makes on its own.
+func (r *Runner) stopCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), r.opts.StopTimeout)
+}
+
+func waitingFor(run *liveRun) []string {
+	if run.host == nil {
+		return []string{}
+	}
+	return nonNil(run.host.WaitingFor())
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return slices.Clone(xs)
+}
+
+// newAttempt is a fresh attempt of k: each half pending if present, absent if not.
+func newAttempt(runID string, k Package, mode Mode) *Attempt {
+	half := func(present bool) Half {
+		if present {
+			return Half{Status: HalfPending, WaitingFor: []string{}}
+		}
+		return Half{Status: HalfAbsent, WaitingFor: []string{}}
+	}
+	return &Attempt{PluginRunID: runID, PackageID: k.ID, Mode: mode, Status: StatusStartingHost, Host: half(k.HasHost()), Client: half(k.HasClient())}
+}
+
+// updateAttempt applies c to Plugin id and, when its latest attempt is run runID, fn to
+// that attempt, as one Store change. r.mu held.
+func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, fn func(*Attempt)) (Plugin, error) {
+	p, err := r.store.Plugin(ctx, id)
+	if err != nil {
+		return p, err
+	}
+	if fn != nil && p.Latest != nil && p.Latest.PluginRunID == runID {
+		a := p.Latest.clone()
+		fn(a)
+		c.Attempt = a
+	}
+	if c == (Change{}) {
+		return p, nil
+	}
+	return r.store.Update(ctx, id, c)
+}
+
+// commit makes the live run's Package current (spec §6.4 Commit). r.mu held.
+func (r *Runner) commit(ctx context.Context, id string, run *liveRun) (Plugin, error) {
+	run.forRequest = ""
+	return r.updateAttempt(ctx, id, run.id, Change{Current: ptr(run.pkg), Next: ptr("")}, func(a *Attempt) {
+		a.Status = StatusRunning
+		if a.Host.Status == HalfWaiting || a.Client.Status == HalfWaiting {
+			a.Status = StatusWaiting
+		}
+		a.ApprovalRequestID, a.RequiresApproval, a.Error = "", false, nil
+	})
+}
+
+// hostStarted records a started host half on the attempt. r.mu held.
+func hostStarted(a *Attempt, res startResult) {
+	if a.Host.Status == HalfAbsent {
+		return
+	}
+	a.Host = Half{Status: HalfRunning, WaitingFor: nonNil(res.waitingFor)}
+	if len(res.waitingFor) > 0 {
+		a.Host.Status = HalfWaiting
+	}
+}
+
+// failAttempt marks the attempt failed with a diagnostic. r.mu held.
+func failAttempt(id string, phase Phase, e *Error) func(*Attempt) {
+	return func(a *Attempt) {
+		a.Status = StatusFailed
+		a.Error = &Diagnostic{Phase: phase, Message: e.Message, Stack: e.Stack, PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
+		switch phase {
+		case PhaseHostLoad, PhaseHostApply:
+			a.Host.Status, a.Host.Error = HalfFailed, e.Message
+		default:
+			a.Client.Status, a.Client.Error = HalfFailed, e.Message
+		}
+	}
+}
+
+// stackOf returns the JavaScript stack of a thrown value in err's chain, or "".
+func stackOf(err error) string {
+	var js *sandbox.JSError
+	if errors.As(err, &js) {
+		return js.Stack
+	}
+	return ""
+}

@@ -1,0 +1,117 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// DefineInput is what cordis_define passes: a target Plugin, the Package's name and
+// purpose, and its halves (the body of an async function each, returning a plugin).
+type DefineInput struct {
+	Plugin  PluginRef `json:"plugin"`
+	Name    string    `json:"name"`
+	Purpose string    `json:"purpose"`
+	Code    Code      `json:"code"`
+}
+
+// PluginRef names the Plugin a define adds to: a new one ({kind:"new", idPrefix}) or an
+// existing one of this session ({kind:"existing", pluginId}).
+type PluginRef struct {
+	Kind     string `json:"kind"`
+	IDPrefix string `json:"idPrefix,omitempty"`
+	PluginID string `json:"pluginId,omitempty"`
+}
+
+// Code holds a Package's halves; nil means the half is absent.
+type Code struct {
+	Host   *string `json:"host,omitempty"`
+	Client *string `json:"client,omitempty"`
+}
+
+// DefineOutput is the receipt of a define.
+type DefineOutput struct {
+	PluginID      string `json:"pluginId"`
+	PackageID     string `json:"packageId"`
+	Name          string `json:"name"`
+	Purpose       string `json:"purpose"`
+	HasHostHalf   bool   `json:"hasHostHalf"`
+	HasClientHalf bool   `json:"hasClientHalf"`
+}
+
+var prefixRE = regexp.MustCompile(`^[a-z]{3,6}$`)
+
+// Define records a new immutable Package, on a new Plugin or an existing one of the
+// calling session, and runs nothing: a running Plugin keeps running its old Package. The
+// first failing check refuses the define; nothing is recorded and no id is consumed.
+func (r *Runner) Define(ctx context.Context, in DefineInput) (DefineOutput, error) {
+	session, err := r.session(ctx)
+	if err != nil {
+		return DefineOutput{}, err
+	}
+	d, err := r.checkDefine(in)
+	if err != nil {
+		return DefineOutput{}, err
+	}
+	d.Session = session
+	if err := r.lock(); err != nil {
+		return DefineOutput{}, err
+	}
+	p, k, err := r.store.Define(ctx, d)
+	r.mu.Unlock()
+	if errors.Is(err, ErrNotFound) {
+		return DefineOutput{}, missing(in.Plugin.PluginID)
+	}
+	if err != nil {
+		return DefineOutput{}, err
+	}
+	return DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
+}
+
+// checkDefine runs define's checks in the order of spec §5.4 and returns the Definition.
+func (r *Runner) checkDefine(in DefineInput) (Definition, error) {
+	d := Definition{Name: strings.TrimSpace(in.Name), Purpose: strings.TrimSpace(in.Purpose)}
+	switch {
+	case d.Name == "":
+		return d, refuse(ReasonInvalid, `cordis_define needs a non-empty name: a short readable name for this Package, such as "Clock widget"`)
+	case d.Purpose == "":
+		return d, refuse(ReasonInvalid, "cordis_define needs a non-empty purpose: one sentence, for the user, saying what this Package does")
+	case len(d.Name) > r.opts.MaxNameBytes:
+		return d, refuse(ReasonInvalid, "cordis_define: name is %d bytes, more than %d; use a short label and put details in purpose", len(d.Name), r.opts.MaxNameBytes)
+	case len(d.Purpose) > r.opts.MaxPurposeBytes:
+		return d, refuse(ReasonInvalid, "cordis_define: purpose is %d bytes, more than %d; say in one sentence what the Package does for the user", len(d.Purpose), r.opts.MaxPurposeBytes)
+	case in.Code.Host == nil && in.Code.Client == nil:
+		return d, refuse(ReasonInvalid, "cordis_define needs code.host, code.client, or both: code.host runs in the host process, code.client in the user's browser page")
+	}
+	for _, h := range []struct {
+		name string
+		code *string
+		dst  *string
+	}{{"code.host", in.Code.Host, &d.Host}, {"code.client", in.Code.Client, &d.Client}} {
+		if h.code == nil {
+			continue
+		}
+		if strings.TrimSpace(*h.code) == "" {
+			return d, refuse(ReasonInvalid, "cordis_define: %s is blank; omit it for a Package without that half, or give the body of an async function that returns a plugin, such as: return (ctx) => { … }", h.name)
+		}
+		if c, ok := r.host.(CodeChecker); ok {
+			if err := c.Check(h.name, *h.code); err != nil {
+				return d, &Error{Reason: ReasonInvalid, Message: "cordis_define: " + err.Error(), Err: err}
+			}
+		}
+		*h.dst = *h.code
+	}
+	switch in.Plugin.Kind {
+	case "new":
+		d.Prefix = strings.TrimSpace(in.Plugin.IDPrefix)
+		if !prefixRE.MatchString(d.Prefix) {
+			return d, refuse(ReasonInvalid, `cordis_define: plugin.idPrefix must be 3–6 lowercase English letters, such as "clock" (the Plugin's id becomes clock-N); got %q`, in.Plugin.IDPrefix)
+		}
+	case "existing":
+		d.PluginID = in.Plugin.PluginID
+	default:
+		return d, refuse(ReasonInvalid, `cordis_define: plugin.kind must be "new" (with idPrefix) or "existing" (with pluginId); got %q`, in.Plugin.Kind)
+	}
+	return d, nil
+}

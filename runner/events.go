@@ -1,0 +1,120 @@
+package runner
+
+import "github.com/cordiskit/cordiskit/kit"
+
+// RequestRun announces a model-driven run of a gated Package (one with a client half, or
+// any Package when Options.ApproveHostHalves is set) to the pages: each shows an approval
+// affordance, or starts the run at once when no approval is needed. Pages answer through
+// the Runner's page verbs; the Ticket authorises starting or declining this request.
+var RequestRun = kit.NewEvent[RequestRunEvent]("cordis/request-run")
+
+// RequestRunEvent is the payload of RequestRun.
+type RequestRunEvent struct {
+	RequestID        string // "approval-3"
+	Ticket           string // unguessable; pass it back to runHostHalf or a decline
+	AgentID          string // the owning session
+	PluginID         string
+	PackageID        string
+	Mode             Mode
+	Name             string
+	Purpose          string
+	RequiresApproval bool
+	HasClientHalf    bool
+}
+
+// RequestRunResolved reports that a pending run request ended, and how: approved or
+// completed (it runs), rejected (the user declined), failed, cancelled (stop or undefine)
+// or expired (nobody answered before the deadline).
+var RequestRunResolved = kit.NewEvent[RequestRunResolvedEvent]("cordis/request-run-resolved")
+
+// RequestRunResolvedEvent is the payload of RequestRunResolved.
+type RequestRunResolvedEvent struct {
+	RequestID string
+	PluginID  string
+	Outcome   Outcome
+}
+
+// Outcome is how a run request ended. It says what happened: a failure is never reported
+// as completed.
+type Outcome string
+
+// Outcomes of a run request.
+const (
+	OutcomeApproved  Outcome = "approved"  // approved by a person, and it runs
+	OutcomeCompleted Outcome = "completed" // needed no approval, and it runs
+	OutcomeRejected  Outcome = "rejected"  // a person declined
+	OutcomeFailed    Outcome = "failed"    // a half failed to start
+	OutcomeCancelled Outcome = "cancelled" // stop or undefine cancelled it
+	OutcomeExpired   Outcome = "expired"   // nobody answered before the deadline
+)
+
+// DynamicPackage reports that a new physical run is live in the host: its host half
+// started (or, for a client-only Package, at once), before any page loaded its client
+// half. Attaching to a live run does not fire it.
+var DynamicPackage = kit.NewEvent[DynamicPackageEvent]("cordis/dynamic-package")
+
+// DynamicPackageEvent is the payload of DynamicPackage.
+type DynamicPackageEvent struct {
+	PluginID    string
+	PackageID   string
+	PluginRunID string
+	Name        string
+}
+
+// DynamicRetract reports that a run was torn down (stop, undefine, a replacing run, a
+// failure of the page that started it, an expired client wait): pages running exactly
+// that run unload its client half. It does not fire when the whole runner is disposed.
+var DynamicRetract = kit.NewEvent[DynamicRetractEvent]("cordis/dynamic-retract")
+
+// DynamicRetractEvent is the payload of DynamicRetract.
+type DynamicRetractEvent struct {
+	PluginID    string
+	PackageID   string
+	PluginRunID string
+}
+
+// InspectQuery asks the pages to answer a client inspect query (cordis_inspect_query on
+// the client platform).
+var InspectQuery = kit.NewEvent[InspectQueryEvent]("cordis/inspect-query")
+
+// InspectQueryEvent is the payload of InspectQuery. Input is JSON ("" when absent).
+type InspectQueryEvent struct {
+	RequestID string // "inspect-4"
+	AgentID   string
+	Provider  string
+	Method    string
+	Input     string
+}
+
+// InspectQueryResolved reports that a client inspect query was settled (answered, failed,
+// cancelled or expired); pages drop it.
+var InspectQueryResolved = kit.NewEvent[InspectQueryResolvedEvent]("cordis/inspect-query-resolved")
+
+// InspectQueryResolvedEvent is the payload of InspectQueryResolved.
+type InspectQueryResolvedEvent struct {
+	RequestID string
+}
+
+// ModelMessage carries a message from the runner to the model of the session that owns a
+// Plugin (spec §10): an outcome that arrives after cordis_run returned, a runtime failure,
+// or what a person did in the panel. An agent loop consumes it; a steer wakes an idle
+// session, an inject is context for its next step. Messages for a session that is not
+// connected are kept (Runner.Connect, Runner.Messages) and delivered when it connects.
+var ModelMessage = kit.NewEvent[ModelMessageEvent]("cordis/model-message")
+
+// ModelMessageEvent is the payload of ModelMessage.
+type ModelMessageEvent struct {
+	Session  string
+	Kind     MessageKind
+	PluginID string
+	Text     string
+}
+
+// MessageKind is how a message reaches the model.
+type MessageKind string
+
+// Message kinds.
+const (
+	Steer  MessageKind = "steer"  // submitted for the nearest step; wakes an idle session
+	Inject MessageKind = "inject" // queued for the next step; does not wake
+)

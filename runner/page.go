@@ -1,0 +1,268 @@
+package runner
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+)
+
+// The page-facing verbs (spec §14.1). Their argument structs carry the wire's argument
+// names as JSON tags, so the panel decodes a POST body straight into them. Pages are
+// anonymous; what authorises them is what only a page that took part holds: the ticket of
+// a cordis/request-run event (to start or decline that request), the token runHostHalf
+// returned to the page that started a run (to settle it), and the run capability (to
+// invoke handlers and report on the run).
+
+// RunHostHalfArgs are the arguments of runHostHalf.
+type RunHostHalfArgs struct {
+	AgentID               string `json:"agentId"`
+	PluginID              string `json:"pluginId"`
+	PackageID             string `json:"packageId"`
+	Mode                  Mode   `json:"mode"`
+	RequestID             string `json:"requestId,omitempty"` // "" (wire null): a direct gesture in the panel
+	ApproveFutureVersions bool   `json:"approveFutureVersions"`
+	Ticket                string `json:"ticket,omitempty"` // the request's ticket, from cordis/request-run
+}
+
+// HostHalfResult is the answer of runHostHalf. Token is set only for the page that
+// started the run (StartedHere); a page that attached gets the capability but cannot
+// settle the run.
+type HostHalfResult struct {
+	OK          bool     `json:"ok"`
+	PluginID    string   `json:"pluginId,omitempty"`
+	PackageID   string   `json:"packageId,omitempty"`
+	PluginRunID string   `json:"pluginRunId,omitempty"`
+	WaitingFor  []string `json:"waitingFor,omitempty"`
+	StartedHere bool     `json:"startedHere"`
+	Token       string   `json:"token,omitempty"`
+	Capability  string   `json:"capability,omitempty"`
+	Reason      Reason   `json:"reason,omitempty"`
+	Message     string   `json:"message,omitempty"`
+	Stack       string   `json:"stack,omitempty"`
+}
+
+func hostHalfFailed(err error) HostHalfResult {
+	res := HostHalfResult{Reason: ReasonOf(err), Message: err.Error()}
+	if e, ok := err.(*Error); ok {
+		res.Stack = e.Stack
+	}
+	return res
+}
+
+// RunHostHalf starts (or attaches to) the host half of a run for a page: for a pending
+// request (approving it when it needs approval) or as a direct gesture in the panel.
+func (r *Runner) RunHostHalf(ctx context.Context, a RunHostHalfArgs) HostHalfResult {
+	p, k, err := r.plan(ctx, a.AgentID, a.PluginID, a.PackageID, a.Mode)
+	if err != nil {
+		return hostHalfFailed(err)
+	}
+	if a.RequestID != "" {
+		return r.runForRequest(ctx, p, k, a)
+	}
+	return r.runDirect(ctx, p, k)
+}
+
+// runForRequest is runHostHalf for request a.RequestID.
+func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHostHalfArgs) HostHalfResult {
+	if err := r.lock(); err != nil {
+		return hostHalfFailed(err)
+	}
+	l := r.liveOf(p.ID)
+	q := l.req
+	switch {
+	case q == nil || q.id != a.RequestID || q.pkg != k.ID || q.mode != a.Mode:
+		r.tidy(p.ID)
+		r.mu.Unlock()
+		return hostHalfFailed(refuse(ReasonNotAuthorised, "request %s does not authorise %s/%s in mode %q: it was answered, cancelled or expired, or names another Package; reload the panel", a.RequestID, p.ID, k.ID, a.Mode))
+	case subtle.ConstantTimeCompare([]byte(a.Ticket), []byte(q.ticket)) != 1:
+		r.mu.Unlock()
+		return hostHalfFailed(refuse(ReasonNotAuthorised, "runHostHalf: the ticket does not match request %s; pass the ticket of its cordis/request-run event", q.id))
+	case p.Latest == nil || p.Latest.PluginRunID != q.runID:
+		r.mu.Unlock()
+		return hostHalfFailed(refuse(ReasonNotAuthorised, "request %s no longer identifies the latest run of %s", q.id, p.ID))
+	}
+	att := p.Latest.clone()
+	if q.started {
+		// Another page started it: attach (spec §8.4 race B: never a spurious failure).
+		r.mu.Unlock()
+		return attached(p, k, r.activate(ctx, p, k, att, "", q.id))
+	}
+	q.started, q.token = true, secret()
+	c := Change{}
+	if q.requiresApproval {
+		c.Grant = k.ID
+		if a.ApproveFutureVersions {
+			c.Future = ptr(true)
+		}
+	}
+	att.Status = StatusStartingHost
+	c.Attempt = att
+	if _, err := r.store.Update(ctx, p.ID, c); err != nil {
+		q.started, q.token = false, ""
+		r.mu.Unlock()
+		return hostHalfFailed(err)
+	}
+	r.arm(q, r.opts.ClientTimeout)
+	r.mu.Unlock()
+	return r.afterRequestStart(ctx, p, k, q, r.activate(ctx, p, k, att, q.token, q.id))
+}
+
+// afterRequestStart records the start of q's host half and answers the page.
+func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *request, res startResult) HostHalfResult {
+	var ob outbox
+	defer ob.flush()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.liveOf(p.ID)
+	if res.err != nil {
+		if r.claim(q) {
+			_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, failAttempt(p.ID, PhaseHostLoad, res.err))
+			r.resolved(&ob, q, OutcomeFailed)
+			r.steer(&ob, q.session, p.ID, requestFailedText(q, p, ReasonHostHalfFailed, res.err.Message, res.err.Stack))
+		}
+		r.tidy(p.ID)
+		return hostHalfFailed(res.err)
+	}
+	if l.req != q || l.run != res.run {
+		// Cancelled or expired while starting: whoever ended it retracts the run.
+		return hostHalfFailed(refuse(ReasonCancelled, "request %s ended while its host half was starting (stopped, removed or expired); nothing of it runs", q.id))
+	}
+	_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, func(a *Attempt) {
+		hostStarted(a, res)
+		if a.Client.Status != HalfAbsent {
+			a.Status = StatusClientPending
+		}
+	})
+	ok := HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: q.runID, WaitingFor: nonNil(res.waitingFor),
+		StartedHere: true, Token: q.token, Capability: res.run.capability}
+	if !k.HasClient() {
+		// A gated host-only Package: the page's approval was all it waited for.
+		r.claim(q)
+		if cur, err := r.commit(ctx, p.ID, res.run); err == nil {
+			r.resolved(&ob, q, approvedOutcome(q))
+			r.steer(&ob, q.session, p.ID, requestDoneText(q, cur))
+		}
+	}
+	return ok
+}
+
+// attached answers a page that joined a run another page started.
+func attached(p Plugin, k Package, res startResult) HostHalfResult {
+	if res.err != nil {
+		return hostHalfFailed(res.err)
+	}
+	return HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: res.run.id, WaitingFor: nonNil(res.waitingFor), Capability: res.run.capability}
+}
+
+// runDirect is runHostHalf for a direct gesture: the person ran the Package from the panel,
+// which grants it.
+func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfResult {
+	if err := r.lock(); err != nil {
+		return hostHalfFailed(err)
+	}
+	l := r.liveOf(p.ID)
+	if l.req != nil {
+		q := l.req
+		r.mu.Unlock()
+		if q.id != "" {
+			return hostHalfFailed(refuse(ReasonTransitionInFlight, "%s has a pending run request %s; approve or decline it instead of starting the Plugin directly", p.ID, q.id))
+		}
+		return hostHalfFailed(pendingRefusal(p.ID, q))
+	}
+	if a := l.start; a != nil {
+		r.mu.Unlock()
+		if a.pkg != k.ID {
+			return hostHalfFailed(inFlight(p.ID, a))
+		}
+		return attached(p, k, r.activate(ctx, p, k, &Attempt{PluginRunID: a.runID, PackageID: k.ID}, "", ""))
+	}
+	if run := l.run; run != nil && run.pkg == k.ID && p.Latest != nil && p.Latest.PluginRunID == run.id {
+		r.mu.Unlock()
+		return HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: run.id, WaitingFor: waitingFor(run), Capability: run.capability}
+	}
+	runID, err := r.store.Mint(ctx, CounterRun)
+	if err != nil {
+		r.tidy(p.ID)
+		r.mu.Unlock()
+		return hostHalfFailed(err)
+	}
+	att := newAttempt(runID, k, ModeRun)
+	if p.Current != "" && p.Current != k.ID {
+		att.Mode = ModeUpdate
+	}
+	if _, err := r.store.Update(ctx, p.ID, Change{Attempt: att, Next: ptr(k.ID), Grant: k.ID}); err != nil {
+		r.tidy(p.ID)
+		r.mu.Unlock()
+		return hostHalfFailed(err)
+	}
+	token := secret()
+	var q *request
+	if k.HasClient() {
+		// The page's wait for its client half has a deadline too.
+		q = &request{ticket: secret(), pluginID: p.ID, session: p.Session, runID: runID, pkg: k.ID, mode: att.Mode, hasClient: true, started: true, token: token}
+		l.req = q
+		r.arm(q, r.opts.ClientTimeout)
+	}
+	r.mu.Unlock()
+	res := r.activate(ctx, p, k, att, token, "")
+	return r.afterDirectStart(ctx, p, k, att, q, token, res)
+}
+
+// afterDirectStart records a direct start and answers the page.
+func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att *Attempt, q *request, token string, res startResult) HostHalfResult {
+	var ob outbox
+	defer ob.flush()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.liveOf(p.ID)
+	if q != nil && !r.claim(q) && res.err == nil {
+		return hostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
+	}
+	if res.err != nil {
+		_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, failAttempt(p.ID, PhaseHostLoad, res.err))
+		r.tidy(p.ID)
+		r.inject(&ob, p, fmt.Sprintf("The user ran %s/%s (%s) from the Cordis panel, and its host half failed: %s", p.ID, k.ID, att.PluginRunID, res.err.Message))
+		return hostHalfFailed(res.err)
+	}
+	if l.run != res.run {
+		return hostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
+	}
+	_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *Attempt) {
+		hostStarted(a, res)
+		if a.Client.Status != HalfAbsent {
+			a.Status = StatusClientPending
+		}
+	})
+	if q != nil {
+		l.req = q // the page's wait for its client half goes on
+		r.arm(q, r.opts.ClientTimeout)
+	} else if cur, err := r.commit(ctx, p.ID, res.run); err == nil {
+		r.inject(&ob, p, fmt.Sprintf("The user ran %s/%s (%s) from the Cordis panel; it is running. currentPackageId is %s.", p.ID, k.ID, att.PluginRunID, cur.Current))
+	}
+	return HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, WaitingFor: nonNil(res.waitingFor), StartedHere: true, Token: token, Capability: res.run.capability}
+}
+
+// inject queues an inject message to p's owner.
+func (r *Runner) inject(ob *outbox, p Plugin, text string) {
+	ob.add(func() { r.message(p.Session, Inject, p.ID, text) })
+}
+
+func approvedOutcome(q *request) Outcome {
+	if q.requiresApproval {
+		return OutcomeApproved
+	}
+	return OutcomeCompleted
+}
+
+func requestDoneText(q *request, p Plugin) string {
+	return fmt.Sprintf("Cordis %s of %s/%s (%s) completed; currentPackageId is %s. Continue using it.", q.mode, q.pluginID, q.pkg, q.runID, orNone(p.Current))
+}
+
+func requestFailedText(q *request, p Plugin, reason Reason, msg, stack string) string {
+	t := fmt.Sprintf("Cordis %s of %s/%s (%s) failed after cordis_run returned: %s: %s", q.mode, q.pluginID, q.pkg, q.runID, reason, msg)
+	if stack != "" {
+		t += "\n" + stack
+	}
+	return t + fmt.Sprintf("\ncurrentPackageId is %s, nextPackageId is %s. Inspect it with cordis_inspect_self {pluginId:%q, packageId:%q}, fix the same Plugin with cordis_define plugin:{kind:\"existing\", pluginId:%q}, and cordis_run again.",
+		orNone(p.Current), orNone(q.pkg), q.pluginID, q.pkg, q.pluginID)
+}

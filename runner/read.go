@@ -1,0 +1,281 @@
+package runner
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+)
+
+// ReportArgs identify the live run a page reports on; Capability is the run's (from
+// getClientCode), so only a page that loaded the run can report on it.
+type ReportArgs struct {
+	AgentID     string `json:"agentId"`
+	PluginID    string `json:"pluginId"`
+	PluginRunID string `json:"pluginRunId"`
+	Capability  string `json:"capability"`
+}
+
+// liveFor returns the live run a report names, if the report may speak for it.
+func (r *Runner) liveFor(ctx context.Context, a ReportArgs) (*liveRun, Plugin, bool) {
+	p, err := r.owned(ctx, a.AgentID, a.PluginID)
+	if err != nil {
+		return nil, p, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.live[a.PluginID]
+	if l == nil || l.run == nil || l.run.id != a.PluginRunID || subtle.ConstantTimeCompare([]byte(a.Capability), []byte(l.run.capability)) != 1 {
+		return nil, p, false
+	}
+	return l.run, p, true
+}
+
+// ReportRenderFailure records that the client half of a live run crashed while rendering
+// (spec §6.10). The run stays live and its status stays what it is: the failure is kept
+// beside it (Attempt.RenderFailure), so later runtime failures are still reported. The
+// first report of a run steers the owner. Reports that do not name the live run with its
+// capability are dropped.
+func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f RenderFailure) {
+	run, p, ok := r.liveFor(ctx, a)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	_, _ = r.updateAttempt(ctx, p.ID, run.id, Change{}, func(at *Attempt) { at.RenderFailure = &f })
+	r.mu.Unlock()
+	held := "held its slot"
+	if f.Abdicated {
+		held = "abdicated its slot"
+	}
+	r.runtimeFailure(ctx, p.ID, run, "render", fmt.Sprintf("The client UI of %s (%s) failed while rendering slot %s and %s: %s%s\nFix it with a new Package (cordis_define on %s) and cordis_run mode \"update\".",
+		p.ID, run.id, f.Slot, held, f.Message, withStack(f.Stack), p.ID))
+}
+
+// ReportClientGuardFailure reports that the client guard refused runtime code of a live run
+// after it started; the owner is steered once per message.
+func (r *Runner) ReportClientGuardFailure(ctx context.Context, a ReportArgs, message, stack string) {
+	run, p, ok := r.liveFor(ctx, a)
+	if !ok {
+		return
+	}
+	r.runtimeFailure(ctx, p.ID, run, "client-guard", fmt.Sprintf("The client guard of %s (%s) rejected runtime code: %s%s\nThe Plugin remains running. Define a fix with cordis_define on %s and cordis_run it with mode \"update\".",
+		p.ID, run.id, message, withStack(stack), p.ID))
+}
+
+// PackageRow describes a Package without its source.
+type PackageRow struct {
+	PackageID     string `json:"packageId"`
+	Name          string `json:"name"`
+	Purpose       string `json:"purpose"`
+	HasHostHalf   bool   `json:"hasHostHalf"`
+	HasClientHalf bool   `json:"hasClientHalf"`
+}
+
+// ActiveRun names the live run.
+type ActiveRun struct {
+	PluginRunID string `json:"pluginRunId"`
+	PackageID   string `json:"packageId"`
+}
+
+// InventoryRow is one Plugin as the panel lists it: no source code.
+type InventoryRow struct {
+	PluginID         string       `json:"pluginId"`
+	AgentID          string       `json:"agentId"`
+	Packages         []PackageRow `json:"packages"`
+	CurrentPackageID string       `json:"currentPackageId,omitempty"`
+	NextPackageID    string       `json:"nextPackageId,omitempty"`
+	Grants           Grants       `json:"grants"`
+	ActiveRun        *ActiveRun   `json:"activeRun,omitempty"`
+	LatestRun        *Attempt     `json:"latestRun,omitempty"`
+}
+
+// Inventory lists every Plugin of every session in creation order, for the panel.
+func (r *Runner) Inventory(ctx context.Context) ([]InventoryRow, error) {
+	ps, err := r.store.Plugins(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]InventoryRow, 0, len(ps))
+	for _, p := range ps {
+		rows = append(rows, InventoryRow{PluginID: p.ID, AgentID: p.Session, Packages: packageRows(p), CurrentPackageID: p.Current,
+			NextPackageID: p.Next, Grants: p.Grants, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest})
+	}
+	return rows, nil
+}
+
+func packageRows(p Plugin) []PackageRow {
+	rows := make([]PackageRow, 0, len(p.Packages))
+	for _, k := range p.Packages {
+		rows = append(rows, PackageRow{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()})
+	}
+	return rows
+}
+
+// activeRun returns the live run of Plugin id, or nil.
+func (r *Runner) activeRun(id string) *ActiveRun {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.live[id]; l != nil && l.run != nil {
+		return &ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+	}
+	return nil
+}
+
+// Summary is one Plugin of the calling session as cordis_inspect_self lists it.
+type Summary struct {
+	PluginID         string       `json:"pluginId"`
+	Name             string       `json:"name"`
+	PackageCount     int          `json:"packageCount"`
+	State            string       `json:"state"`
+	CurrentPackageID string       `json:"currentPackageId,omitempty"`
+	NextPackageID    string       `json:"nextPackageId,omitempty"`
+	ActiveRun        *ActiveRun   `json:"activeRun,omitempty"`
+	PendingApproval  *RunInput    `json:"pendingApproval,omitempty"`
+	LatestRun        *Attempt     `json:"latestRun,omitempty"`
+	Packages         []PackageRow `json:"packages,omitempty"`
+}
+
+// ListPlugins lists the calling session's Plugins in creation order, each with its latest
+// run and diagnostics.
+func (r *Runner) ListPlugins(ctx context.Context) ([]Summary, error) {
+	session, err := r.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := r.store.Plugins(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, r.summary(p))
+	}
+	return out, nil
+}
+
+// InspectPlugin describes one Plugin of the calling session with its Packages (no source).
+func (r *Runner) InspectPlugin(ctx context.Context, pluginID string) (Summary, error) {
+	session, err := r.session(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	p, err := r.owned(ctx, session, pluginID)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := r.summary(p)
+	s.Packages = packageRows(p)
+	return s, nil
+}
+
+// PackageView is one Package of the calling session with its source and runtime state.
+type PackageView struct {
+	Plugin    Summary   `json:"plugin"`
+	PackageID string    `json:"packageId"`
+	Name      string    `json:"name"`
+	Purpose   string    `json:"purpose"`
+	Code      Code      `json:"code"`
+	Host      HostState `json:"host"`
+	Client    Half      `json:"client"`
+}
+
+// InspectPackage describes one Package with its source, and its halves' state: live when
+// it is the running Package, else from the latest attempt of this Package.
+func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string) (PackageView, error) {
+	session, err := r.session(ctx)
+	if err != nil {
+		return PackageView{}, err
+	}
+	p, err := r.owned(ctx, session, pluginID)
+	if err != nil {
+		return PackageView{}, err
+	}
+	k, ok := p.Package(packageID)
+	if !ok {
+		return PackageView{}, refuse(ReasonPackageMissing, "package %q does not exist on plugin %s; cordis_inspect_self {pluginId:%q} lists its packages", packageID, p.ID, p.ID)
+	}
+	v := PackageView{Plugin: r.summary(p), PackageID: k.ID, Name: k.Name, Purpose: k.Purpose,
+		Host: HostState{Status: HalfAbsent, Provides: []string{}, WaitingFor: []string{}}, Client: Half{Status: HalfAbsent, WaitingFor: []string{}}}
+	if k.HasHost() {
+		v.Code.Host, v.Host.Status = ptr(k.Host), HalfStopped
+	}
+	if k.HasClient() {
+		v.Code.Client, v.Client.Status = ptr(k.Client), HalfStopped
+	}
+	if a := p.Latest; a != nil && a.PackageID == k.ID {
+		v.Host.Status, v.Host.WaitingFor, v.Host.Error, v.Client = a.Host.Status, nonNil(a.Host.WaitingFor), a.Host.Error, a.Client
+	}
+	r.mu.Lock()
+	var run *liveRun
+	if l := r.live[p.ID]; l != nil && l.run != nil && l.run.pkg == k.ID {
+		run = l.run
+	}
+	r.mu.Unlock()
+	if run != nil && run.host != nil {
+		v.Host = hostState(ctx, run)
+	}
+	return v, nil
+}
+
+// summary derives a Plugin's summary; rejected, cancelled and expired stay distinct.
+func (r *Runner) summary(p Plugin) Summary {
+	s := Summary{PluginID: p.ID, Name: p.reference().Name, PackageCount: len(p.Packages), CurrentPackageID: p.Current,
+		NextPackageID: p.Next, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest}
+	a := p.Latest
+	switch {
+	case a == nil || a.Status == StatusStopped:
+		switch {
+		case s.ActiveRun != nil:
+			s.State = "running"
+		case p.Current != "":
+			s.State = "stopped"
+		default:
+			s.State = "defined"
+		}
+	case a.Status == StatusStartingHost || a.Status == StatusClientPending:
+		s.State = "client-pending"
+		if !p.hasClient(a.PackageID) {
+			s.State = "starting"
+		}
+	default:
+		s.State = string(a.Status)
+	}
+	if a != nil && a.Status == StatusAwaitingApproval {
+		s.PendingApproval = &RunInput{PluginID: p.ID, PackageID: a.PackageID, Mode: a.Mode}
+	}
+	return s
+}
+
+func (p *Plugin) hasClient(id string) bool {
+	k, ok := p.Package(id)
+	return ok && k.HasClient()
+}
+
+// Reference is what an @pluginId mention in user text resolves to: the Plugin's
+// reference Package (next, else current, else the last defined), pointers and latest run,
+// never source.
+type Reference struct {
+	PluginID         string     `json:"pluginId"`
+	PackageID        string     `json:"packageId"`
+	Name             string     `json:"name"`
+	Purpose          string     `json:"purpose"`
+	CurrentPackageID string     `json:"currentPackageId,omitempty"`
+	NextPackageID    string     `json:"nextPackageId,omitempty"`
+	ActiveRun        *ActiveRun `json:"activeRun,omitempty"`
+	LatestRun        *Attempt   `json:"latestRun,omitempty"`
+}
+
+// Reference resolves a Plugin of the calling session; ok is false when it is not one.
+func (r *Runner) Reference(ctx context.Context, pluginID string) (Reference, bool) {
+	session, err := r.session(ctx)
+	if err != nil {
+		return Reference{}, false
+	}
+	p, err := r.owned(ctx, session, pluginID)
+	if err != nil || len(p.Packages) == 0 {
+		return Reference{}, false
+	}
+	k := p.reference()
+	return Reference{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, CurrentPackageID: p.Current,
+		NextPackageID: p.Next, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest}, true
+}

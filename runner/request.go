@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// A request is a pending run request (approval-N): a model's run of a gated Package,
+// waiting for a page (and possibly a person). At most one per Plugin. Its ticket, sent
+// only in the cordis/request-run event, authorises starting or declining it; once a page
+// starts it, only that page's token settles it.
+type request struct {
+	id, ticket       string
+	pluginID         string
+	session          string
+	runID, pkg       string
+	mode             Mode
+	requiresApproval bool
+	hasClient        bool
+
+	started bool   // a page called runHostHalf for it
+	token   string // that page's answer token
+	timer   *time.Timer
+	waited  time.Duration // the bound the timer enforces
+}
+
+// arm (re)starts the request's deadline. r.mu held.
+func (r *Runner) arm(q *request, d time.Duration) {
+	q.stopTimer(r)
+	q.waited = d
+	r.timers.Add(1)
+	q.timer = time.AfterFunc(d, func() {
+		defer r.timers.Done()
+		r.expire(q)
+	})
+}
+
+// stopTimer stops the deadline. A callback already running finishes on its own (and finds
+// the request settled). r.mu held.
+func (q *request) stopTimer(r *Runner) {
+	if q.timer != nil && q.timer.Stop() {
+		r.timers.Done()
+	}
+	q.timer = nil
+}
+
+// claim removes q as Plugin id's pending request if it still is: the primitive that lets
+// exactly one answer settle it. r.mu held.
+func (r *Runner) claim(q *request) bool {
+	l := r.live[q.pluginID]
+	if r.closed || l == nil || l.req != q {
+		return false
+	}
+	l.req = nil
+	q.stopTimer(r)
+	return true
+}
+
+// resolved queues the cordis/request-run-resolved event of q.
+func (r *Runner) resolved(ob *outbox, q *request, o Outcome) {
+	ob.add(func() {
+		RequestRunResolved.Emit(r.ctx(), RequestRunResolvedEvent{RequestID: q.id, PluginID: q.pluginID, Outcome: o})
+	})
+}
+
+// steer queues a steer message to q's session.
+func (r *Runner) steer(ob *outbox, session, pluginID, text string) {
+	ob.add(func() { r.message(session, Steer, pluginID, text) })
+}
+
+// expire ends a request nobody settled in time: before a page started it (no page, or
+// nobody approved) or after (the page that started it never reported its client half).
+func (r *Runner) expire(q *request) {
+	var ob outbox
+	defer ob.flush()
+	r.mu.Lock()
+	if !r.claim(q) {
+		r.mu.Unlock()
+		return
+	}
+	ctx := context.Background()
+	l := r.live[q.pluginID]
+	var stale *liveRun
+	if l.start != nil && l.start.runID == q.runID {
+		l.start.stop() // it will not install the run
+	}
+	if l.run != nil && l.run.id == q.runID {
+		stale, l.run = l.run, nil
+	}
+	var text string
+	if !q.started {
+		text = fmt.Sprintf("nobody started it within %s: no page of the Cordis panel is open, or the user did not answer. Nothing was started", q.waited)
+	} else {
+		text = fmt.Sprintf("the page that started it did not report its client half within %s; the run was stopped", q.waited)
+	}
+	p, err := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *Attempt) {
+		a.Status = StatusExpired
+		a.Error = &Diagnostic{Phase: PhaseApproval, Message: "run request " + q.id + " expired: " + text, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
+		if a.Client.Status == HalfPending {
+			a.Client.Status = HalfStopped
+		}
+		if stale != nil && a.Host.Status != HalfAbsent {
+			a.Host.Status = HalfStopped
+		}
+	})
+	r.tidy(q.pluginID)
+	r.mu.Unlock()
+	if stale != nil {
+		sctx, cancel := r.stopCtx()
+		r.stopRun(sctx, q.pluginID, stale)
+		cancel()
+	}
+	r.resolved(&ob, q, OutcomeExpired)
+	if err == nil {
+		r.steer(&ob, q.session, q.pluginID, fmt.Sprintf("Cordis %s request %s for %s/%s (%s) expired: %s. currentPackageId is %s. Ask the user to open the Cordis panel, then call cordis_run again.",
+			q.mode, q.id, q.pluginID, q.pkg, q.runID, text, orNone(p.Current)))
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,273 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
+)
+
+// Default bounds of Options.
+const (
+	DefaultApprovalTimeout   = 10 * time.Minute
+	DefaultClientTimeout     = 2 * time.Minute
+	DefaultStopTimeout       = 30 * time.Second
+	DefaultMaxQueuedMessages = 100
+	DefaultMaxNameBytes      = 200
+	DefaultMaxPurposeBytes   = 2000
+)
+
+// Options configures a Runner. A nil *Options means defaults: an in-memory Store and a
+// sandbox host with no façade.
+type Options struct {
+	// Store keeps the definition registry; nil means NewMemoryStore().
+	Store Store
+	// Host starts host halves; nil means a SandboxHost built from Facade, Timeouts, Limits
+	// and Logger, owned (and closed) by the Runner.
+	Host HostStarter
+	// Facade, Timeouts and Limits configure the sandbox host when Host is nil.
+	Facade   *sandbox.Facade
+	Timeouts *sandbox.Timeouts
+	Limits   *sandbox.Limits
+	// Logger receives console output of host halves and background failures; nil means
+	// the kit runtime's.
+	Logger *slog.Logger
+
+	// ApproveHostHalves gates host halves like client halves: a model's run of a Package
+	// that is not granted waits for a person's approval in the panel, host-only or not.
+	ApproveHostHalves bool
+	// ApprovalTimeout bounds how long a run request waits for a person (or, when it needs
+	// no approval, for a page) to start it; the request then expires and the model is
+	// told. Default 10 minutes.
+	ApprovalTimeout time.Duration
+	// ClientTimeout bounds how long the page that started a run may take to report its
+	// client half; past it the run is retracted and the request expires. Default 2 minutes.
+	ClientTimeout time.Duration
+	// StopTimeout bounds a stop the runner makes on its own (an expired request, a
+	// replaced run): the wait for the half's disposers. Default 30 seconds.
+	StopTimeout time.Duration
+	// MaxQueuedMessages bounds the model messages kept for one session that is not
+	// connected; older ones are dropped (and counted). Default 100.
+	MaxQueuedMessages int
+	// MaxNameBytes and MaxPurposeBytes bound a Package's name and purpose. Defaults 200
+	// and 2000.
+	MaxNameBytes, MaxPurposeBytes int
+}
+
+func (o *Options) withDefaults() Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.ApprovalTimeout, DefaultApprovalTimeout)
+	def(&c.ClientTimeout, DefaultClientTimeout)
+	def(&c.StopTimeout, DefaultStopTimeout)
+	for _, f := range []struct {
+		p *int
+		v int
+	}{{&c.MaxQueuedMessages, DefaultMaxQueuedMessages}, {&c.MaxNameBytes, DefaultMaxNameBytes}, {&c.MaxPurposeBytes, DefaultMaxPurposeBytes}} {
+		if *f.p <= 0 {
+			*f.p = f.v
+		}
+	}
+	return c
+}
+
+// A Runner is the dynamic-plugin runner: the definition registry behind a Store, the live
+// runs of host halves under its "cordis-runs" group fiber, pending run requests with their
+// deadlines, and the verbs a model (through tools) and a page (through the panel) call.
+type Runner struct {
+	opts    Options
+	store   Store
+	host    HostStarter
+	ownHost *SandboxHost
+	fiber   *kit.Fiber // "cordis-runner"
+	group   *kit.Fiber // "cordis-runs": every host half is a child
+	logger  *slog.Logger
+
+	mu     sync.Mutex
+	live   map[string]*live // by Plugin id; entries only while something is live
+	closed bool
+	timers sync.WaitGroup // deadline callbacks in flight
+
+	msgMu     sync.Mutex
+	connected map[string]int
+	queued    map[string]*mailbox
+}
+
+// live is what the Runner holds for one Plugin besides its stored record.
+type live struct {
+	run   *liveRun    // the physical run
+	start *activation // the activation in flight
+	req   *request    // the pending run request, or a direct run's wait for its page
+	gone  bool        // being undefined: nothing may start
+}
+
+func (l *live) idle() bool { return l.run == nil && l.start == nil && l.req == nil && !l.gone }
+
+// A liveRun is the one activation that is live now.
+type liveRun struct {
+	id, pkg    string
+	host       HostRun // nil for a client-only Package
+	capability string  // held by pages that loaded the run; binds Invoke
+	token      string  // the answer token of the page that started it ("" when none did)
+	forRequest string  // the request it was started for, until it commits
+
+	reported map[string]bool // runtime failures already steered (per run)
+}
+
+// New starts a Runner under c as the plugin "cordis-runner". Dispose it (or c's fiber) to
+// stop every run.
+func New(c *kit.Context, opts *Options) (*Runner, error) {
+	o := opts.withDefaults()
+	r := &Runner{opts: o, store: o.Store, host: o.Host, logger: o.Logger, live: map[string]*live{},
+		connected: map[string]int{}, queued: map[string]*mailbox{}}
+	if r.logger == nil {
+		r.logger = c.Logger()
+	}
+	if r.store == nil {
+		r.store = NewMemoryStore()
+	}
+	if r.host == nil {
+		r.ownHost = NewSandboxHost(&sandbox.Options{Facade: o.Facade, Timeouts: o.Timeouts, Limits: o.Limits, Logger: r.logger})
+		r.host = r.ownHost
+	}
+	r.fiber = c.Plugin(&kit.Plugin{Name: "cordis-runner", Apply: func(c *kit.Context) error {
+		r.group = c.Plugin(&kit.Plugin{Name: "cordis-runs", Apply: func(*kit.Context) error { return nil }})
+		return r.group.Err()
+	}})
+	if err := r.fiber.Err(); err != nil {
+		r.closeHost(context.Background())
+		return nil, fmt.Errorf("runner: starting: %w", err)
+	}
+	return r, nil
+}
+
+// Fiber returns the runner's fiber ("cordis-runner"); its child "cordis-runs" holds every
+// host half.
+func (r *Runner) Fiber() *kit.Fiber { return r.fiber }
+
+// Store returns the runner's Store.
+func (r *Runner) Store() Store { return r.store }
+
+// Dispose stops every run (without retract events: the runner is going away), cancels
+// pending requests and activations in flight, waits for all of them and the deadline
+// timers, disposes the runner's fiber and closes the sandbox host it owns.
+func (r *Runner) Dispose(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	var starts []*activation
+	var runs []*liveRun
+	for id, l := range r.live {
+		if l.req != nil {
+			l.req.stopTimer(r)
+		}
+		if l.start != nil {
+			l.start.stop()
+			starts = append(starts, l.start)
+		}
+		if l.run != nil {
+			runs = append(runs, l.run)
+		}
+		delete(r.live, id)
+	}
+	r.mu.Unlock()
+	var errs []error
+	for _, a := range starts {
+		if err := a.wait(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, run := range runs {
+		if run.host != nil {
+			errs = append(errs, run.host.Stop(ctx))
+		}
+	}
+	r.timers.Wait()
+	errs = append(errs, r.fiber.Dispose(ctx), r.closeHost(ctx))
+	return errors.Join(errs...)
+}
+
+func (r *Runner) closeHost(ctx context.Context) error {
+	if r.ownHost == nil {
+		return nil
+	}
+	return r.ownHost.Close(ctx)
+}
+
+// session returns the calling session on ctx.
+func (r *Runner) session(ctx context.Context) (string, error) {
+	if id, ok := kit.SessionFrom(ctx); ok {
+		return id, nil
+	}
+	return "", refuse(ReasonNoSession, "the Cordis dynamic-plugin verbs need the calling session: the runtime must call them with a context from kit.WithSession(ctx, sessionID) (each agent or MCP client session is its own session)")
+}
+
+// owned returns Plugin id if session owns it; a Plugin of another session reads as absent.
+func (r *Runner) owned(ctx context.Context, session, id string) (Plugin, error) {
+	p, err := r.store.Plugin(ctx, id)
+	if errors.Is(err, ErrNotFound) || err == nil && p.Session != session {
+		return Plugin{}, missing(id)
+	}
+	return p, err
+}
+
+// liveOf returns the live entry of Plugin id, creating it. r.mu held.
+func (r *Runner) liveOf(id string) *live {
+	l := r.live[id]
+	if l == nil {
+		l = &live{}
+		r.live[id] = l
+	}
+	return l
+}
+
+// tidy drops the live entry of Plugin id when nothing is live. r.mu held.
+func (r *Runner) tidy(id string) {
+	if l := r.live[id]; l != nil && l.idle() {
+		delete(r.live, id)
+	}
+}
+
+// lock takes r.mu unless the runner is closed.
+func (r *Runner) lock() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return refuse(ReasonClosed, "the dynamic-plugin runner has been shut down; nothing can be defined or run")
+	}
+	return nil
+}
+
+// secret returns an unguessable token.
+func secret() string { return rand.Text() }
+
+// An outbox collects events and messages to send once r.mu is released: kit listeners run
+// on the emitting goroutine and may call back into the Runner.
+type outbox []func()
+
+func (o *outbox) add(f func()) { *o = append(*o, f) }
+
+func (o *outbox) flush() {
+	for _, f := range *o {
+		f()
+	}
+	*o = nil
+}
+
+func (r *Runner) ctx() *kit.Context { return r.fiber.Context() }

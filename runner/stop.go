@@ -1,0 +1,157 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+)
+
+// PluginInput names a Plugin (cordis_stop, cordis_undefine).
+type PluginInput struct {
+	PluginID string `json:"pluginId"`
+}
+
+// StopOutput is the answer of cordis_stop.
+type StopOutput struct {
+	PluginID string `json:"pluginId"`
+}
+
+// UndefineOutput is the answer of cordis_undefine.
+type UndefineOutput struct {
+	PluginID   string `json:"pluginId"`
+	WasRunning bool   `json:"wasRunning"`
+}
+
+// Stop ends the Plugin's run and keeps its definition, Packages, pointers and grants
+// (spec §6.8). A pending request is cancelled; a start in flight is cancelled and waited
+// for, so once Stop returns nothing of the Plugin runs. Stopping a Plugin that is not
+// running succeeds.
+func (r *Runner) Stop(ctx context.Context, in PluginInput) (StopOutput, error) {
+	session, err := r.session(ctx)
+	if err != nil {
+		return StopOutput{}, err
+	}
+	if _, err := r.stop(ctx, session, in.PluginID, false); err != nil && ReasonOf(err) != ReasonNotRunning {
+		return StopOutput{}, err
+	}
+	return StopOutput{PluginID: in.PluginID}, nil
+}
+
+// Undefine stops the Plugin like Stop and removes it with all its Packages and grants.
+// Its ids are never minted again.
+func (r *Runner) Undefine(ctx context.Context, in PluginInput) (UndefineOutput, error) {
+	session, err := r.session(ctx)
+	if err != nil {
+		return UndefineOutput{}, err
+	}
+	was, err := r.stop(ctx, session, in.PluginID, true)
+	if err != nil && ReasonOf(err) != ReasonNotRunning {
+		return UndefineOutput{}, err
+	}
+	return UndefineOutput{PluginID: in.PluginID, WasRunning: was}, nil
+}
+
+// stop is Stop (remove false) and Undefine (remove true). wasRunning says whether a
+// physical run existed; nothing live is ReasonNotRunning (after the removal, if any).
+func (r *Runner) stop(ctx context.Context, session, id string, remove bool) (wasRunning bool, err error) {
+	var ob outbox
+	defer ob.flush()
+	if err := r.lock(); err != nil {
+		return false, err
+	}
+	if _, err := r.owned(ctx, session, id); err != nil {
+		r.mu.Unlock()
+		return false, err
+	}
+	l := r.liveOf(id)
+	if l.gone {
+		r.mu.Unlock()
+		return false, missing(id)
+	}
+	busy := l.run != nil || l.start != nil || l.req != nil
+	l.gone = remove
+	why := "stopped"
+	if remove {
+		why = "removed"
+	}
+	cancelled := r.cancelRequest(ctx, &ob, id, l, why)
+	start := l.start
+	if start != nil {
+		start.stop()
+	}
+	r.mu.Unlock()
+	if start != nil {
+		if err := start.wait(ctx); err != nil {
+			return false, err
+		}
+	}
+	r.mu.Lock()
+	run := l.run
+	l.run = nil
+	if remove {
+		err = r.store.Remove(ctx, id)
+		delete(r.live, id)
+	} else {
+		_, err = r.updateAttempt(ctx, id, latestRunOf(r, ctx, id), Change{}, func(a *Attempt) { markStopped(a, cancelled) })
+		r.tidy(id)
+	}
+	r.mu.Unlock()
+	if run != nil {
+		r.stopRun(ctx, id, run)
+	}
+	if err != nil {
+		return run != nil, err
+	}
+	if !busy {
+		return false, refuse(ReasonNotRunning, "%s is not running", id)
+	}
+	return run != nil, nil
+}
+
+// cancelRequest cancels Plugin id's pending request, if any. r.mu held.
+func (r *Runner) cancelRequest(ctx context.Context, ob *outbox, id string, l *live, why string) bool {
+	q := l.req
+	if q == nil || !r.claim(q) {
+		return false
+	}
+	_, _ = r.updateAttempt(ctx, id, q.runID, Change{}, func(a *Attempt) {
+		a.Status = StatusCancelled
+		a.Error = &Diagnostic{Phase: PhaseApproval, Message: fmt.Sprintf("%s before the run finished starting", why), PluginID: id, PackageID: q.pkg, PluginRunID: q.runID}
+		a.ApprovalRequestID, a.RequiresApproval = "", false
+		for _, h := range []*Half{&a.Host, &a.Client} {
+			if h.Status != HalfAbsent {
+				h.Status = HalfStopped
+			}
+		}
+	})
+	if q.id != "" {
+		r.resolved(ob, q, OutcomeCancelled)
+	}
+	return true
+}
+
+// latestRunOf returns the run id of Plugin id's latest attempt, or "". r.mu held.
+func latestRunOf(r *Runner, ctx context.Context, id string) string {
+	p, err := r.store.Plugin(ctx, id)
+	if err != nil || p.Latest == nil {
+		return ""
+	}
+	return p.Latest.PluginRunID
+}
+
+// markStopped records a stop on the latest attempt when it was live; a cancelled request
+// stays cancelled, and a past failure, rejection or expiry stays what it was.
+func markStopped(a *Attempt, cancelled bool) {
+	switch a.Status {
+	case StatusRunning, StatusWaiting, StatusClientPending, StatusStartingHost:
+	default:
+		return
+	}
+	if !cancelled {
+		a.Status = StatusStopped
+	}
+	for _, h := range []*Half{&a.Host, &a.Client} {
+		if h.Status != HalfAbsent {
+			h.Status = HalfStopped
+		}
+	}
+}
