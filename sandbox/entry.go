@@ -2,10 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -106,8 +104,18 @@ func (e *entry) err() error {
 // end finishes an entry. Called with l.mu held.
 func (r *Realm) end(e *entry) {
 	if r.depth == 1 {
-		r.flushRejections() // promise jobs have drained; what is still unhandled is reported
+		// Promise jobs have drained: what is still unhandled is reported, while e still
+		// bounds the work. e ends even if reporting panics (in the host's OnError).
+		defer r.release(e)
+		r.flushRejections()
+		return
 	}
+	r.release(e)
+}
+
+// release is the bookkeeping of end: it unlinks e, excuses suspended chains and pops e off
+// the realm and the goroutine's chain. Lock held.
+func (r *Realm) release(e *entry) {
 	reuse := true
 	if e.stopCtx != nil {
 		// A context callback that already started may still look at e: do not reuse it.
@@ -188,33 +196,27 @@ func (r *Realm) call(ctx context.Context, b bound, invoke func() (goja.Value, er
 		l.mu.Unlock()
 		return err
 	}
-	res, err := invoke()
+	res, err := r.invoke(invoke)
 	return r.finish(ctx, e, nested, res, err, conv)
+}
+
+// invoke runs f, the JavaScript of an entry. goja passes a Go panic of a native function
+// through (after restoring its own state); here it becomes the entry's error, so it
+// cannot unwind past the entry with the lock held. Lock held.
+func (r *Realm) invoke(f func() (goja.Value, error)) (res goja.Value, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = r.recovered(x)
+		}
+	}()
+	return f()
 }
 
 // finish completes an entry begun by call or deliver: it settles the result, runs conv,
 // ends the entry, releases the lock and, for a pending promise, waits for it.
 func (r *Realm) finish(ctx context.Context, e *entry, nested bool, res goja.Value, err error, conv func(goja.Value) error) error {
-	l := r.loop
 	b := e.b
-	var w *promiseWait
-	if err == nil {
-		// A nested emit-style delivery (no conv, no cancellable context) does not wait: its
-		// promise cannot settle before the outer call returns, which may be this very
-		// goroutine's. Everything else waits, bounded.
-		detach := nested && !b.waitNested && conv == nil && (ctx == nil || ctx.Done() == nil)
-		res, w, err = r.settled(res, detach)
-	}
-	if err == nil && w == nil && conv != nil {
-		err = r.tryErr(func() error { return conv(res) })
-	}
-	err = r.wrapErr(e, err)
-	var elapsed time.Duration
-	if w != nil {
-		elapsed = l.watch.elapsed(e)
-	}
-	r.end(e)
-	l.mu.Unlock()
+	w, elapsed, err := r.complete(ctx, e, nested, res, err, conv)
 	if w == nil {
 		return err
 	}
@@ -223,6 +225,30 @@ func (r *Realm) finish(ctx context.Context, e *entry, nested bool, res goja.Valu
 		limit = b.limit
 	}
 	return r.await(ctx, b, w, limit-elapsed, conv)
+}
+
+// complete is the part of finish under the lock. It ends e and releases the lock however
+// it returns: a panic on the way (in the host's OnError, a Go bug) must not leave the lock
+// held, or every mount and every Go caller would wait for it forever.
+func (r *Realm) complete(ctx context.Context, e *entry, nested bool, res goja.Value, err error, conv func(goja.Value) error) (w *promiseWait, elapsed time.Duration, _ error) {
+	l := r.loop
+	defer l.mu.Unlock()
+	defer r.end(e)
+	if err == nil {
+		// A nested emit-style delivery (no conv, no cancellable context) does not wait: its
+		// promise cannot settle before the outer call returns, which may be this very
+		// goroutine's. Everything else waits, bounded.
+		detach := nested && !e.b.waitNested && conv == nil && (ctx == nil || ctx.Done() == nil)
+		res, w, err = r.settled(res, detach)
+	}
+	if err == nil && w == nil && conv != nil {
+		err = r.tryErr(func() error { return conv(res) })
+	}
+	err = r.wrapErr(e, err)
+	if w != nil {
+		elapsed = l.watch.elapsed(e)
+	}
+	return w, elapsed, err
 }
 
 // settled inspects a call's result. A settled promise yields its value (or its rejection as
@@ -316,26 +342,18 @@ func (r *Realm) await(ctx context.Context, b bound, w *promiseWait, left time.Du
 	l := r.loop
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if w.reject {
-		e, err := r.begin(ctx, b.what, b.name, b.limit)
-		if err != nil {
-			return err
-		}
-		err = r.jsError(w.value)
-		r.end(e)
-		return err
-	}
-	if conv == nil {
+	if !w.reject && conv == nil {
 		return nil
 	}
 	e, err := r.begin(ctx, b.what, b.name, b.limit)
 	if err != nil {
 		return err
 	}
-	err = r.tryErr(func() error { return conv(w.value) })
-	err = r.wrapErr(e, err)
-	r.end(e)
-	return err
+	defer r.end(e)
+	if w.reject {
+		return r.jsError(w.value)
+	}
+	return r.wrapErr(e, r.tryErr(func() error { return conv(w.value) }))
 }
 
 // then returns the intrinsic Promise.prototype.then, captured before mount code could
@@ -347,28 +365,50 @@ func (r *Realm) then() (goja.Callable, error) {
 	return r.promiseThen, nil
 }
 
-// wrapErr turns what goja returned into a Go error naming the mount. Lock held (an
-// exception's value may be read).
+// wrapErr turns what goja returned into a Go error naming the mount. A thrown value
+// becomes a *JSError described without running the mount's code, so no error that leaves
+// the sandbox holds a *goja.Exception: its Error and Unwrap methods read the thrown value
+// (toString, a "value" getter, a Proxy's traps), on whatever goroutine formats it. Lock
+// held.
 func (r *Realm) wrapErr(e *entry, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ie *goja.InterruptedError
-	if errors.As(err, &ie) {
-		if en, ok := ie.Value().(*entry); ok {
+	switch x := gojaErr(err).(type) {
+	case nil:
+		return err
+	case *goja.InterruptedError:
+		if en, ok := x.Value().(*entry); ok {
 			return en.err()
 		}
-		return fmt.Errorf("%s: %s was interrupted: %w", r.id, e.b.what, err)
-	}
-	var so *goja.StackOverflowError
-	if errors.As(err, &so) {
-		return &stackOverflow{mount: r.id, what: e.b.what, max: r.loop.limits.MaxCallStackSize, err: so}
-	}
-	var ex *goja.Exception
-	if errors.As(err, &ex) {
-		return r.jsError(ex.Value())
+		return fmt.Errorf("%s: %s was interrupted: %w", r.id, e.b.what, x)
+	case *goja.StackOverflowError:
+		return &stackOverflow{mount: r.id, what: e.b.what, max: r.loop.limits.MaxCallStackSize, err: x}
+	case *goja.Exception:
+		return r.jsError(x.Value())
 	}
 	return err
+}
+
+// gojaErr finds the first *goja.Exception, *goja.InterruptedError or
+// *goja.StackOverflowError in err's chain. Unlike errors.As it never calls an Exception's
+// Unwrap, which runs a getter of the thrown value's (see wrapErr).
+func gojaErr(err error) error {
+	for err != nil {
+		switch x := err.(type) {
+		case *goja.Exception, *goja.InterruptedError, *goja.StackOverflowError:
+			return x
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				if g := gojaErr(e); g != nil {
+					return g
+				}
+			}
+			return nil
+		case interface{ Unwrap() error }:
+			err = x.Unwrap()
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // stackOverflow reports unbounded recursion; errors.As finds the *goja.StackOverflowError.
@@ -388,56 +428,6 @@ func (e *stackOverflow) Unwrap() error { return e.err }
 func (r *Realm) jsError(v goja.Value) error {
 	msg, stack := r.describe(v)
 	return &JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(v)}
-}
-
-// describe renders a thrown value like String(v) would, reading an Error's name, message
-// and stack without running user code where it can be avoided. Lock held.
-func (r *Realm) describe(v goja.Value) (msg, stack string) {
-	if v == nil || goja.IsUndefined(v) {
-		return "undefined", ""
-	}
-	if goja.IsNull(v) {
-		return "null", ""
-	}
-	o, ok := v.(*goja.Object)
-	if !ok {
-		return v.String(), ""
-	}
-	err := r.try(func() {
-		if o.ClassName() == "Error" {
-			name := stringProp(o, "name", "Error")
-			m := stringProp(o, "message", "")
-			msg = name
-			if m != "" {
-				msg += ": " + m
-			}
-			stack = stringProp(o, "stack", "")
-			return
-		}
-		msg = o.String()
-	})
-	if err != nil {
-		msg = "[object that cannot be described: " + firstLine(err.Error()) + "]"
-	}
-	return msg, stack
-}
-
-func stringProp(o *goja.Object, name, def string) string {
-	v := o.Get(name)
-	if v == nil || goja.IsUndefined(v) {
-		return def
-	}
-	if _, ok := v.(*goja.Object); ok {
-		return def
-	}
-	return v.String()
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // trackRejection is the runtime's promise rejection tracker.

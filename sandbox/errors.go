@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/dop251/goja"
 )
 
 // Sentinel errors. Errors that carry more detail wrap one of these (or a standard error), so
@@ -96,4 +99,53 @@ func (e *JSError) Error() string {
 		return e.Message
 	}
 	return e.Mount + ": " + e.Message
+}
+
+// goPanic turns a Go panic recovered around JavaScript (a bug in a native function or a
+// binding, which goja lets through) into an error for the entry, and logs its stack for
+// whoever debugs the binding. Lock held.
+func (r *Realm) goPanic(x any) error {
+	text := r.panicText(x)
+	r.logger.Error("sandbox: Go panic inside a JavaScript entry", "panic", text, "stack", string(debug.Stack()))
+	if err, ok := x.(error); ok && gojaErr(err) == nil {
+		return fmt.Errorf("%s: internal error (Go panic): %w", r.id, err)
+	}
+	return fmt.Errorf("%s: internal error (Go panic): %s", r.id, text)
+}
+
+// panicText renders a recovered panic value for an error message without running the
+// mount's code: a JavaScript value (or an exception holding one) is described, never
+// stringified. Lock held.
+func (r *Realm) panicText(x any) string {
+	switch v := x.(type) {
+	case goja.Value:
+		msg, _ := r.describe(v)
+		return "a thrown JavaScript value: " + msg
+	case error:
+		if ex, ok := gojaErr(v).(*goja.Exception); ok {
+			msg, _ := r.describe(ex.Value())
+			return "a JavaScript exception: " + msg
+		}
+	}
+	return panicTextUnlocked(x)
+}
+
+// panicTextUnlocked is panicText for a goroutine without the lock: a JavaScript value is
+// only named (describing it needs the lock). A String or Error method that panics yields
+// a fixed text instead of a second panic.
+func panicTextUnlocked(x any) (s string) {
+	switch v := x.(type) {
+	case goja.Value:
+		return "a JavaScript value"
+	case error:
+		if _, ok := gojaErr(v).(*goja.Exception); ok {
+			return "a JavaScript exception"
+		}
+	}
+	defer func() {
+		if recover() != nil {
+			s = fmt.Sprintf("a panic value of type %T whose text cannot be read", x)
+		}
+	}()
+	return truncate(fmt.Sprint(x), maxDescribedMessage)
 }

@@ -179,11 +179,13 @@ func (m membrane) cross(c *crossing, v goja.Value, holder *goja.Object, depth in
 	case "Error":
 		// A copy, not a view, so the consumer gets a real Error (instanceof Error, stack).
 		// It keeps the Go error the provider's Error was made from, if any.
-		e := m.to.newError(&causeError{msg: stringProp(o, "message", ""), err: m.from.goError(o)})
-		if name := stringProp(o, "name", "Error"); name != "Error" {
+		// Its parts are read without getters, as a thrown value is described (errorParts).
+		name, message, stack := m.from.errorParts(o)
+		e := m.to.newError(&causeError{msg: message, err: m.from.goError(o)})
+		if name != "Error" {
 			_ = e.DefineDataProperty("name", m.to.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
-		if stack := stringProp(o, "stack", ""); stack != "" {
+		if stack != "" {
 			_ = e.DefineDataProperty("stack", m.to.rt.ToValue(stack), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
 		return e

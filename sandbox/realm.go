@@ -44,6 +44,7 @@ type Realm struct {
 	idle     chan struct{}
 
 	promiseThen goja.Callable // the intrinsic Promise.prototype.then
+	ownDesc     goja.Callable // the intrinsic Object.getOwnPropertyDescriptor (see describe)
 	objectProto *goja.Object  // the intrinsic Object.prototype; lazily (see protos)
 	arrayProto  *goja.Object  // the intrinsic Array.prototype; lazily (see protos)
 
@@ -62,9 +63,10 @@ func (l *Loop) newRealm(id string) *Realm {
 	r := &Realm{loop: l, id: id, rt: goja.New()}
 	r.logger = l.logger.With("mount", id)
 	r.rt.SetMaxCallStackSize(l.limits.MaxCallStackSize)
-	guardParser(r.rt)
+	guardParser(r.rt, l.limits)
 	r.rt.SetPromiseRejectionTracker(r.trackRejection)
 	r.installGlobals()
+	r.captureDescriptor()
 	return r
 }
 
@@ -113,7 +115,7 @@ func (r *Realm) rethrowGoPanic(method string) {
 	case goja.Value, *goja.Exception, *goja.InterruptedError, *goja.StackOverflowError:
 		panic(x)
 	}
-	panic(r.newError(fmt.Errorf("%s: internal error (Go panic): %v", method, x)))
+	panic(r.newError(fmt.Errorf("%s: internal error (Go panic): %s", method, r.panicText(x))))
 }
 
 // Sync runs a synchronous Go call with the lock released, so the Go side may emit to
@@ -145,7 +147,7 @@ func (r *Realm) Sync(fn func()) {
 	}
 	l.cur = chain
 	if p != nil {
-		panic(r.newError(fmt.Errorf("Go panic: %v", p)))
+		panic(r.newError(fmt.Errorf("Go panic: %s", r.panicText(p))))
 	}
 }
 
@@ -190,6 +192,7 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 		if berr != nil {
 			return // the mount is gone; nobody can observe the promise
 		}
+		defer r.end(e)
 		var jerr error
 		if err != nil {
 			jerr = r.tryErr(func() error { return reject(r.newError(err)) })
@@ -201,17 +204,31 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 				}
 				return resolve(v)
 			})
+			if jerr != nil {
+				// settle threw (a conversion error) or panicked: the promise rejects with
+				// that instead of leaving its awaiter to wait out the bound.
+				cause := r.rejection(e, jerr)
+				_ = r.tryErr(func() error { return reject(cause) })
+			}
 		}
 		if jerr != nil {
 			r.logger.Warn("sandbox: settling an async Go call failed", "err", r.wrapErr(e, jerr))
 		}
-		r.end(e)
 	})
 	if !started {
 		r.asyncDone()
 		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
 	}
 	return r.rt.ToValue(p)
+}
+
+// rejection is the value a promise rejects with for err, which a settle func returned:
+// what JavaScript threw, or an Error describing the Go side. Lock held.
+func (r *Realm) rejection(e *entry, err error) any {
+	if ex, ok := err.(*goja.Exception); ok {
+		return ex.Value()
+	}
+	return r.newError(r.wrapErr(e, err))
 }
 
 // asyncDone ends one async Go call: the last one to end while a Close waits wakes it.
@@ -227,7 +244,7 @@ func (r *Realm) asyncDone() {
 func callAsync(ctx context.Context, call func(context.Context) (func() goja.Value, error)) (settle func() goja.Value, err error) {
 	defer func() {
 		if x := recover(); x != nil {
-			err = fmt.Errorf("Go panic: %v", x)
+			err = fmt.Errorf("Go panic: %s", panicTextUnlocked(x))
 		}
 	}()
 	return call(ctx)
@@ -335,9 +352,20 @@ func (r *Realm) deliver(ctx context.Context, what string, fn goja.Callable, args
 	}
 	var res goja.Value
 	if err == nil {
-		res, err = fn(goja.Undefined(), a...)
+		res, err = r.callFn(fn, a)
 	}
 	return r.finish(ctx, e, nested, res, err, conv)
+}
+
+// callFn is invoke for a delivery, without a closure: a Go panic that escapes fn becomes
+// the entry's error. Lock held.
+func (r *Realm) callFn(fn goja.Callable, a []goja.Value) (res goja.Value, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = r.recovered(x)
+		}
+	}()
+	return fn(goja.Undefined(), a...)
 }
 
 // buildArgs runs an args func; what it throws (a conversion error) becomes the error.
@@ -350,17 +378,22 @@ func (r *Realm) buildArgs(args func() []goja.Value) (a []goja.Value, err error) 
 	return args(), nil
 }
 
-// recovered turns a value recovered from code that may throw into an error.
+// recovered turns a value recovered from code that may throw into an error: a thrown
+// value, goja's own errors (wrapErr reads them), anything else as a Go panic. Lock held.
 func (r *Realm) recovered(x any) error {
 	switch x := x.(type) {
 	case goja.Value:
 		return r.jsError(x)
 	case *goja.Exception:
-		return x
+		return r.jsError(x.Value())
+	case *goja.InterruptedError, *goja.StackOverflowError:
+		return x.(error)
+	case runtime.Error:
+		return r.goPanic(x)
 	case error:
 		return x
 	}
-	return fmt.Errorf("Go panic: %v", x)
+	return r.goPanic(x)
 }
 
 // NextFunc exposes a waterfall's next to JavaScript: a JS function returning a Promise of
@@ -381,15 +414,18 @@ func (r *Realm) tryErr(f func() error) error {
 }
 
 // try runs f (which may call into JavaScript or throw) and returns what it threw as an
-// error. Lock held.
+// error — a Go panic too, so no panic unwinds past the caller with the lock held. Lock
+// held.
 func (r *Realm) try(f func()) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			if e, ok := x.(error); ok {
-				err = e
-				return
+				if _, bug := e.(runtime.Error); !bug {
+					err = e
+					return
+				}
 			}
-			panic(x)
+			err = r.goPanic(x)
 		}
 	}()
 	if ex := r.rt.Try(f); ex != nil {
