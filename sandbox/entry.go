@@ -37,8 +37,9 @@ type entry struct {
 	start      time.Duration // coarse clock at begin
 	deadline   time.Duration // 0: no limit
 	fired      bool
-	byBound    bool  // the bound expired (not the caller's context)
-	cause      error // set when fired
+	byBound    bool          // the bound expired (not the caller's context)
+	cause      error         // set when fired
+	excused    time.Duration // time of other mounts' entries not counted (see excuse)
 
 	stopCtx func() bool
 }
@@ -154,6 +155,13 @@ func (r *Realm) release(e *entry) {
 // of theirs emitted, delivered inline to a listener of another mount. That time is not
 // theirs, so it does not count against their bounds (nor against the wait for a promise
 // they return). Entries of e's own realm keep counting it: it is their code that ran.
+//
+// An entry is excused at most its own limit in all: otherwise two mounts could keep one
+// entry alive forever, one emitting events in a loop and the other spending just under its
+// bound in each listener run. So every entry ends within twice its limit of wall time (plus
+// a tick), and — when it expires while another mount's listener runs — the rest of that
+// run, itself bounded: at most three times its limit with equal bounds. The wait for a
+// promise the entry returns adds that bound once more.
 // Called with l.mu and w.mu held.
 func (l *Loop) excuse(e *entry) {
 	d := time.Since(l.watch.epoch) - e.start // e.start lags by up to a tick: generous
@@ -165,9 +173,14 @@ func (l *Loop) excuse(e *entry) {
 			if x.r == e.r || !x.linked {
 				continue
 			}
-			x.start += d
+			dx := min(d, x.b.limit-x.excused)
+			if dx <= 0 {
+				continue
+			}
+			x.excused += dx
+			x.start += dx
 			if x.deadline > 0 {
-				x.deadline += d
+				x.deadline += dx
 			}
 		}
 	}

@@ -7,9 +7,11 @@ import (
 )
 
 // A listener of another mount that runs inline inside a Go call (here tools/change, emitted
-// by ctx.tools.register) is not charged to the calling entry's bound.
+// by ctx.tools.register) is not charged to the calling entry's bound — up to that bound
+// once more (see Loop.excuse): MountTimeout covers the three runs the listener gets before
+// it is struck out.
 func TestInlineDeliveryIsNotChargedToTheCaller(t *testing.T) {
-	h := newHost(t, &Timeouts{VM: 150 * time.Millisecond, Mount: 150 * time.Millisecond, Call: 100 * time.Millisecond})
+	h := newHost(t, &Timeouts{VM: 150 * time.Millisecond, Mount: 400 * time.Millisecond, Call: 100 * time.Millisecond})
 	ma, fa := h.mustMount(`return { name: 'spinner', apply(ctx) {
 		ctx.on('tools/change', () => { for (;;) {} })
 	} }`)
