@@ -296,8 +296,10 @@ func wrapper(prg *ast.Program) *ast.FunctionLiteral {
 	return fl
 }
 
-// guardParser configures the parser a realm's eval and Function use: source maps off, as
-// for mount code (a //# sourceMappingURL=file:///dev/zero line would exhaust memory).
-func guardParser(rt *goja.Runtime) {
+// guardParser configures the parsers of a realm: eval and Function parse without source
+// maps, as mount code does (a //# sourceMappingURL=file:///dev/zero line would exhaust
+// memory), and JSON.parse refuses text nested deeper than Limits.MaxNesting.
+func guardParser(rt *goja.Runtime, lim Limits) {
 	rt.SetParserOptions(parser.WithDisableSourceMaps)
+	guardJSONParse(rt, lim.MaxNesting)
 }

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dop251/goja"
 )
 
 // goja parses and compiles by recursion: source text nested a few hundred thousand levels
@@ -196,4 +198,56 @@ func nestingSyntaxError(id, code string, ne *nestingError) *SyntaxError {
 			"them), use a switch or a lookup object instead of a long else-if chain, and keep large code shallow."}
 	e.setSource(strings.TrimRight(src, "\r"))
 	return e
+}
+
+// guardJSONParse replaces the realm's JSON.parse with one that first measures the text's
+// nesting: goja's JSON.parse recurses once per level, so '['.repeat(5e6) overflowed the Go
+// stack, a fatal error. Text nested deeper than max throws a SyntaxError instead.
+func guardJSONParse(rt *goja.Runtime, max int) {
+	j, ok := rt.Get("JSON").(*goja.Object)
+	if !ok {
+		return
+	}
+	parse, ok := goja.AssertFunction(j.Get("parse"))
+	syntaxError := rt.Get("SyntaxError") // the realm's own, taken before mount code can replace it
+	if !ok || syntaxError == nil {
+		return
+	}
+	_ = j.Set("parse", func(call goja.FunctionCall) goja.Value {
+		text := call.Argument(0).ToString() // once: a toString runs once, as with the original
+		if jsonDeeper(text.String(), max) {
+			e, err := rt.New(syntaxError, rt.ToValue(fmt.Sprintf("JSON.parse: the text nests deeper than %d levels (Limits.MaxNesting); flatten the data", max)))
+			if err != nil {
+				panic(err)
+			}
+			panic(e)
+		}
+		args := append([]goja.Value{text}, call.Arguments[min(1, len(call.Arguments)):]...)
+		v, err := parse(call.This, args...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+}
+
+// jsonDeeper reports whether JSON text s nests deeper than max (brackets outside strings).
+func jsonDeeper(s string, max int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if depth++; depth > max {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }

@@ -263,3 +263,29 @@ func TestNestingReparsedParams(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestJSONParseNesting: goja's JSON.parse recurses once per level, so deep text overflowed
+// the Go stack (a fatal error: run in a child process). The realm's JSON.parse refuses text
+// nested deeper than Limits.MaxNesting with a SyntaxError mount code can catch, and parses
+// the rest as before (reviver included).
+func TestJSONParseNesting(t *testing.T) {
+	if childtest.Parent(t) {
+		return
+	}
+	h := newHost(t, &Timeouts{Call: 5 * time.Second}) // building 10 MB of text takes a while under -race
+	m, f := h.mustMount(`return (ctx) => {}`)
+	defer h.unmount(m, f)
+	for _, tt := range []struct{ src, want string }{
+		{`JSON.parse('['.repeat(5e6) + ']'.repeat(5e6))`, "SyntaxError: JSON.parse: the text nests deeper than 500 levels"},
+		{`try { JSON.parse('{"a":'.repeat(600) + '1' + '}'.repeat(600)) } catch (e) { e instanceof SyntaxError }`, "true"},
+		{`JSON.stringify(JSON.parse('['.repeat(500) + ']'.repeat(500))).length`, "1000"},
+		{`JSON.parse('{"a":[1,"[[[["]}', (k, v) => typeof v === 'number' ? v + 1 : v).a[0]`, "2"},
+		{`JSON.parse({ toString: () => '[1]' })[0]`, "1"},
+		{`JSON.parse('"\\"[[[["').length`, "5"}, // brackets in a string, after an escaped quote
+	} {
+		if got := h.eval(m, tt.src); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %s, want %s", tt.src, got, tt.want)
+		}
+	}
+	h.serving()
+}
