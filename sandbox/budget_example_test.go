@@ -41,5 +41,5 @@ func ExampleLimits_maxNodes() {
 	_, err = tools.Call(ctx, "dag", json.RawMessage(`{}`))
 	fmt.Println(err)
 	// Output:
-	// dyn-1: tool "dag": execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): result[0][0][0][0][1]: the value converts to more than 100 elements; shared references count each time they are copied (the bound is Limits.MaxNodes); pass less, or page it
+	// dyn-1: tool "dag": the result is too large to return: result[0][0][0][0][1]: the value converts to more than 100 elements; shared references count each time they are copied (the bound is Limits.MaxNodes); pass less, or page it
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -191,6 +192,9 @@ func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.
 			return []goja.Value{FromJSON(r, input)}
 		}, func(v goja.Value) error {
 			b, err := r.appendJSON(nil, v, "result", 0)
+			if le := (*LimitError)(nil); errors.As(err, &le) {
+				return fmt.Errorf("%s: tool %q: the result is too large to return: %w", r.id, name, err)
+			}
 			if err != nil {
 				return fmt.Errorf("%s: tool %q: execute must return JSON data (a string, a finite number, a boolean, null, an array or a plain object): %w", r.id, name, err)
 			}
