@@ -39,14 +39,20 @@
 // setInterval and sleep (which need inject: ['timer']) and the services named in inject.
 // Reading anything else throws at read time, telling "exists but not injected — add it to
 // inject" from "does not exist". A service another mount provided is reached through a
-// membrane (see Provided); a Go service through its generated ServiceBinder.
+// membrane (see Provided); a Go service through its generated ServiceBinder. ctx.provide
+// under the key of a catalogued interface service (an abstract seam) checks the object
+// against the interface — every catalogued method a function — and provides a Go value of
+// the interface that calls it (see SeamAdapter), so Go code and Go plugins consume a
+// JavaScript implementation through Service.Get and Inject; a concrete Go service cannot be
+// provided from JavaScript.
 //
 // # Generated bindings
 //
 // Generated façade code (facade_gen.go) builds JS objects for Go services with Realm.Func,
 // converts arguments with ArgString, ArgInt, … (a wrong type throws a TypeError naming the
 // method and parameter) and composite ones within one Budget per argument, calls Go with
-// Realm.Sync or Realm.Async, and delivers Go events to JS listeners with Realm.Deliver. Go
+// Realm.Sync or Realm.Async, delivers Go events to JS listeners with Realm.Deliver, and
+// calls a JavaScript implementation of an interface service with Seam.Call. Go
 // values cross only as plain data (FromAny, FromJSON) or as those whitelisted bindings:
 // never as reflected Go objects.
 //
