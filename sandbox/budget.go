@@ -18,7 +18,8 @@ import (
 // passes it down; the methods throw a *LimitError when the budget runs out. Lock held.
 type Budget struct {
 	r            *Realm
-	nodes, bytes int // what is left
+	nodes, bytes int  // what is left
+	shares       bool // the conversion copies a shared array once (the membrane)
 }
 
 // NewBudget returns a full budget for one conversion in r. Lock held.
@@ -34,6 +35,9 @@ type LimitError struct {
 	Limit int    // the limit in force
 	Field string // the Limits field that sets it: "MaxNodes" or "MaxBytes"
 	Got   string // what was found instead, when known before converting ("an array of length 4294967295")
+	// Tree reports a copy made as a tree (into Go or JSON), where a shared reference
+	// counts each time it is copied; the message says so.
+	Tree bool
 }
 
 func (e *LimitError) Error() string {
@@ -45,8 +49,12 @@ func (e *LimitError) Error() string {
 	if e.Got != "" {
 		got = " (" + e.Got + ")"
 	}
-	return fmt.Sprintf("%s: the value converts to more than %d %s%s; shared references count each time they are copied (the bound is Limits.%s); pass less, or page it",
-		path, e.Limit, e.What, got, e.Field)
+	tree := ""
+	if e.Tree {
+		tree = "; shared references count each time they are copied"
+	}
+	return fmt.Sprintf("%s: the value converts to more than %d %s%s%s (the bound is Limits.%s); pass less, or page it",
+		path, e.Limit, e.What, got, tree, e.Field)
 }
 
 // takeNodes takes n elements for the value at path, or reports why it cannot. Lengths come
@@ -74,7 +82,7 @@ func (b *Budget) needNodes(n int64, path string) error {
 	if n < 0 || n > int64(lim) {
 		got = "an array of length " + strconv.FormatInt(n, 10)
 	}
-	return &LimitError{Path: path, What: "elements", Limit: lim, Field: "MaxNodes", Got: got}
+	return &LimitError{Path: path, What: "elements", Limit: lim, Field: "MaxNodes", Got: got, Tree: !b.shares}
 }
 
 // takeBytes takes n bytes of strings for the value at path, or reports why it cannot.
@@ -91,7 +99,7 @@ func (b *Budget) needBytes(n int, path string) error {
 	if n >= 0 && n <= b.bytes {
 		return nil
 	}
-	return &LimitError{Path: path, What: "bytes of strings", Limit: b.r.loop.limits.MaxBytes, Field: "MaxBytes"}
+	return &LimitError{Path: path, What: "bytes of strings", Limit: b.r.loop.limits.MaxBytes, Field: "MaxBytes", Tree: !b.shares}
 }
 
 // Nodes takes n elements for the value at path and throws a *LimitError when fewer are

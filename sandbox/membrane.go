@@ -130,7 +130,11 @@ type crossing struct {
 	copies map[*goja.Object]goja.Value // provider array → its copy
 }
 
-func newCrossing(to *Realm) *crossing { return &crossing{bud: NewBudget(to)} }
+func newCrossing(to *Realm) *crossing {
+	bud := NewBudget(to)
+	bud.shares = true
+	return &crossing{bud: bud}
+}
 
 // cross converts v, at path at, as part of crossing c. holder is the object a function was
 // read from (its this), or nil. A copy that outgrows the budget, or nests deeper than
