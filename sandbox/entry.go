@@ -443,9 +443,15 @@ func (r *Realm) jsError(v goja.Value) error {
 	return &JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(v)}
 }
 
-// trackRejection is the runtime's promise rejection tracker.
+// trackRejection is the runtime's promise rejection tracker. It runs for every rejection
+// and every handler added to a rejected promise, so both are O(1): a mount may reject (and
+// handle) promises by the hundred thousand.
 func (r *Realm) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
 	if op == goja.PromiseRejectionReject {
+		if r.rejectedAt == nil {
+			r.rejectedAt = make(map[*goja.Promise]int)
+		}
+		r.rejectedAt[p] = len(r.rejected)
 		r.rejected = append(r.rejected, p)
 		return
 	}
@@ -453,27 +459,61 @@ func (r *Realm) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperatio
 }
 
 func (r *Realm) handled(p *goja.Promise) {
-	for i, x := range r.rejected {
-		if x == p {
-			r.rejected = append(r.rejected[:i], r.rejected[i+1:]...)
-			return
-		}
+	if i, ok := r.rejectedAt[p]; ok {
+		r.rejected[i] = nil
+		delete(r.rejectedAt, p)
 	}
 }
 
 // flushRejections reports promises that were rejected and are still unhandled once the
-// realm's jobs have drained. Lock held.
+// realm's jobs have drained, up to Limits.MaxRejectionReports for the mount; past it they
+// are only counted (see summarizeRejections), so a storm of rejections costs the lock
+// holder a count, not a description and a log record each. Lock held.
 func (r *Realm) flushRejections() {
 	if len(r.rejected) == 0 {
 		return
 	}
 	ps := r.rejected
 	r.rejected = nil
+	clear(r.rejectedAt)
+	dropped := 0
 	for _, p := range ps {
+		if p == nil {
+			continue // handled after all
+		}
+		if r.reports >= r.loop.limits.MaxRejectionReports {
+			dropped++
+			continue
+		}
+		r.reports++
 		msg, stack := r.describe(p.Result())
 		r.logger.Error("sandbox: unhandled promise rejection", "err", msg, "stack", stack)
 		if f := r.loop.onError; f != nil {
 			f(r.id, &JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(p.Result())})
 		}
+	}
+	if dropped > 0 {
+		r.unreported += dropped
+		if r.unreported >= 2*r.summarized {
+			r.summarizeRejections()
+		}
+	}
+}
+
+// summarizeRejections reports, in one line, the unhandled rejections not reported since
+// the last summary. It runs when their count reaches twice what the last summary said
+// (so a mount that rejects forever costs a logarithmic number of lines) and when the
+// mount closes. Lock held.
+func (r *Realm) summarizeRejections() {
+	n := r.unreported - r.summarized
+	if n <= 0 {
+		return
+	}
+	r.summarized = r.unreported
+	err := fmt.Errorf("%s: %d more unhandled promise rejections were not reported (%d in all): the mount reached its budget of %d reports (Limits.MaxRejectionReports) — fix the rejections reported first, and handle promises with .catch() or try/await",
+		r.id, n, r.unreported, r.loop.limits.MaxRejectionReports)
+	r.logger.Error("sandbox: unhandled promise rejections not reported", "err", err.Error())
+	if f := r.loop.onError; f != nil {
+		f(r.id, err)
 	}
 }

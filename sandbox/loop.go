@@ -22,7 +22,8 @@ type Options struct {
 	// and failed listeners. Nil means slog.Default().
 	Logger *slog.Logger
 	// OnError, if set, also receives errors nobody else sees: unhandled promise rejections
-	// and failed emit-mode listeners, with the mount id.
+	// and failed emit-mode listeners, with the mount id. It may be called with the loop's
+	// lock held, so it must not enter JavaScript (hand the error to another goroutine).
 	OnError func(mount string, err error)
 }
 
@@ -93,6 +94,10 @@ type Limits struct {
 	MaxLogBytes int
 	// MaxLogLine bounds one console line; a longer one is cut and marked. Default 64 KiB.
 	MaxLogLine int
+	// MaxRejectionReports bounds the unhandled promise rejections reported (logged and
+	// passed to OnError) for one mount; later ones are counted, and summarized in a line
+	// each time their count doubles and when the mount closes. Default 100.
+	MaxRejectionReports int
 	// Teardown bounds the JavaScript work of one teardown: all of a mount's effect
 	// disposers together. Once it is spent the remaining disposers are abandoned (not run)
 	// and reported; the mount's listeners, tools, services and timers are removed anyway.
@@ -120,6 +125,9 @@ const (
 	DefaultMaxLogBytes      = 16 << 20
 	DefaultMaxLogLine       = 64 << 10
 )
+
+// DefaultMaxRejectionReports is the default of Limits.MaxRejectionReports.
+const DefaultMaxRejectionReports = 100
 
 // DefaultMaxTimerShare is the default of Limits.MaxTimerShare, in percent.
 const DefaultMaxTimerShare = 50
@@ -188,6 +196,7 @@ func New(opts *Options) *Loop {
 	m.MaxServices = orDefault(m.MaxServices, DefaultMaxServices)
 	m.MaxLogBytes = orDefault(m.MaxLogBytes, DefaultMaxLogBytes)
 	m.MaxLogLine = orDefault(m.MaxLogLine, DefaultMaxLogLine)
+	m.MaxRejectionReports = orDefault(m.MaxRejectionReports, DefaultMaxRejectionReports)
 	m.Teardown = orDefault(m.Teardown, 2*t.Call)
 	m.MaxTimerShare = min(orDefault(m.MaxTimerShare, DefaultMaxTimerShare), 100)
 	l.watch.init(l.timeouts)

@@ -32,7 +32,12 @@ type Realm struct {
 	// Guarded by loop.mu.
 	depth    int // entries in progress (including ones suspended in Sync)
 	closed   bool
-	rejected []*goja.Promise // rejected with no handler yet; reported when depth drops to 0
+	rejected []*goja.Promise // rejected with no handler yet (nil once handled); reported when depth drops to 0
+	// rejectedAt indexes rejected, so adding a handler to one of many is O(1).
+	rejectedAt map[*goja.Promise]int
+	// Unhandled rejections reported, counted past Limits.MaxRejectionReports, and counted
+	// as of the last summary line (see flushRejections).
+	reports, unreported, summarized int
 
 	fired int // active entries whose bound expired; guarded by loop.watch.mu
 
@@ -86,6 +91,9 @@ func (r *Realm) Logger() *slog.Logger { return r.logger }
 
 // close marks the realm closed and cancels its async calls. Called with l.mu held.
 func (r *Realm) close() {
+	if !r.closed {
+		r.summarizeRejections()
+	}
 	r.closed = true
 	if r.cancel != nil {
 		r.cancel()
