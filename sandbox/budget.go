@@ -13,9 +13,10 @@ import (
 // Limits.MaxBytes bytes of strings. A value small in the JavaScript heap can be huge once
 // copied (an array holding one array twice, forty levels deep, is 2^40 leaves; an array of
 // references to one long string is that string many times over), so the budget counts what
-// the conversion produces, as it goes and before it allocates: every copy of a shared
-// reference counts again. Generated façade code makes one per argument with NewBudget and
-// passes it down; the methods throw a *LimitError when the budget runs out. Lock held.
+// the conversion produces, as it goes and before it allocates. A copy into Go or JSON is a
+// tree, so every copy of a shared reference counts again (the membrane copies a shared
+// array once, see Provided). Generated façade code makes one per argument with NewBudget
+// and passes it down; the methods throw a *LimitError when the budget runs out. Lock held.
 type Budget struct {
 	r            *Realm
 	nodes, bytes int  // what is left
@@ -100,14 +101,6 @@ func (b *Budget) needBytes(n int, path string) error {
 		return nil
 	}
 	return &LimitError{Path: path, What: "bytes of strings", Limit: b.r.loop.limits.MaxBytes, Field: "MaxBytes", Tree: !b.shares}
-}
-
-// Nodes takes n elements for the value at path and throws a *LimitError when fewer are
-// left.
-func (b *Budget) Nodes(n int, path string) {
-	if err := b.takeNodes(int64(n), path); err != nil {
-		b.r.Throw(err)
-	}
 }
 
 // Slice returns the elements of array v, like ToSlice, taking one element of the budget
