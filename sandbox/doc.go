@@ -28,7 +28,15 @@
 // listener, a tool's execute, a timer callback, a cross-mount call. An entry that exceeds
 // its bound is interrupted (goja's Runtime.Interrupt), fails with an error for which
 // errors.Is(err, context.DeadlineExceeded) holds, and the realm and loop keep serving.
-// Unbounded recursion ends the entry with a *goja.StackOverflowError (Limits).
+// Unbounded recursion ends the entry with a *goja.StackOverflowError (Limits). Time an
+// entry spends out in a Go call while another mount's listener runs inline is not
+// charged to it, up to its own bound once: whatever other mounts do, an entry ends within
+// about three times its bound (its own, the excuse, the foreign run in progress).
+//
+// A thrown or rejected value is described for Go without running the mount's code: an
+// Error by its own data name, message and stack, another object as [object Ctor], a Proxy
+// as [object Proxy]; messages are capped at 4 KiB and stacks at 8 KiB. A Go panic on the
+// way through an entry becomes its error; no panic leaves the loop's lock held.
 //
 // # The ctx façade
 //
@@ -90,7 +98,8 @@
 //     timers (Limits.MaxTimers, pending ctx.sleep included), listeners (MaxListeners),
 //     tools (MaxTools) and services (MaxServices) alive at once throw a TypeError in the
 //     mount past their limit; console output is cut per line (MaxLogLine) and dropped
-//     after one note past MaxLogBytes. A mount's effect disposers share one teardown
+//     after one note past MaxLogBytes; unhandled rejections are reported up to
+//     MaxRejectionReports, then counted and summarized. A mount's effect disposers share one teardown
 //     bound (Limits.Teardown, default 2×CallTimeout): the ones left when it is spent are
 //     abandoned and reported (*AbandonedError), and the kit still removes everything else
 //     the mount registered.
