@@ -77,6 +77,12 @@
 //     reference counts each time it is copied; the membrane copies an array reached twice
 //     in one crossing once, so a DAG crosses as a DAG. Measured cost of an idle mount:
 //     about 38 KiB of heap.
+//   - Compiling mount code cannot be interrupted and runs before any time bound, so
+//     Compile measures the code first with a small lexer: nesting deeper than
+//     Limits.MaxNesting (brackets, template substitutions, operator, prefix, call and
+//     else-if chains) or nesting work past Limits.MaxNestingWork is a *SyntaxError. A
+//     realm's JSON.parse refuses text nested deeper than MaxNesting; eval and Function of
+//     deeply nested text built at run time are not covered.
 //   - An interrupt only takes effect between JavaScript instructions: a long native call
 //     (a huge sort, a pathological regular expression) runs to its end first.
 //   - An interrupted entry unwinds every JavaScript frame of its realm down to its
