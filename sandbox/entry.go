@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"time"
 
 	"github.com/dop251/goja"
@@ -488,9 +489,7 @@ func (r *Realm) flushRejections() {
 		r.reports++
 		msg, stack := r.describe(p.Result())
 		r.logger.Error("sandbox: unhandled promise rejection", "err", msg, "stack", stack)
-		if f := r.loop.onError; f != nil {
-			f(r.id, &JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(p.Result())})
-		}
+		r.tellHost(&JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(p.Result())})
 	}
 	if dropped > 0 {
 		r.unreported += dropped
@@ -513,7 +512,21 @@ func (r *Realm) summarizeRejections() {
 	err := fmt.Errorf("%s: %d more unhandled promise rejections were not reported (%d in all): the mount reached its budget of %d reports (Limits.MaxRejectionReports) — fix the rejections reported first, and handle promises with .catch() or try/await",
 		r.id, n, r.unreported, r.loop.limits.MaxRejectionReports)
 	r.logger.Error("sandbox: unhandled promise rejections not reported", "err", err.Error())
-	if f := r.loop.onError; f != nil {
-		f(r.id, err)
+	r.tellHost(err)
+}
+
+// tellHost hands err to Options.OnError. The handler is the host's code, run here with
+// the lock held (often while an entry ends or a mount closes): a panic in it is logged
+// rather than let unwind through the loop's bookkeeping. Lock held.
+func (r *Realm) tellHost(err error) {
+	f := r.loop.onError
+	if f == nil {
+		return
 	}
+	defer func() {
+		if x := recover(); x != nil {
+			r.logger.Error("sandbox: Options.OnError panicked", "panic", panicTextUnlocked(x), "stack", string(debug.Stack()))
+		}
+	}()
+	f(r.id, err)
 }
