@@ -34,6 +34,7 @@ const summarizerPlugin = `
 			case 'never': return new Promise(() => {});
 			case 'spin': for (;;) {}
 			case 'wrong': return 42;
+			case 'huge': return 'x'.repeat(9 << 20);
 			case 'bad-stats': badStats = true; return 'ok';
 			}
 			await null;
@@ -164,6 +165,9 @@ func TestSeamImplementedInJavaScript(t *testing.T) {
 	// A wrong type returned: the error names the path.
 	if _, err := s.Summarize(ctx, "wrong", 1); err == nil || !strings.Contains(err.Error(), "summarizer.summarize(…): expected a string, got number") {
 		t.Errorf("Summarize(wrong) = %v, want the path and the types", err)
+	}
+	if _, err := s.Summarize(ctx, "huge", 1); err == nil || !strings.Contains(err.Error(), "summarizer.summarize(…): expected a string of at most 8388608 bytes") {
+		t.Errorf("Summarize(huge) = %v, want the MaxBytes bound", err)
 	}
 	if _, err := s.Summarize(ctx, "bad-stats", 1); err != nil {
 		t.Fatal(err)
