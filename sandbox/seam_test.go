@@ -322,3 +322,31 @@ func TestNewSeamAdapterPanics(t *testing.T) {
 		t.Errorf("adapter = %s, hidden %v; want sandbox.echoer with Len hidden", a.Interface(), a.hidden)
 	}
 }
+
+// TestMergeSeams checks that Merge keeps the seam adapters and names a key two façades
+// both let JavaScript implement.
+func TestMergeSeams(t *testing.T) {
+	core := &Facade{Services: map[string]ServiceBinder{"greeter": bindGreeter}}
+	m, err := Merge(core, withoutService(seamFacade, "greeter"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Seams["echo"] != echoSeam || len(m.Seams) != 1 {
+		t.Errorf("merged seams = %v, want echo", m.Seams)
+	}
+	_, err = Merge(&Facade{Seams: map[string]*SeamAdapter{"echo": echoSeam}}, &Facade{Seams: map[string]*SeamAdapter{"echo": echoSeam}})
+	if err == nil || !strings.Contains(err.Error(), `seam "echo" declared more than once`) {
+		t.Errorf("Merge of two echo seams = %v", err)
+	}
+}
+
+// withoutService is f without the binder of key.
+func withoutService(f *Facade, key string) *Facade {
+	out := &Facade{Services: map[string]ServiceBinder{}, Events: f.Events, Seams: f.Seams}
+	for k, b := range f.Services {
+		if k != key {
+			out.Services[k] = b
+		}
+	}
+	return out
+}
