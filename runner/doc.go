@@ -1,0 +1,73 @@
+// Package runner is the dynamic-plugin runner (seed 003): the durable path a model uses to
+// build something a person keeps. A Plugin ("clock-1", owned by the session that defined
+// it) holds immutable Packages ("pkg-N": name, purpose, an optional host half and an
+// optional client half); a run starts one Package; stop ends it and keeps the definition;
+// undefine removes it all.
+//
+// The first calls a runtime author makes:
+//
+//	r, err := runner.New(root, &runner.Options{Facade: cordisapi.Facade})
+//	defer r.Dispose(ctx)
+//	ctx = kit.WithSession(ctx, sessionID) // every model-facing verb reads the session
+//	d, err := r.Define(ctx, runner.DefineInput{…})
+//	out, err := r.Run(ctx, runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun})
+//
+// # Registry and Store
+//
+// The definition registry sits behind a Store (NewMemoryStore by default): Plugins,
+// Packages, the version pointers, grants, the latest attempt and the id counters. Each
+// atomic change is one Store call — Define (Plugin + Package + counters), Update (one
+// Change: an attempt, pointer moves, grants), Remove, Mint — so a durable Store makes
+// each one transaction. Live runs, handler tables and pending requests stay in the
+// Runner: they cannot outlive the process. Ids are minted by counters that never go back.
+//
+// # Runs
+//
+// A host half runs through a HostStarter. SandboxHost is the real one: a run is a sandbox
+// mount (compile, evaluate, plugin shape, a child fiber of the runner's "cordis-runs"
+// group, settle or roll back), every entry bounded by the sandbox's Timeouts. Starts are
+// keyed by attempt: one per Plugin at a time; the same attempt attaches, another is
+// refused (transition-in-flight). Stop and undefine cancel a start in flight and wait for
+// it, so once they return nothing of the Plugin runs. An update retracts the old run
+// before the new half starts; when the new half fails, the error says that nothing runs
+// and how to roll back.
+//
+// A host-only Package runs inside Run. A Package with a client half (and, with
+// Options.ApproveHostHalves, any Package not granted) becomes a run request
+// ("approval-N") announced by RequestRun, answered by a page through the page verbs.
+//
+// # Pages, tokens and capabilities
+//
+// The page verbs of spec §14.1 are Go methods whose argument structs carry the wire's
+// names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun, StopFromPanel,
+// UndefineFromPanel, RevokeGrant, ReportRenderFailure, ReportClientGuardFailure,
+// Inventory), ready for the panel to serve over HTTP. Three secrets replace the original's
+// trust in predictable ids: a request's ticket (only in its RequestRun event) starts or
+// declines it; the token RunHostHalf returns to the page that started a run settles it
+// (an attached page's answer never wins); the run capability (from RunHostHalf or
+// GetClientCode; RunCapability for Go code of the owning session) binds Invoke and reports
+// to the run.
+//
+// # Deadlines and grants
+//
+// Every wait has a deadline: a request waits Options.ApprovalTimeout for a person (or
+// ClientTimeout when it needs no approval), and the page that started a run has
+// ClientTimeout to report its client half. An expired request is retracted and reported
+// (OutcomeExpired, StatusExpired) to the model. Grants are per Package or for future
+// versions and can be revoked (RevokeGrant); a live run keeps running.
+//
+// # Events and messages
+//
+// RequestRun, RequestRunResolved (with an Outcome that says what happened), DynamicPackage,
+// DynamicRetract, InspectQuery and InspectQueryResolved are kit events for Go code and the
+// panel. ModelMessage carries steer and inject messages to the owning session's model; a
+// session that is not connected (Connect) has them kept (Messages) and delivered when it
+// connects.
+//
+// # Provisional
+//
+// The host half's harness (harness.handle) is a JavaScript prelude until the sandbox
+// installs the seed's harness symbols natively; harness.defineTool and registerTool throw
+// a teaching error until then (ctx.tools.register works). The seven model tools, their
+// generated schemas, inspect providers and the MCP wiring build on these verbs later.
+package runner
