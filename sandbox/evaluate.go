@@ -302,4 +302,5 @@ func wrapper(prg *ast.Program) *ast.FunctionLiteral {
 func guardParser(rt *goja.Runtime, lim Limits) {
 	rt.SetParserOptions(parser.WithDisableSourceMaps)
 	guardJSONParse(rt, lim.MaxNesting)
+	guardCompilers(rt, lim)
 }

@@ -1,3 +1,3 @@
-// expect: exists but is not injected
-// check: direct eval sees the façade, not more
+// expect: ctx is not defined
+// check: eval is always indirect (the sandbox measures its text first), so it sees the realm's global scope: neither the façade nor any local
 return { name: 'a', apply(ctx) { eval('ctx.canarysvc'); throw new Error('ESCAPED') } }
