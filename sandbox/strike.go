@@ -186,8 +186,10 @@ func strikeReason(reasons int, limit time.Duration) string {
 
 // timedOut reports whether err is the interrupt of entry e by its own time bound. Lock held.
 func (r *Realm) timedOut(e *entry, err error) bool {
-	var ie *goja.InterruptedError
-	if e == nil || !errors.As(err, &ie) || ie.Value() != any(e) {
+	// gojaErr, not errors.As: unwrapping a raw *goja.Exception walks the thrown value's
+	// prototypes, which runs a Proxy's traps (mount code) while the error is handled.
+	ie, ok := gojaErr(err).(*goja.InterruptedError)
+	if e == nil || !ok || ie.Value() != any(e) {
 		return false
 	}
 	w := &r.loop.watch
