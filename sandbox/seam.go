@@ -192,7 +192,20 @@ func (s *Seam) Call(ctx context.Context, i int, args func(r *Realm) []goja.Value
 		return s.gone(i, err)
 	}
 	// err names the mount already.
-	return fmt.Errorf("%s, implemented in JavaScript: %w", s.method(i), err)
+	return fmt.Errorf("%s, implemented in JavaScript: %w%s", s.method(i), err, unsettledHint(err))
+}
+
+// unsettledHint explains a promise of the implementation that did not settle in time:
+// usually its mount was itself inside a call waiting for this one, so its promise jobs
+// could not run.
+func unsettledHint(err error) string {
+	var te *TimeoutError
+	if !errors.As(err, &te) || !strings.HasSuffix(te.What, "(its promise did not settle)") {
+		return ""
+	}
+	return " — if the method awaits, note that its promise cannot settle while its own mount is inside a call that waits " +
+		"for this one (its mount reached a sync method through Go, or a Go plugin loaded while the mount ran ctx.provide " +
+		"outside apply): return the value without awaiting, or provide the service in apply"
 }
 
 // method names method i as JavaScript calls it ("fs.readFile").

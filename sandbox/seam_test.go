@@ -350,3 +350,36 @@ func withoutService(f *Facade, key string) *Facade {
 	}
 	return out
 }
+
+// TestSeamProvidedOutsideApply provides the seam from a tool, after apply: a Go plugin
+// that injects it loads inline, inside the mount's call, so a method that awaits cannot
+// settle. The call is bounded, fails with a hint saying why and what to do, and the mount
+// keeps serving.
+func TestSeamProvidedOutsideApply(t *testing.T) {
+	h := newSeamHost(t, nil)
+	var loadErr error
+	h.root.Plugin(&kit.Plugin{Name: "dep", Inject: []string{"echo"}, Apply: func(c *kit.Context) error {
+		e, _ := echoService.Get(c)
+		_, loadErr = e.Echo(context.Background(), "x")
+		return nil
+	}})
+	m, f := h.mustMount(`return { apply(ctx) { ctx.tools.register({ name: 'late', description: 'd', execute: () => {
+		ctx.provide('echo', { echo: async (s) => { await null; return s + s }, len: (s) => s.length })
+		return 'ok'
+	} }) } }`)
+	defer h.unmount(m, f)
+	start := time.Now()
+	if out, err := h.call("late", "{}"); out != `"ok"` || err != nil {
+		t.Fatalf("late = %s, %v", out, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the tool took %v", d)
+	}
+	if !errors.Is(loadErr, context.DeadlineExceeded) || !strings.Contains(loadErr.Error(), "provide the service in apply") {
+		t.Errorf("Echo while loading inside the mount's call = %v, want the bound and the hint", loadErr)
+	}
+	e, _ := echoService.Get(h.root)
+	if got, err := e.Echo(context.Background(), "y"); got != "yy" || err != nil {
+		t.Errorf("Echo afterwards = %q, %v", got, err)
+	}
+}

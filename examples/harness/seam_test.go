@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ return {
 				const names = new Set([...files.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length).split('/')[0]));
 				return [...names].sort().map((n) => info(prefix + n));
 			},
-			async stat(path) { return info(path) },
+			async stat(path) { await null; return info(path) }, // settles in a later job
 		});
 	},
 }`
@@ -69,11 +70,16 @@ func TestMountProvidesTheFSSeam(t *testing.T) {
 		return string(out), err
 	}
 
+	// The Go plugin calls the seam as it loads, which happens once the mount's apply has
+	// returned: the mount's promise jobs can run, so an async method settles.
 	loaded := make(chan agent.FileSystem, 1)
 	indexer := root.Plugin(&kit.Plugin{Name: "indexer", Inject: []string{"fs"}, Apply: func(c *kit.Context) error {
 		fs, ok := agent.FS.Get(c)
 		if !ok {
 			return errors.New("fs missing in apply")
+		}
+		if st, err := fs.Stat(context.Background(), "."); err != nil || !st.Dir {
+			return fmt.Errorf("fs.Stat in apply = %+v, %v", st, err)
 		}
 		loaded <- fs
 		return nil
