@@ -29,7 +29,10 @@
 // Realm.Sync (the lock released, so they may emit back into JavaScript), context-taking
 // ones through Realm.Async; callbacks are delivered with emit semantics; a returned func()
 // becomes a JavaScript disposer. Go values cross as plain objects built field by field,
-// never by reflection.
+// never by reflection. For each interface service (an abstract seam) it also writes a
+// SeamAdapter and an unexported Go type implementing the interface by calling, through
+// sandbox.Seam, the object a mount provided with ctx.provide(key, obj): the same
+// conversions in the other direction, the result's path in errors.
 //
 // # Tool schemas
 //
