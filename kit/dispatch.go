@@ -10,8 +10,8 @@ import (
 type serialFn[P any, R comparable] = func(ctx context.Context, p P) (R, error)
 
 // A SerialEvent is awaited in registration order until a listener returns a bail value:
-// any R other than its zero value (cordis: anything but null, false or undefined), or an
-// error.
+// any R other than its zero value, or an error. A JavaScript listener passes, as in
+// cordis, with undefined, null or false, and with anything that converts to the zero R.
 type SerialEvent[P any, R comparable] struct{ eventInfo }
 
 // NewSerial declares a serial-mode event whose listeners may bail with an R.
@@ -73,7 +73,8 @@ func (e *SerialEvent[P, R]) call(ctx context.Context, l *listener[serialFn[P, R]
 type bailFn[P any, R comparable] = func(p P) R
 
 // A BailEvent is synchronous: listeners run in registration order and the first non-zero
-// result wins. A panicking listener is recovered, logged and skipped.
+// result wins (a JavaScript listener passes as a SerialEvent's does). A panicking listener
+// is recovered, logged and skipped.
 type BailEvent[P any, R comparable] struct{ eventInfo }
 
 // NewBail declares a bail-mode event.

@@ -58,6 +58,21 @@ func typeName(v goja.Value) string {
 	return "value"
 }
 
+// Passes reports whether v, what a serial or bail listener returned (or its promise
+// settled with), is no answer: undefined, null or false, as in cordis. The generated
+// façade turns such a result into the zero value of the event's result type without
+// converting it, so false passes whatever that type is; Go's dispatch passes over the zero
+// value, and so over any result that converts to it (an empty string, 0, an object whose
+// fields are all zero or absent).
+func Passes(v goja.Value) bool {
+	return v == nil || goja.IsUndefined(v) || goja.IsNull(v) || isFalse(v)
+}
+
+// isFalse reports whether v is the primitive false (not a Boolean object).
+func isFalse(v goja.Value) bool {
+	return !isObject(v) && v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool && !v.ToBoolean()
+}
+
 // argErr throws an *ArgError as a TypeError.
 func (r *Realm) argErr(method, param, want string, got goja.Value) {
 	r.Throw(&ArgError{Method: method, Param: param, Want: want, Got: typeName(got)})

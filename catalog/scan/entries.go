@@ -37,15 +37,24 @@ func (b *builder) addEvent(d decl) {
 		e.Result, r, _ = b.convert(d.targs[1], site{pos: pos, what: fmt.Sprintf("the result type of event %q", d.name)})
 		switch d.mode {
 		case catalog.ModeSerial:
-			ret = "Promise<" + r + "> | " + r
+			ret = "Promise<" + orPass(r) + "> | " + orPass(r)
 		case catalog.ModeBail:
-			ret = r
+			ret = orPass(r)
 		default:
 			params = append(params, "next: () => Promise<"+r+">")
 			ret = "Promise<" + r + ">"
 		}
 	}
 	e.Signature = jsQuote(d.name) + "(" + strings.Join(params, ", ") + "): " + ret
+}
+
+// orPass adds to a serial or bail listener's result type r what it returns to pass
+// (sandbox.Passes): undefined, null or false.
+func orPass(r string) string {
+	if r == "boolean" {
+		return r + " | null | undefined"
+	}
+	return r + " | null | undefined | false"
 }
 
 func optMark(optional bool) string {

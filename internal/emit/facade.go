@@ -244,11 +244,9 @@ func (w *facadeWriter) adapter(name string, e *catalog.Event) jen.Code {
 	case catalog.ModeSerial, catalog.ModeBail, catalog.ModeWaterfall:
 		res := GoTypeCode(e.Result)
 		conv := jen.Func().Params(jen.Id("v").Qual(GojaPath, "Value")).Error().Block(
-			// undefined or null is no answer: the zero value, which does not bail.
-			jen.If(jen.Op("!").Id("cordisIsAbsent").Call(jen.Id("v"))).Block(
+			jen.If(jen.Op("!").Add(w.noAnswer(e.Mode, jen.Id("v")))).Block(
 				jen.Id("res").Op("=").Add(w.fromJS(e.Result, jen.Id("v"), jen.Lit("the result of a listener of "+e.Name)))),
 			jen.Return(jen.Nil()))
-		w.absentHelper()
 		switch e.Mode {
 		case catalog.ModeSerial:
 			listener = jen.Func().Params(ctxParam, jen.Add(p).Add(payload)).Params(res, jen.Error()).Block(
@@ -277,8 +275,20 @@ func (w *facadeWriter) adapter(name string, e *catalog.Event) jen.Code {
 		Params(jen.Func().Params(), jen.Error()).Block(jen.Return(jen.Add(ev).Dot("On").Call(jen.Id("c"), listener)))
 }
 
-// absentHelper declares cordisIsAbsent: undefined or null, which a listener returns to
-// give no answer.
+// noAnswer tests v, a listener's result, for no answer, which leaves the result at its
+// zero value. A serial or bail listener passes with undefined, null or false
+// (sandbox.Passes, the one place that rule lives); a waterfall listener's undefined or
+// null is the zero value, and its false is converted like any other value.
+func (w *facadeWriter) noAnswer(mode catalog.Mode, v jen.Code) jen.Code {
+	if mode == catalog.ModeSerial || mode == catalog.ModeBail {
+		return jen.Qual(SandboxPath, "Passes").Call(v)
+	}
+	w.absentHelper()
+	return jen.Id("cordisIsAbsent").Call(v)
+}
+
+// absentHelper declares cordisIsAbsent: undefined or null, which a waterfall listener
+// returns for the zero value.
 func (w *facadeWriter) absentHelper() {
 	w.helpers["cordisIsAbsent"] = jen.Func().Id("cordisIsAbsent").Params(jen.Id("v").Qual(GojaPath, "Value")).Bool().Block(
 		jen.Return(jen.Id("v").Op("==").Nil().Op("||").Qual(GojaPath, "IsUndefined").Call(jen.Id("v")).Op("||").Qual(GojaPath, "IsNull").Call(jen.Id("v"))))

@@ -14,8 +14,8 @@ import (
 // modeLegend explains the dispatch modes once, above the events.
 const modeLegend = "Dispatch modes: **emit** (fire and forget), **parallel** (awaited fan-out; every " +
 	"listener runs), **serial** (awaited in registration order until a listener returns a bail " +
-	"value — anything other than undefined, null or false), **bail** (synchronous; the first bail " +
-	"value wins), **waterfall** (each listener gets `next()` and may transform the result, or veto " +
+	"value — anything other than undefined, null, false or the zero value of the result type, " +
+	"such as '' or 0), **bail** (synchronous; the first bail value wins, by the same rule), **waterfall** (each listener gets `next()` and may transform the result, or veto " +
 	"by returning without calling it)."
 
 // A mdWriter renders one markdown file.
