@@ -155,7 +155,7 @@ func declText(t *catalog.Type) string {
 					b.WriteString("  // " + line + "\n")
 				}
 			}
-			b.WriteString("  " + f.JSName + optMark(f.Optional) + ": " + f.JS + "\n")
+			b.WriteString("  " + f.JSName + optMark(f.Optional) + ": " + f.JS + unitNote(f.Go) + "\n")
 		}
 		b.WriteString("}")
 	case catalog.TypeEnum:
@@ -166,18 +166,37 @@ func declText(t *catalog.Type) string {
 	return b.String()
 }
 
+// unitNote is the comment after a field that holds durations: JavaScript sees a
+// time.Duration as a number of milliseconds, and the number alone does not say so.
+func unitNote(gt *catalog.GoType) string {
+	for t := gt; t != nil; t = t.Elem {
+		if t.Is("time", "Duration") {
+			return " // milliseconds"
+		}
+	}
+	return ""
+}
+
+// zeroEnumNote describes the empty string in the union of an enum whose constants lack
+// it: Go's zero value, which the façade sends for an unset field and accepts back.
+const zeroEnumNote = "unset: Go's zero value"
+
 // enumDecl writes an enum as a union of its values. When a constant has a doc comment the
 // union takes one line per value with the doc above it, as a struct's fields do: what each
 // value means is what a reader needs before picking one.
 func enumDecl(b *strings.Builder, t *catalog.Type) {
-	documented := false
+	documented, hasZero := false, false
 	vals := make([]string, len(t.Enum))
 	for i, v := range t.Enum {
 		vals[i] = jsQuote(v.Value)
 		documented = documented || v.Doc != ""
+		hasZero = hasZero || v.Value == ""
 	}
 	if !documented {
 		b.WriteString("type " + t.Name + " = " + strings.Join(vals, " | "))
+		if !hasZero {
+			b.WriteString(" | '' // '': " + zeroEnumNote)
+		}
 		return
 	}
 	b.WriteString("type " + t.Name + " =")
@@ -189,5 +208,8 @@ func enumDecl(b *strings.Builder, t *catalog.Type) {
 			}
 		}
 		b.WriteString("  | " + vals[i])
+	}
+	if !hasZero {
+		b.WriteString("\n  // " + zeroEnumNote + "\n  | ''")
 	}
 }

@@ -322,6 +322,10 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 	case catalog.KindSlice, catalog.KindArray:
 		elem := w.fromJSIn(gt.Elem, idB, jen.Id("e"), jen.Id("path").Op("+").Lit("[").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]"))
 		body = []jen.Code{jen.Id("vs").Op(":=").Add(idB).Dot("Slice").Call(v, path)}
+		if gt.Kind == catalog.KindSlice {
+			// undefined or null is a nil slice, as encoding/json decodes null.
+			body = append([]jen.Code{jen.If(isAbsent(v)).Block(jen.Return(jen.Nil()))}, body...)
+		}
 		if gt.Kind == catalog.KindArray {
 			body = append(body,
 				jen.Var().Id("out").Add(typ),
@@ -335,6 +339,7 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 			jen.Return(jen.Id("out")))
 	case catalog.KindMap:
 		body = []jen.Code{
+			jen.If(isAbsent(v)).Block(jen.Return(jen.Nil())), // a nil map, as for a slice
 			jen.Id("o").Op(":=").Qual(SandboxPath, "ToObject").Call(idR, v, path),
 			jen.Id("out").Op(":=").Add(typ).Values(),
 			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(idB).Dot("Keys").Call(jen.Id("o"), path)).Block(
@@ -348,43 +353,57 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("b").Op("*").Qual(SandboxPath, "Budget"), jen.Id("v").Qual(GojaPath, "Value"), jen.Id("path").String()).Add(typ).Block(body...)
 }
 
-// namedFromJS converts to a catalogued struct (field by field: a missing required field is
-// a TypeError, a missing optional one keeps its zero value) or enum (checked against the
-// constants).
+// namedFromJS converts to a catalogued struct or enum.
+//
+// A struct is read field by field as encoding/json decodes one: a field the object leaves
+// out, or sets to undefined or null, keeps Go's zero value (a slice, map or pointer is nil),
+// so JavaScript need not spell out an empty id or tags; a field of the wrong type is a
+// TypeError naming its path. An enum is checked against its constants, and its zero value
+// "" is always accepted, constant or not: it is what Go sends for an unset field, so a
+// struct Go gave JavaScript goes back unchanged.
 func (w *facadeWriter) namedFromJS(gt *catalog.GoType, typ jen.Code) []jen.Code {
 	t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
-	v, path := jen.Id("v"), jen.Id("path")
 	if t.Kind == catalog.TypeEnum {
-		var cases, quoted []jen.Code
-		var names []string
-		for _, e := range t.Enum {
-			cases = append(cases, jen.Qual(gt.Pkg, e.Name))
-			quoted = append(quoted, jen.Lit(e.Value))
-			names = append(names, fmt.Sprintf("%q", e.Value))
-		}
-		_ = quoted
-		return []jen.Code{
-			jen.Id("x").Op(":=").Add(typ).Call(idB.Clone().Dot("String").Call(v, path)),
-			jen.Switch(jen.Id("x")).Block(jen.Case(cases...).Block(jen.Return(jen.Id("x")))),
-			jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected one of "+strings.Join(names, ", ")+", got %q"), path, jen.Id("x"))),
-			jen.Return(jen.Id("x")),
-		}
+		return w.enumFromJS(t, gt, typ)
 	}
 	body := []jen.Code{
-		jen.Id("o").Op(":=").Qual(SandboxPath, "ToObject").Call(idR, v, path),
+		jen.Id("o").Op(":=").Qual(SandboxPath, "ToObject").Call(idR, jen.Id("v"), jen.Id("path")),
 		jen.Var().Id("out").Add(typ),
 	}
 	for _, f := range t.Fields {
-		field := jen.Id("o").Dot("Get").Call(jen.Lit(f.JSName))
 		conv := w.fromJSIn(f.Go, idB, jen.Id("x"), jen.Id("path").Op("+").Lit("."+f.JSName))
-		if f.Optional {
-			body = append(body, jen.If(jen.Id("x").Op(":=").Add(field), jen.Op("!").Parens(isAbsent(jen.Id("x")))).Block(
-				jen.Id("out").Dot(f.Name).Op("=").Add(conv)))
-		} else {
-			body = append(body, jen.Id("out").Dot(f.Name).Op("=").Add(w.fromJSIn(f.Go, idB, field, jen.Id("path").Op("+").Lit("."+f.JSName))))
-		}
+		body = append(body, jen.If(jen.Id("x").Op(":=").Id("o").Dot("Get").Call(jen.Lit(f.JSName)), jen.Op("!").Parens(isAbsent(jen.Id("x")))).Block(
+			jen.Id("out").Dot(f.Name).Op("=").Add(conv)))
 	}
 	return append(body, jen.Return(jen.Id("out")))
+}
+
+// enumFromJS reads a string and checks it against the enum's values and its zero value.
+// The cases name the constants (one per value: two constants may share one), so a
+// constant that goes away breaks the build instead of going unchecked.
+func (w *facadeWriter) enumFromJS(t *catalog.Type, gt *catalog.GoType, typ jen.Code) []jen.Code {
+	var cases []jen.Code
+	var names []string
+	seen := map[string]bool{}
+	for _, e := range t.Enum {
+		if seen[e.Value] {
+			continue
+		}
+		seen[e.Value] = true
+		cases = append(cases, jen.Qual(gt.Pkg, e.Name))
+		names = append(names, fmt.Sprintf("%q", e.Value))
+	}
+	want := strings.Join(names, ", ")
+	if !seen[""] {
+		cases = append(cases, jen.Lit(""))
+		want += ` (or "" for none)`
+	}
+	return []jen.Code{
+		jen.Id("x").Op(":=").Add(typ).Call(idB.Clone().Dot("String").Call(jen.Id("v"), jen.Id("path"))),
+		jen.Switch(jen.Id("x")).Block(jen.Case(cases...).Block(jen.Return(jen.Id("x")))),
+		jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected one of "+want+", got %q"), jen.Id("path"), jen.Id("x"))),
+		jen.Return(jen.Id("x")),
+	}
 }
 
 // errorFromJS reads an error argument: undefined or null is nil, an object its message,
