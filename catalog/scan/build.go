@@ -81,21 +81,37 @@ func (b *builder) finish() *catalog.Catalog {
 		b.cat.Types = append(b.cat.Types, b.shape(e))
 	}
 	for _, t := range b.cat.Tools {
-		b.checkJSON(t.Input, t.Name, "input", nil)
-		b.checkJSON(t.Output, t.Name, "output", nil)
+		b.checkJSON(t.Input, t.Name, "input", "", t.Input, nil)
+		b.checkJSON(t.Output, t.Name, "output", "", t.Output, nil)
 	}
 	c := b.cat
 	c.Sort()
 	return &c
 }
 
-// checkJSON reports values in a tool's types that encoding/json cannot round-trip (an
-// error marshals as {}), which the signature rules allow elsewhere.
-func (b *builder) checkJSON(gt *catalog.GoType, tool, which string, seen []string) {
+// checkJSON reports values in a tool's types that JSON cannot carry as the rest of the
+// runtime sees them, which the signature rules allow elsewhere: an error (it marshals as
+// {}) and a time.Duration (JavaScript reads one as milliseconds, encoding/json as
+// nanoseconds, so a unit would change silently between a mount and the tool). at is the
+// field path so far ("EchoInput.Delay") and field the type of that field, which gt is
+// part of.
+func (b *builder) checkJSON(gt *catalog.GoType, tool, which, at string, field *catalog.GoType, seen []string) {
+	in := ""
+	if at != "" {
+		in = " (at " + at + ")"
+	}
 	switch {
 	case gt == nil:
 	case gt.Kind == catalog.KindBasic && gt.Name == "error":
-		b.errorf(b.toolPos[tool], RuleUnsupported, "the %s of tool %q contains an error value, which JSON cannot carry (it marshals as {}): use a string", which, tool)
+		b.errorf(b.toolPos[tool], RuleUnsupported, "the %s of tool %q contains an error value%s, which JSON cannot carry (it marshals as {}): use a string", which, tool, in)
+	case gt.Is("time", "Duration"):
+		name := "Duration"
+		if i := strings.LastIndexByte(at, '.'); i >= 0 {
+			name = at[i+1:]
+		}
+		hint := strings.ReplaceAll(field.String(), "time.Duration", "int")
+		b.errorf(b.toolPos[tool], RuleUnsupported, "the %s of tool %q contains a time.Duration%s, which JavaScript reads as milliseconds and encoding/json as nanoseconds, so its unit would change silently between a mount and the tool: "+
+			"declare an integer with the unit in its name instead (%sMs %s `json:\"%sMs\"`) and convert with time.Duration(x)*time.Millisecond", which, tool, in, name, hint, lowerCamel(name))
 	case gt.Kind == catalog.KindNamed:
 		key := gt.Pkg + "." + gt.Name
 		if slices.Contains(seen, key) {
@@ -103,15 +119,15 @@ func (b *builder) checkJSON(gt *catalog.GoType, tool, which string, seen []strin
 		}
 		for _, t := range b.cat.Types {
 			if t.Go.Pkg == gt.Pkg && t.Go.Name == gt.Name {
-				b.checkJSON(t.Underlying, tool, which, append(seen, key))
+				b.checkJSON(t.Underlying, tool, which, at, field, append(seen, key))
 				for _, f := range t.Fields {
-					b.checkJSON(f.Go, tool, which, append(seen, key))
+					b.checkJSON(f.Go, tool, which, t.Name+"."+f.Name, f.Go, append(seen, key))
 				}
 			}
 		}
 	default:
-		b.checkJSON(gt.Elem, tool, which, seen)
-		b.checkJSON(gt.Key, tool, which, seen)
+		b.checkJSON(gt.Elem, tool, which, at, field, seen)
+		b.checkJSON(gt.Key, tool, which, at, field, seen)
 	}
 }
 

@@ -112,7 +112,9 @@ func basicSchema(name string) (*jsonschema.Schema, error) {
 func namedSchema(c *catalog.Catalog, gt *catalog.GoType, stack []catalog.Ref) (*jsonschema.Schema, error) {
 	switch gt.Pkg + "." + gt.Name {
 	case "time.Duration":
-		return &jsonschema.Schema{Type: "integer", Description: "A duration in nanoseconds."}, nil
+		// The scanner refuses it in a tool's types: JavaScript reads a duration as
+		// milliseconds and encoding/json as nanoseconds, and no schema makes both true.
+		return nil, fmt.Errorf("%s has no JSON Schema: its unit differs between JavaScript (milliseconds) and encoding/json (nanoseconds); use an integer field with the unit in its name (…Ms int)", gt)
 	case "time.Time":
 		return &jsonschema.Schema{Type: "string", Format: "date-time"}, nil
 	case "encoding/json.RawMessage":
