@@ -37,8 +37,8 @@ func TestEvents(t *testing.T) {
 	}{
 		{"agent/error", catalog.ModeEmit, "'agent/error'(agent: Agent, turn: number, step: number, error: Error): void"},
 		{"session/flush", catalog.ModeParallel, "'session/flush'(session: Session): Promise<void> | void"},
-		{"agent/pre-step", catalog.ModeSerial, "'agent/pre-step'(agent: Agent, fullSystemPrompt: string): Promise<boolean> | boolean"},
-		{"pick", catalog.ModeBail, "'pick'(): string"},
+		{"agent/pre-step", catalog.ModeSerial, "'agent/pre-step'(agent: Agent, fullSystemPrompt: string): Promise<boolean | null | undefined> | boolean | null | undefined"},
+		{"pick", catalog.ModeBail, "'pick'(): string | null | undefined | false"}, // what passes
 		{"agent/request", catalog.ModeWaterfall, "'agent/request'(agent: Agent, options: Options, next: () => Promise<Options>): Promise<Options>"},
 		{"session/changed", catalog.ModeEmit, "'session/changed'(): void"}, // via an alias and a wrapper
 	} {
@@ -109,12 +109,13 @@ func TestTypes(t *testing.T) {
 	if status.Kind != catalog.TypeEnum || len(status.Enum) != 2 || status.Enum[1].Value != "running" || status.Enum[0].Doc != "waiting for a message" {
 		t.Errorf("Status = %+v", status)
 	}
-	// The constants' docs are in the shape cordis_inspect and the markdown print.
-	if want := "// Status is an agent's lifecycle state.\ntype Status =\n  // waiting for a message\n  | 'idle'\n  // in a turn\n  | 'running'"; status.Decl != want {
+	// The constants' docs are in the shape cordis_inspect and the markdown print, and
+	// so is the zero value '', which the façade accepts though no constant has it.
+	if want := "// Status is an agent's lifecycle state.\ntype Status =\n  // waiting for a message\n  | 'idle'\n  // in a turn\n  | 'running'\n  // unset: Go's zero value\n  | ''"; status.Decl != want {
 		t.Errorf("Status.Decl =\n%s\nwant\n%s", status.Decl, want)
 	}
 	style, _ := c.Type("Style")
-	if want := "// Style is how Echo formats its output.\ntype Style =\n  | 'plain'\n  // upper case\n  | 'loud'"; style.Decl != want {
+	if want := "// Style is how Echo formats its output.\ntype Style =\n  | 'plain'\n  // upper case\n  | 'loud'\n  // unset: Go's zero value\n  | ''"; style.Decl != want {
 		t.Errorf("Style.Decl =\n%s\nwant\n%s", style.Decl, want)
 	}
 	sid, _ := c.Type("SessionID")
