@@ -349,7 +349,9 @@ func (x *cordisSeamFsImpl) Stat(ctx context.Context, p1 string) (agent.FileInfo,
 func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Command {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.Command
-	out.Program = b.String(o.Get("program"), path+".program")
+	if x := o.Get("program"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
+		out.Program = b.String(x, path+".program")
+	}
 	if x := o.Get("args"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
 		out.Args = cordisFromJSSliceOfString(r, b, x, path+".args")
 	}
@@ -368,7 +370,9 @@ func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path
 func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Decision {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.Decision
-	out.Allow = sandbox.ToBool(r, o.Get("allow"), path+".allow")
+	if x := o.Get("allow"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
+		out.Allow = sandbox.ToBool(r, x, path+".allow")
+	}
 	if x := o.Get("reason"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
 		out.Reason = b.String(x, path+".reason")
 	}
@@ -381,14 +385,25 @@ func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, pat
 func cordisFromJSFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.FileInfo {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.FileInfo
-	out.Name = b.String(o.Get("name"), path+".name")
-	out.Path = b.String(o.Get("path"), path+".path")
-	out.Size = sandbox.ToInt(r, o.Get("size"), path+".size")
-	out.Dir = sandbox.ToBool(r, o.Get("dir"), path+".dir")
+	if x := o.Get("name"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
+		out.Name = b.String(x, path+".name")
+	}
+	if x := o.Get("path"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
+		out.Path = b.String(x, path+".path")
+	}
+	if x := o.Get("size"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
+		out.Size = sandbox.ToInt(r, x, path+".size")
+	}
+	if x := o.Get("dir"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
+		out.Dir = sandbox.ToBool(r, x, path+".dir")
+	}
 	return out
 }
 
 func cordisFromJSSliceOfFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) []agent.FileInfo {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil
+	}
 	vs := b.Slice(v, path)
 	out := make([]agent.FileInfo, len(vs))
 	for i, e := range vs {
@@ -398,6 +413,9 @@ func cordisFromJSSliceOfFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Val
 }
 
 func cordisFromJSSliceOfString(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) []string {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil
+	}
 	vs := b.Slice(v, path)
 	out := make([]string, len(vs))
 	for i, e := range vs {
