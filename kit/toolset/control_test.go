@@ -15,12 +15,19 @@ var gate = kit.NewWaterfall[string, string]("test/gate")
 // GateContext; the runtime's own listener and calls of other tools are unaffected.
 func TestGateContextPassesOverMountListeners(t *testing.T) {
 	h := newHarness(t)
-	if got := h.ts.ControlTools(); !slices.Equal(got, []string{"cordis_inspect", "cordis_mount", "cordis_unmount"}) {
+	own := []string{"cordis_inspect", "cordis_mount", "cordis_unmount"}
+	runner := []string{"cordis_inspect_list", "cordis_inspect_query", "cordis_inspect_self", "cordis_define", "cordis_run", "cordis_stop", "cordis_undefine"}
+	if got := h.ts.ControlTools(); !slices.Equal(got, append(slices.Clone(own), runner...)) {
 		t.Fatalf("ControlTools = %v", got)
 	}
-	for _, name := range h.ts.ControlTools() {
+	for _, name := range own { // the runner registers the other seven
 		if _, ok := h.tools.Get(name); !ok || !h.ts.IsControlTool(name) {
 			t.Errorf("control tool %s: registered %v, IsControlTool %v", name, ok, h.ts.IsControlTool(name))
+		}
+	}
+	for _, name := range runner {
+		if !h.ts.IsControlTool(name) {
+			t.Errorf("IsControlTool(%s) = false", name)
 		}
 	}
 	if h.ts.IsControlTool("canary_probe") {
@@ -57,6 +64,8 @@ func TestGateContextPassesOverMountListeners(t *testing.T) {
 		"cordis_unmount": "runtime>allow",
 		"cordis_mount":   "runtime>allow",
 		"cordis_inspect": "runtime>allow",
+		"cordis_run":     "runtime>allow",
+		"cordis_stop":    "runtime>allow",
 		"canary_probe":   "runtime>mount>allow",
 	} {
 		got, err := gate.Emit(h.ts.GateContext(context.Background(), tool), h.root, tool, func() (string, error) { return "allow", nil })

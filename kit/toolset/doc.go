@@ -19,10 +19,10 @@
 //
 // # Control tools
 //
-// The three tools are the model's control tools (ControlTools): its only way to see and
-// undo what mounts did. A runtime that gates every tool call through an awaited event
-// (a tools/pre-execute waterfall) passes its ctx through GateContext first: for a control
-// tool the emit then passes over every listener a mount registered, so no mount can veto,
+// The three tools, and the dynamic-plugin runner's seven, are the model's control tools
+// (ControlTools): its only way to see and undo what dynamic code did. A runtime that
+// gates every tool call through an awaited event (a tools/pre-execute waterfall) passes
+// its ctx through GateContext first: for a control tool the emit then passes over every listener a mount registered, so no mount can veto,
 // rewrite, stall or even see a cordis_* call, while the runtime's own listeners still
 // apply. Calls of other tools, including tools mounts registered, reach mount listeners.
 //
