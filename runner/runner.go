@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
 )
@@ -58,6 +59,17 @@ type Options struct {
 	// MaxNameBytes and MaxPurposeBytes bound a Package's name and purpose. Defaults 200
 	// and 2000.
 	MaxNameBytes, MaxPurposeBytes int
+
+	// Catalog is what the Service and Event inspect providers report: the runtime's
+	// catalog (cordisapi.Catalog) or a Toolset's merged one (Toolset.Catalog()); the kit's
+	// core tier is merged in either way. nil means the core tier alone.
+	Catalog *catalog.Catalog
+	// InspectQueryTimeout bounds how long a client inspect query waits for a page to
+	// answer; the query then fails and says it expired. Default 30 seconds.
+	InspectQueryTimeout time.Duration
+	// MaxInspectMethods bounds the methods one page may publish as client inspect
+	// providers, over all its providers. Default 256.
+	MaxInspectMethods int
 }
 
 func (o *Options) withDefaults() Options {
@@ -73,6 +85,10 @@ func (o *Options) withDefaults() Options {
 	def(&c.ApprovalTimeout, DefaultApprovalTimeout)
 	def(&c.ClientTimeout, DefaultClientTimeout)
 	def(&c.StopTimeout, DefaultStopTimeout)
+	def(&c.InspectQueryTimeout, DefaultInspectQueryTimeout)
+	if c.MaxInspectMethods <= 0 {
+		c.MaxInspectMethods = DefaultMaxInspectMethods
+	}
 	for _, f := range []struct {
 		p *int
 		v int
@@ -104,6 +120,8 @@ type Runner struct {
 	msgMu     sync.Mutex
 	connected map[string]int
 	queued    map[string]*mailbox
+
+	inspect *inspectRegistry // inspect providers and client queries (inspect*.go)
 }
 
 // live is what the Runner holds for one Plugin besides its stored record.
@@ -133,6 +151,9 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 	o := opts.withDefaults()
 	r := &Runner{opts: o, store: o.Store, host: o.Host, logger: o.Logger, live: map[string]*live{},
 		connected: map[string]int{}, queued: map[string]*mailbox{}}
+	if err := r.initInspect(o.Catalog); err != nil {
+		return nil, err
+	}
 	if r.logger == nil {
 		r.logger = c.Logger()
 	}
@@ -187,6 +208,7 @@ func (r *Runner) Dispose(ctx context.Context) error {
 		delete(r.live, id)
 	}
 	r.mu.Unlock()
+	r.closeInspect()
 	var errs []error
 	for _, a := range starts {
 		if err := a.wait(ctx); err != nil {
