@@ -1,0 +1,95 @@
+// Package panel serves the Cordis panel: one http.Handler with the page a person watching
+// the agent uses (what the model defined, what runs, what waits for approval), the client
+// runner that loads client halves into the page, the page verbs of the dynamic-plugin
+// runner over HTTP, and the runner's events as a server-sent event stream.
+//
+// The first calls a runtime author makes:
+//
+//	h, err := panel.New(r, nil)          // r is the *runner.Runner
+//	defer h.Close(ctx)                   // ends every event stream
+//	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+//	go http.Serve(ln, h)
+//	fmt.Fprintln(os.Stderr, "panel:", h.URL("http://"+ln.Addr().String()))
+//
+// # Who gets in
+//
+// Every request passes, in order:
+//
+//   - loopback: a request from an address that is not loopback is 403 unless
+//     Options.AllowRemote;
+//   - Origin: a request whose Origin header is present and is neither the panel's own
+//     (scheme and Host of the request) nor in Options.Origins is 403 — this also refuses
+//     every sandboxed frame, whose origin is "null";
+//   - the token (Options.Token, random per Handler unless configured): a GET with
+//     ?token=<token> sets an HttpOnly, SameSite=Strict cookie scoped to the base path and
+//     redirects (303) to the same address without the token; afterwards the cookie
+//     carries it. Programs send Authorization: Bearer <token>. Anything else is 401.
+//
+// Refusals are JSON ({"ok":false,"error":{"code","message"}}) with a message that says
+// what to do. Every answer has Referrer-Policy: no-referrer.
+//
+// # Verbs
+//
+// POST <base>/rpc/<verb> with a JSON object of the verb's wire arguments (the names of
+// spec §14.1; unknown fields are refused, so a misspelt argument is named):
+//
+//	runHostHalf              agentId, pluginId, packageId, mode, requestId (null: a direct run), approveFutureVersions, ticket
+//	getClientCode            agentId, pluginId, pluginRunId
+//	resolveRequestRun        requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}
+//	settleUserRun            agentId, pluginId, resolution
+//	stopFromPanel            agentId, pluginId
+//	undefineFromPanel        agentId, pluginId
+//	revokeGrant              agentId, pluginId, packageId, future
+//	reportRenderFailure      agentId, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}
+//	reportClientGuardFailure agentId, pluginId, pluginRunId, capability, failure {message, stack}
+//	inventory                (none; send {})
+//	invoke                   pluginId, pluginRunId, capability, method, args
+//
+// The answer is {"ok":true,"value":…} or {"ok":false,"error":{"code":…,"message":…}};
+// the code of a runner refusal is its runner.Reason ("plugin-missing", …), of a failed
+// invoke its runner.InvokeCode ("stale-run", …). A refusal that a verb reports in its
+// value (runHostHalf's {ok:false, reason}, resolveRequestRun's {accepted:false,
+// message}) is an ok answer, as in the original. Transport errors have HTTP statuses
+// and their own codes: bad-request (400: not a JSON object, unknown field, trailing
+// data), unknown-verb (404, listing the verbs), method-not-allowed (405), too-large
+// (413, Options.MaxBodyBytes, default 1 MiB).
+//
+// # Events
+//
+// GET <base>/events is a text/event-stream. Each runner event is sent as
+// "event: cordis/…" with JSON data under the names of spec §9 (cordis/request-run with
+// its ticket, cordis/request-run-resolved, cordis/dynamic-package,
+// cordis/dynamic-retract, cordis/inspect-query, cordis/inspect-query-resolved) and an id
+// "<epoch>-<n>". The stream starts with "event: cordis/connected" and data
+// {"resumed":bool}:
+//
+//   - resumed true: the request's Last-Event-ID was this handler's and every event after
+//     it is still kept (the last Options.MaxReplay, default 1024); they follow.
+//   - resumed false (a first connection, another process's id, or too far behind): the
+//     page resets its inventory and reads it again. The run requests still pending are
+//     sent next (without ids), so a page opened after the model asked can answer them.
+//
+// A stream that falls further behind than MaxReplay while open gets "event:
+// cordis/reset" ({"reason":"behind"}) and the pending requests, and goes on from now. An
+// idle stream gets a ": ping" comment every Options.Heartbeat (15 s); a write that takes
+// longer than Options.WriteTimeout (10 s) ends the stream. At most Options.MaxStreams
+// (64) are open at once. Close ends every stream and waits for them.
+//
+// # The page and the client runner
+//
+// GET <base>/ is the page (plain JavaScript with React.createElement, React 18.3.1 from
+// assets/vendor, no build step); it shows one card per Plugin, grouped by this session
+// (Options.Session, or #session=<id>) and the others, with the readings idle,
+// client-pending ("not loaded here"), running, awaiting-approval and failed, their
+// controls, and the error lines of spec §15.
+//
+// Each client half runs in its own frame (GET <base>/frame) with sandbox="allow-scripts"
+// and a CSP that sandboxes it again, forbids all network (connect-src 'none') and gives
+// it an opaque origin: it cannot read the cookie or token, reach the panel's DOM, call a
+// verb, or drive another Plugin's frame. Its code is the body of an async function with
+// React, console (tagged), styles, host, the teaching traps (harness, the timers, fetch,
+// require) and process/Buffer undefined, and must return a plugin. host.call(method,
+// args) is a message to the page, which invokes only that frame's run with the run
+// capability it keeps. A failed load names its stage: evaluate, module-import (the code
+// returned no plugin) or activate (apply threw).
+package panel

@@ -1,0 +1,138 @@
+package panel
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordiskit/cordiskit/runner"
+)
+
+const clientCode = `return (ctx) => {}`
+
+// request runs a client-bearing Package for s1: it waits for approval.
+func (e *env) request() runner.RunOutput {
+	e.t.Helper()
+	d := e.define(clockHost, clientCode)
+	out, err := e.r.Run(as("s1"), runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun})
+	if err != nil || out.Status != "awaiting-approval" {
+		e.t.Fatalf("Run = %+v, %v", out, err)
+	}
+	return out
+}
+
+func TestEventsStreamResumeAndReplay(t *testing.T) {
+	e := newEnv(t, nil)
+	s := e.stream("")
+	if ev := s.next(); ev.name != "cordis/connected" || ev.data != `{"resumed":false}` || !strings.HasSuffix(ev.id, "-0") {
+		t.Fatalf("first event = %+v", ev)
+	}
+	out := e.request()
+	ev := s.next()
+	var q requestRunWire
+	if err := json.Unmarshal([]byte(ev.data), &q); err != nil || ev.name != "cordis/request-run" || q.RequestID != out.ApprovalRequestID ||
+		q.Ticket == "" || q.AgentID != "s1" || !q.RequiresApproval || !q.HasClientHalf || q.Name != "Clock" {
+		t.Fatalf("request-run = %+v (%+v)", ev, q)
+	}
+	s.close()
+
+	// Stop cancels the request while nobody listens; a stream resuming from the
+	// request-run event gets exactly what it missed.
+	if _, err := e.r.Stop(as("s1"), runner.PluginInput{PluginID: out.PluginID}); err != nil {
+		t.Fatal(err)
+	}
+	s2 := e.stream(ev.id)
+	if c := s2.next(); c.name != "cordis/connected" || c.data != `{"resumed":true}` {
+		t.Fatalf("resumed = %+v", c)
+	}
+	if r := s2.next(); r.name != "cordis/request-run-resolved" || !strings.Contains(r.data, `"outcome":"cancelled"`) {
+		t.Fatalf("missed event = %+v", r)
+	}
+	// An id of another handler (or process) does not resume.
+	s3 := e.stream("0000-1")
+	if c := s3.next(); c.data != `{"resumed":false}` {
+		t.Fatalf("foreign id = %+v", c)
+	}
+}
+
+func TestFreshStreamGetsPendingRequests(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.request()
+	s := e.stream("")
+	if c := s.next(); c.data != `{"resumed":false}` {
+		t.Fatalf("connected = %+v", c)
+	}
+	ev := s.next()
+	if ev.name != "cordis/request-run" || ev.id != "" || !strings.Contains(ev.data, `"requestId":"`+out.ApprovalRequestID+`"`) {
+		t.Fatalf("pending request = %+v", ev)
+	}
+	// Once resolved it is no longer offered.
+	if _, err := e.r.Stop(as("s1"), runner.PluginInput{PluginID: out.PluginID}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := s.next(); ev.name != "cordis/request-run-resolved" {
+		t.Fatalf("resolved = %+v", ev)
+	}
+	s2 := e.stream("")
+	s2.next()
+	e.define(clockHost, "") // emits nothing: the next event is the ping or nothing
+	select {
+	case ev, ok := <-s2.evs:
+		if ok {
+			t.Fatalf("a resolved request was offered again: %+v", ev)
+		}
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func TestStreamTooFarBehindIsReset(t *testing.T) {
+	e := newEnv(t, &Options{MaxReplay: 2})
+	s := e.stream("")
+	first := s.next()
+	s.close()
+	for range 2 {
+		out := e.request()
+		if _, err := e.r.Stop(as("s1"), runner.PluginInput{PluginID: out.PluginID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := e.stream(first.id) // 4 events were published, 2 are kept
+	if c := s2.next(); c.name != "cordis/connected" || c.data != `{"resumed":false}` {
+		t.Fatalf("behind = %+v", c)
+	}
+}
+
+func TestCloseEndsStreams(t *testing.T) {
+	e := newEnv(t, nil)
+	s1, s2 := e.stream(""), e.stream("")
+	s1.next()
+	s2.next()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := e.h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !s1.ended() || !s2.ended() {
+		t.Fatal("a stream is still open after Close")
+	}
+	if res, body := e.do("GET", "/events", "", true, nil); res.StatusCode != 503 || !strings.Contains(body, `"code":"closed"`) {
+		t.Fatalf("after Close = %d %s", res.StatusCode, body)
+	}
+	// Close is idempotent.
+	if err := e.h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMaxStreams(t *testing.T) {
+	e := newEnv(t, &Options{MaxStreams: 1})
+	s := e.stream("")
+	s.next()
+	res, body := e.do("GET", "/events", "", true, nil)
+	if res.StatusCode != 503 || !strings.Contains(body, "MaxStreams") {
+		t.Fatalf("second stream = %d %s", res.StatusCode, body)
+	}
+	s.close()
+}

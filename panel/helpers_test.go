@@ -1,0 +1,231 @@
+package panel
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/sandbox"
+)
+
+// env is a runner with a panel served on a loopback test server.
+type env struct {
+	t    *testing.T
+	root *kit.Context
+	r    *runner.Runner
+	h    *Handler
+	srv  *httptest.Server
+}
+
+func newEnv(t *testing.T, opts *Options) *env {
+	t.Helper()
+	e := &env{t: t, root: kit.New(nil)}
+	r, err := runner.New(e.root, &runner.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: time.Second, Call: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.r = r
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.Token == "" {
+		opts.Token = "test-token"
+	}
+	h, err := New(r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.h = h
+	e.srv = httptest.NewServer(h)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		e.srv.Close()
+		if err := r.Dispose(ctx); err != nil {
+			t.Errorf("Dispose: %v", err)
+		}
+		if err := e.root.Fiber().Dispose(ctx); err != nil {
+			t.Errorf("root dispose: %v", err)
+		}
+	})
+	return e
+}
+
+func as(session string) context.Context { return kit.WithSession(context.Background(), session) }
+
+func ptr[T any](v T) *T { return &v }
+
+const clockHost = `harness.handle('now', (args) => ({ t: 42, args }));
+return { name: 'clock', apply(ctx) {} }`
+
+// define defines a Package for session s1.
+func (e *env) define(host, client string) runner.DefineOutput {
+	e.t.Helper()
+	in := runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Shows the time."}
+	if host != "" {
+		in.Code.Host = ptr(host)
+	}
+	if client != "" {
+		in.Code.Client = ptr(client)
+	}
+	out, err := e.r.Define(as("s1"), in)
+	if err != nil {
+		e.t.Fatalf("Define: %v", err)
+	}
+	return out
+}
+
+// do sends a request with the token as a bearer unless auth is false.
+func (e *env) do(method, path, body string, auth bool, hdr map[string]string) (*http.Response, string) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if auth {
+		req.Header.Set("Authorization", "Bearer "+e.h.Token())
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// call posts a verb and decodes the envelope.
+func (e *env) call(verb string, args any) (status int, en struct {
+	OK    bool            `json:"ok"`
+	Value json.RawMessage `json:"value"`
+	Error *errorMsg       `json:"error"`
+}) {
+	e.t.Helper()
+	b := []byte("{}")
+	if args != nil {
+		b, _ = json.Marshal(args)
+	}
+	res, body := e.do("POST", "/rpc/"+verb, string(b), true, map[string]string{"Content-Type": "application/json"})
+	if err := json.Unmarshal([]byte(body), &en); err != nil {
+		e.t.Fatalf("%s: answer %q is not an envelope: %v", verb, body, err)
+	}
+	return res.StatusCode, en
+}
+
+// value calls a verb that must succeed and decodes its value into v.
+func (e *env) value(verb string, args, v any) {
+	e.t.Helper()
+	_, en := e.call(verb, args)
+	if !en.OK {
+		e.t.Fatalf("%s: %+v", verb, en.Error)
+	}
+	if v != nil {
+		if err := json.Unmarshal(en.Value, v); err != nil {
+			e.t.Fatalf("%s: value %s: %v", verb, en.Value, err)
+		}
+	}
+}
+
+// sse is an open event stream.
+type sse struct {
+	t    *testing.T
+	res  *http.Response
+	evs  chan sseEvent
+	done chan struct{}
+}
+
+type sseEvent struct{ name, id, data string }
+
+// stream opens GET /events (with Last-Event-ID when last is set).
+func (e *env) stream(last string) *sse {
+	e.t.Helper()
+	req, _ := http.NewRequest("GET", e.srv.URL+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+e.h.Token())
+	if last != "" {
+		req.Header.Set("Last-Event-ID", last)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+		e.t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	s := &sse{t: e.t, res: res, evs: make(chan sseEvent, 64), done: make(chan struct{})}
+	go s.read()
+	e.t.Cleanup(s.close)
+	return s
+}
+
+func (s *sse) read() {
+	defer close(s.done)
+	defer close(s.evs)
+	sc := bufio.NewScanner(s.res.Body)
+	var ev sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.name != "" {
+				s.evs <- ev
+			}
+			ev = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			ev.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "id: "):
+			ev.id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "data: "):
+			ev.data = strings.TrimPrefix(line, "data: ")
+		}
+	}
+}
+
+// next returns the next event, failing after 3 s.
+func (s *sse) next() sseEvent {
+	s.t.Helper()
+	select {
+	case ev, ok := <-s.evs:
+		if !ok {
+			s.t.Fatal("the event stream ended")
+		}
+		return ev
+	case <-time.After(3 * time.Second):
+		s.t.Fatal("no event within 3 s")
+	}
+	return sseEvent{}
+}
+
+// ended reports whether the stream ends within 3 s.
+func (s *sse) ended() bool {
+	timeout := time.After(3 * time.Second)
+	for {
+		select {
+		case _, ok := <-s.evs:
+			if !ok {
+				return true
+			}
+		case <-timeout:
+			return false
+		}
+	}
+}
+
+func (s *sse) close() {
+	s.res.Body.Close()
+	<-s.done
+}
