@@ -1,0 +1,608 @@
+// The Cordis panel (spec §15): what the model defined, what runs, and what waits for the
+// person. Plain JavaScript with React.createElement, no build step. Client halves run in
+// sandboxed frames (frames below); this page keeps the run capabilities and calls the
+// verbs for them.
+(function () {
+  'use strict';
+  var h = React.createElement;
+  var meta = function (n) { var el = document.querySelector('meta[name="' + n + '"]'); return el ? el.content : ''; };
+  var BASE = meta('cordis-base') || '/';
+  var PENDING = ['awaiting-approval', 'starting-host', 'client-pending'];
+
+  function currentSession() {
+    var m = /(?:^#|&)session=([^&]*)/.exec(location.hash);
+    return m ? decodeURIComponent(m[1]) : meta('cordis-session');
+  }
+
+  // ---- verbs -------------------------------------------------------------------------
+
+  function rpc(verb, args) {
+    return fetch(BASE + 'rpc/' + verb, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(args || {}) })
+      .catch(function (e) { throw new Error('the panel could not reach the runtime (' + e.message + '); is it still running?'); })
+      .then(function (res) {
+        return res.json().catch(function () { throw new Error(verb + ' answered HTTP ' + res.status + ' without JSON'); });
+      })
+      .then(function (body) {
+        if (body.ok) return body.value;
+        var e = new Error(body.error.message);
+        e.code = body.error.code;
+        throw e;
+      });
+  }
+
+  // ---- state -------------------------------------------------------------------------
+
+  var state = {
+    rows: [], removed: new Set(), read: false, error: '',
+    requests: new Map(),   // requestId → cordis/request-run payload (with its ticket)
+    activity: new Map(),   // pluginId → {phase: 'awaiting-approval' | 'orchestrating', …}
+    loaded: new Map(),     // pluginId → {packageId, pluginRunId, waitingFor}
+    runError: new Map(),   // pluginId → {reason, message}: this page's last failed run
+    actionError: new Map(),// pluginId → message of a failed control
+    renderFailure: new Map(),
+    picks: new Map(),      // pluginId → the version the person picked
+    connection: 'connecting'
+  };
+  var version = 0;
+  var listeners = new Set();
+  function publish() { version++; listeners.forEach(function (f) { f(); }); }
+  function subscribe(f) { listeners.add(f); return function () { listeners.delete(f); }; }
+
+  // The inventory store (§15.3): one read at a time (a trigger during a read asks for one
+  // more after it), reset on reconnect (a stale answer is ignored by generation).
+  var inv = { gen: 0, inflight: null, again: false };
+  function refresh() {
+    if (inv.inflight) { inv.again = true; return inv.inflight; }
+    var g = inv.gen;
+    var started = frames.epoch;
+    inv.inflight = rpc('inventory', {}).then(function (rows) {
+      if (g !== inv.gen) return;
+      var ids = new Set(rows.map(function (r) { return r.pluginId; }));
+      state.rows.forEach(function (r) { if (!ids.has(r.pluginId)) state.removed.add(r.pluginId); });
+      state.rows = rows;
+      state.read = true;
+      state.error = '';
+      reconcile(rows, started);
+    }, function (e) {
+      if (g === inv.gen) state.error = 'The inventory could not be read: ' + (e && e.message ? e.message : 'unknown error');
+    }).then(function () {
+      if (g !== inv.gen) return;
+      inv.inflight = null;
+      publish();
+      if (inv.again) { inv.again = false; refresh(); }
+    });
+    return inv.inflight;
+  }
+  function reset() {
+    inv.gen++;
+    inv.inflight = null;
+    inv.again = false;
+    state.rows = [];
+    state.read = false;
+    state.requests.clear();
+    state.activity.forEach(function (a, id) { if (a.phase === 'awaiting-approval') state.activity.delete(id); });
+    publish();
+  }
+  function retire(id) {
+    state.rows = state.rows.filter(function (r) { return r.pluginId !== id; });
+    state.removed.add(id);
+    publish();
+  }
+
+  // reconcile drops requests the host no longer lists (answered elsewhere, cancelled,
+  // expired, lost on a restart) and frames whose run is gone. It never starts anything, so
+  // a refused answer cannot be re-driven in a loop (§8.5).
+  function reconcile(rows, started) {
+    var listed = new Set();
+    var byId = new Map();
+    rows.forEach(function (r) {
+      byId.set(r.pluginId, r);
+      var a = r.latestRun;
+      if (a && a.approvalRequestId && PENDING.indexOf(a.status) >= 0) listed.add(a.approvalRequestId);
+    });
+    state.requests.forEach(function (q, id) { if (!listed.has(id)) closeRequest(id); });
+    frames.recs.forEach(function (rec, id) {
+      var r = byId.get(id);
+      if (rec.epoch >= started) return; // loaded after this read began: the read may predate it
+      if (!r || !r.activeRun || r.activeRun.pluginRunId !== rec.pluginRunId) frames.unload(id, rec.pluginRunId);
+    });
+  }
+
+  // ---- requests and orchestration (§14.2, §14.3) ---------------------------------------
+
+  function openRequest(q) {
+    state.requests.set(q.requestId, q);
+    var act = state.activity.get(q.pluginId);
+    if (!q.requiresApproval) {
+      if (!driven.has(q.requestId)) {
+        driven.add(q.requestId);
+        orchestrate({ agentId: q.agentId, pluginId: q.pluginId, packageId: q.packageId, mode: q.mode, requestId: q.requestId, ticket: q.ticket, hasClientHalf: q.hasClientHalf });
+      }
+    } else if (!act || act.phase !== 'orchestrating') {
+      state.activity.set(q.pluginId, { phase: 'awaiting-approval', requestId: q.requestId, agentId: q.agentId, packageId: q.packageId, mode: q.mode, name: q.name, purpose: q.purpose, hasClientHalf: q.hasClientHalf });
+      attention(q.pluginId);
+    }
+    publish();
+  }
+  var driven = new Set(); // requests this page started on its own: never twice
+
+  function closeRequest(id) {
+    var q = state.requests.get(id);
+    state.requests.delete(id);
+    if (!q) return;
+    var act = state.activity.get(q.pluginId);
+    if (act && act.phase === 'awaiting-approval' && act.requestId === id) state.activity.delete(q.pluginId);
+    publish();
+  }
+
+  function approve(requestId, future) {
+    var q = state.requests.get(requestId);
+    var act = q && state.activity.get(q.pluginId);
+    if (!q || !act || act.phase !== 'awaiting-approval' || act.requestId !== requestId) return;
+    orchestrate({ agentId: q.agentId, pluginId: q.pluginId, packageId: q.packageId, mode: q.mode, requestId: requestId, ticket: q.ticket, future: future, hasClientHalf: q.hasClientHalf });
+  }
+
+  function decline(requestId) {
+    var q = state.requests.get(requestId);
+    var act = q && state.activity.get(q.pluginId);
+    if (!q || !act || act.phase !== 'awaiting-approval' || act.requestId !== requestId) return;
+    act.declining = true;
+    publish();
+    control(q.pluginId, rpc('resolveRequestRun', { requestId: requestId, ticket: q.ticket, resolution: { ok: false, reason: 'rejected' } }).then(function (acc) {
+      if (!acc.accepted) throw new Error(acc.message || 'the decline was refused');
+      closeRequest(requestId);
+    }));
+  }
+
+  var orchestrations = new Map(); // pluginId → promise: one per Plugin on this page
+  function orchestrate(o) {
+    var running = orchestrations.get(o.pluginId);
+    if (running) return running;
+    state.activity.set(o.pluginId, { phase: 'orchestrating', agentId: o.agentId, packageId: o.packageId, mode: o.mode, requestId: o.requestId });
+    state.runError.delete(o.pluginId);
+    state.actionError.delete(o.pluginId);
+    publish();
+    var p = drive(o).catch(function (e) {
+      state.runError.set(o.pluginId, { reason: 'client-half-failed', message: e.message });
+    }).then(function () {
+      orchestrations.delete(o.pluginId);
+      var act = state.activity.get(o.pluginId);
+      if (act && act.phase === 'orchestrating') state.activity.delete(o.pluginId);
+      publish();
+      refresh();
+    });
+    orchestrations.set(o.pluginId, p);
+    return p;
+  }
+
+  async function drive(o) {
+    var hh;
+    try {
+      hh = await rpc('runHostHalf', { agentId: o.agentId, pluginId: o.pluginId, packageId: o.packageId, mode: o.mode, requestId: o.requestId || null, approveFutureVersions: !!o.future, ticket: o.ticket || '' });
+    } catch (e) { hh = { ok: false, reason: 'host-half-failed', message: e.message }; }
+    if (!hh.ok) {
+      // The host already failed the request it started; a refusal changes nothing.
+      state.runError.set(o.pluginId, { reason: hh.reason || 'host-half-failed', message: hh.message });
+      return;
+    }
+    if (!o.hasClientHalf) return;
+    var code;
+    try {
+      code = await rpc('getClientCode', { agentId: o.agentId, pluginId: o.pluginId, pluginRunId: hh.pluginRunId });
+    } catch (e) {
+      return settle(o, hh, { ok: false, reason: 'client-half-failed', message: 'getClientCode: ' + e.message });
+    }
+    var res = await frames.load(code, o.agentId);
+    if (res.ok) return settle(o, hh, { ok: true, waitingFor: res.waitingFor });
+    var msg = res.stage + ': ' + res.message;
+    state.runError.set(o.pluginId, { reason: 'client-half-failed', message: msg });
+    return settle(o, hh, { ok: false, reason: 'client-half-failed', message: msg, stack: res.stack });
+  }
+
+  // settle sends the one answer of the page that started the run; a page that attached
+  // holds no token and answers nothing.
+  async function settle(o, hh, resolution) {
+    if (!hh.startedHere || !hh.token) return;
+    resolution.token = hh.token;
+    resolution.pluginRunId = hh.pluginRunId;
+    var acc;
+    try {
+      acc = o.requestId
+        ? await rpc('resolveRequestRun', { requestId: o.requestId, ticket: o.ticket || '', resolution: resolution })
+        : await rpc('settleUserRun', { agentId: o.agentId, pluginId: o.pluginId, resolution: resolution });
+    } catch (e) { acc = { accepted: false, message: e.message }; }
+    if (!acc.accepted && acc.message) state.actionError.set(o.pluginId, acc.message);
+  }
+
+  // control runs a panel action and records its failure on the row.
+  function control(pluginId, p) {
+    state.actionError.delete(pluginId);
+    return p.catch(function (e) { state.actionError.set(pluginId, e.message); }).then(function () { publish(); refresh(); });
+  }
+
+  // ---- frames: one sandboxed frame per loaded client half (§14.4) ----------------------
+
+  var frames = {
+    recs: new Map(),   // pluginId → {iframe, pluginId, packageId, pluginRunId, agentId, capability, epoch}
+    slots: new Map(),  // pluginId → the card's slot element
+    refs: new Map(),   // pluginId → stable ref callback
+    waiters: new Map(),
+    queues: new Map(), // pluginId → the tail of its operations
+    epoch: 0,
+
+    enqueue: function (id, fn) {
+      var prev = this.queues.get(id) || Promise.resolve();
+      var next = prev.then(fn, fn); // a failure does not wedge the queue
+      this.queues.set(id, next.catch(function () {}));
+      return next;
+    },
+
+    ref: function (id) {
+      var self = this;
+      if (!this.refs.has(id)) {
+        this.refs.set(id, function (el) {
+          var rec = self.recs.get(id);
+          if (!el) { self.slots.delete(id); return; }
+          self.slots.set(id, el);
+          if (rec && rec.iframe.parentNode !== el) self.teardown(rec); // a moved frame reloads: drop it
+          (self.waiters.get(id) || []).forEach(function (f) { f(el); });
+          self.waiters.delete(id);
+        });
+      }
+      return this.refs.get(id);
+    },
+
+    slot: function (id, ms) {
+      var el = this.slots.get(id);
+      if (el) return Promise.resolve(el);
+      var self = this;
+      return new Promise(function (resolve) {
+        var list = self.waiters.get(id) || [];
+        list.push(resolve);
+        self.waiters.set(id, list);
+        setTimeout(function () { resolve(null); }, ms);
+      });
+    },
+
+    load: function (code, agentId) {
+      var self = this;
+      return this.enqueue(code.pluginId, async function () {
+        var old = self.recs.get(code.pluginId);
+        if (old && old.pluginRunId === code.pluginRunId && old.ok) return { ok: true, waitingFor: old.waitingFor };
+        if (old) self.teardown(old);
+        var el = await self.slot(code.pluginId, 5000);
+        if (!el) return { ok: false, stage: 'evaluate', message: 'the panel shows no card for ' + code.pluginId + ' to load its client half into; reload the panel', stack: '' };
+        var iframe = document.createElement('iframe');
+        iframe.setAttribute('sandbox', 'allow-scripts');
+        iframe.setAttribute('referrerpolicy', 'no-referrer');
+        iframe.title = code.name + ' (' + code.pluginId + ')';
+        iframe.className = 'client-frame';
+        var rec = { iframe: iframe, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId, agentId: agentId, capability: code.capability, epoch: ++self.epoch };
+        var result = new Promise(function (resolve) {
+          rec.onResult = resolve;
+          rec.timer = setTimeout(function () { resolve({ ok: false, stage: 'evaluate', message: 'the client half did not finish loading within 15 s (an await that never settles?)', stack: '' }); }, 15000);
+        });
+        rec.onReady = function () { iframe.contentWindow.postMessage({ cordis: 1, type: 'load', code: code.code, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId }, '*'); };
+        self.recs.set(code.pluginId, rec);
+        iframe.src = BASE + 'frame';
+        el.appendChild(iframe);
+        var res = await result;
+        clearTimeout(rec.timer);
+        if (!res.ok) { self.teardown(rec); return res; }
+        rec.ok = true;
+        rec.waitingFor = res.waitingFor || [];
+        state.loaded.set(code.pluginId, { packageId: code.packageId, pluginRunId: code.pluginRunId, waitingFor: rec.waitingFor });
+        publish();
+        return res;
+      });
+    },
+
+    // unload tears down exactly run pluginRunId of pluginId; a newer run survives.
+    unload: function (id, pluginRunId) {
+      var self = this;
+      return this.enqueue(id, function () {
+        var rec = self.recs.get(id);
+        if (rec && (!pluginRunId || rec.pluginRunId === pluginRunId)) self.teardown(rec);
+      });
+    },
+
+    teardown: function (rec) {
+      if (this.recs.get(rec.pluginId) !== rec) return;
+      this.recs.delete(rec.pluginId);
+      rec.iframe.remove();
+      if (rec.onResult) rec.onResult({ ok: false, stage: 'evaluate', message: 'the client half was unloaded while it loaded', stack: '' });
+      state.loaded.delete(rec.pluginId);
+      state.renderFailure.delete(rec.pluginId);
+      publish();
+    },
+
+    byWindow: function (w) {
+      var found = null;
+      this.recs.forEach(function (rec) { if (rec.iframe.contentWindow === w) found = rec; });
+      return found;
+    },
+
+    report: function (rec) {
+      return { agentId: rec.agentId, pluginId: rec.pluginId, pluginRunId: rec.pluginRunId, capability: rec.capability };
+    },
+
+    // onMessage routes a frame's message: only frames this page made are heard, and each
+    // reaches only its own run.
+    onMessage: function (ev) {
+      var rec = frames.byWindow(ev.source);
+      var m = ev.data;
+      if (!rec || !m || m.cordis !== 1) return;
+      var reply = function (msg) { msg.cordis = 1; msg.type = 'reply'; if (rec.iframe.contentWindow) rec.iframe.contentWindow.postMessage(msg, '*'); };
+      switch (m.type) {
+        case 'ready': if (rec.onReady) { var f = rec.onReady; rec.onReady = null; f(); } break;
+        case 'loaded': if (rec.onResult) { rec.onResult({ ok: true, waitingFor: m.waitingFor || [] }); rec.onResult = null; } break;
+        case 'failed': if (rec.onResult) { rec.onResult({ ok: false, stage: String(m.stage), message: String(m.message), stack: String(m.stack || '') }); rec.onResult = null; } break;
+        case 'size': rec.iframe.style.height = Math.max(32, Math.min(Number(m.height) || 0, 2000)) + 'px'; break;
+        case 'console': (m.level === 'error' ? console.error : console.log)('[cordis:' + rec.pluginId + ']', String(m.text).slice(0, 500)); break;
+        case 'call':
+          rpc('invoke', { pluginId: rec.pluginId, pluginRunId: rec.pluginRunId, capability: rec.capability, method: String(m.method), args: m.args === undefined ? null : m.args })
+            .then(function (v) { reply({ id: m.id, ok: true, value: v }); }, function (e) { reply({ id: m.id, ok: false, error: { code: e.code || 'network', message: e.message } }); });
+          break;
+        case 'render-error':
+          state.renderFailure.set(rec.pluginId, { slot: String(m.slot), message: String(m.message), abdicated: !!m.abdicated });
+          publish();
+          rpc('reportRenderFailure', Object.assign(frames.report(rec), { failure: { slot: String(m.slot), message: String(m.message), stack: String(m.stack || ''), abdicated: !!m.abdicated } })).catch(function () {});
+          break;
+        case 'guard-error':
+          rpc('reportClientGuardFailure', Object.assign(frames.report(rec), { failure: { message: String(m.message), stack: String(m.stack || '') } })).catch(function () {});
+          break;
+      }
+    }
+  };
+  window.addEventListener('message', frames.onMessage);
+
+  // ---- events ------------------------------------------------------------------------
+
+  function knows(id) { return state.rows.some(function (r) { return r.pluginId === id; }); }
+
+  function connect() {
+    var es = new EventSource(BASE + 'events');
+    var on = function (name, f) { es.addEventListener(name, function (e) { f(JSON.parse(e.data)); }); };
+    var fresh = function () { reset(); refresh(); };
+    on('cordis/connected', function (d) { state.connection = 'live'; if (!d.resumed) fresh(); else refresh(); publish(); });
+    on('cordis/reset', fresh);
+    on('cordis/request-run', function (q) { openRequest(q); if (!knows(q.pluginId)) refresh(); });
+    on('cordis/request-run-resolved', function (d) { closeRequest(d.requestId); refresh(); });
+    on('cordis/dynamic-package', function () { refresh(); });
+    on('cordis/dynamic-retract', function (d) { frames.unload(d.pluginId, d.pluginRunId); refresh(); });
+    es.onerror = function () {
+      state.connection = 'reconnecting';
+      publish();
+      if (es.readyState === EventSource.CLOSED) setTimeout(connect, 2000); // refused: start over
+    };
+  }
+
+  // attention brings a new approval to the person: the title counts it and its card
+  // scrolls into view.
+  function attention(pluginId) {
+    setTimeout(function () {
+      var el = document.getElementById('row-' + pluginId);
+      if (el && el.scrollIntoView) el.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    }, 50);
+  }
+
+  // ---- readings (§15.1, §15.2) ---------------------------------------------------------
+
+  function pkgOf(row, id) { return (row.packages || []).find(function (k) { return k.packageId === id; }); }
+  function lastPkg(row) { var ks = row.packages || []; return ks.length ? ks[ks.length - 1] : null; }
+
+  function selected(row, act) {
+    var pick = state.picks.get(row.pluginId);
+    if (pick && pkgOf(row, pick)) return pick;
+    return row.nextPackageId || row.currentPackageId || (lastPkg(row) || {}).packageId || (act && act.packageId) || '';
+  }
+
+  function visible(row, pkgId) {
+    var ar = row.activeRun;
+    if (!ar || ar.packageId !== pkgId) return 'idle';
+    var k = pkgOf(row, pkgId);
+    if (!k || !k.hasClientHalf) return 'running';
+    var l = state.loaded.get(row.pluginId);
+    return l && l.packageId === pkgId && l.pluginRunId === ar.pluginRunId ? 'running' : 'client-pending';
+  }
+
+  function status(row, act, sel) {
+    var a = row.latestRun;
+    if ((act && act.phase === 'awaiting-approval') || (a && a.status === 'awaiting-approval')) return 'awaiting-approval';
+    if (a && a.status === 'failed' && a.packageId === sel) return 'failed';
+    if (!row.activeRun) return 'idle';
+    return visible(row, row.activeRun.packageId);
+  }
+
+  var LABELS = {
+    'idle': ['Idle', 'Defined, not running'],
+    'client-pending': ['Not loaded here', 'Runs on the host; its view is not loaded in this page'],
+    'running': ['Running', ''],
+    'awaiting-approval': ['Needs your approval', ''],
+    'failed': ['Failed', '']
+  };
+  var ICONS = { 'idle': '\u25CB', 'client-pending': '\u25D0', 'running': '\u25CF', 'awaiting-approval': '!', 'failed': '\u2715' };
+
+  // rowsOf merges the inventory with this page's activities (an awaiting request whose
+  // Plugin the inventory has not shown yet still gets a row).
+  function rowsOf() {
+    var rows = state.rows.map(function (r) { return { row: r, act: state.activity.get(r.pluginId) }; });
+    state.activity.forEach(function (act, id) {
+      if (act.phase === 'awaiting-approval' && !knows(id) && !state.removed.has(id)) {
+        rows.push({ row: { pluginId: id, agentId: act.agentId, packages: [{ packageId: act.packageId, name: act.name, purpose: act.purpose, hasClientHalf: act.hasClientHalf }], grants: {} }, act: act });
+      }
+    });
+    return rows.map(function (x) {
+      var sel = selected(x.row, x.act);
+      return { row: x.row, act: x.act, sel: sel, status: status(x.row, x.act, sel), session: (x.act && x.act.agentId) || x.row.agentId };
+    });
+  }
+
+  // ---- view --------------------------------------------------------------------------
+
+  function button(label, onClick, kind, extra) {
+    return h('button', Object.assign({ type: 'button', className: 'btn ' + (kind || ''), onClick: onClick }, extra || {}), label);
+  }
+
+  function Pill(props) {
+    var l = LABELS[props.status];
+    return h('span', { className: 'pill s-' + props.status, title: l[1] || l[0] }, h('span', { className: 'icon', 'aria-hidden': 'true' }, ICONS[props.status]), l[0]);
+  }
+
+  function halves(k) {
+    if (!k) return '';
+    if (k.hasHostHalf && k.hasClientHalf) return 'a host half (runs in the agent) and a client half (runs in this page)';
+    if (k.hasClientHalf) return 'a client half (runs in this page)';
+    return 'a host half (runs in the agent)';
+  }
+
+  function Approval(props) {
+    var act = props.act, row = props.row;
+    var q = act.requestId && state.requests.get(act.requestId);
+    var k = pkgOf(row, act.packageId) || {};
+    var what = act.mode === 'update' ? 'switch ' + row.pluginId + ' to ' : 'run ';
+    return h('div', { className: 'approval' },
+      h('p', { className: 'ask' }, 'The model asks to ', what, h('strong', null, act.name || k.name || act.packageId), ' (', act.packageId, ').'),
+      h('p', { className: 'halves' }, 'It has ', halves(k) || (act.hasClientHalf ? 'a client half (runs in this page)' : 'a host half'), '.'),
+      q ? h('div', { className: 'actions' },
+        button('Approve once', function () { approve(act.requestId, false); }, 'primary', { disabled: !!act.declining }),
+        button('Approve for future versions', function () { approve(act.requestId, true); }, '', { disabled: !!act.declining }),
+        button('Decline', function () { decline(act.requestId); }, 'danger', { disabled: !!act.declining }))
+        : h('p', { className: 'note' }, 'This page did not receive the request; reload the panel to answer it.'));
+  }
+
+  function Controls(props) {
+    var row = props.row, sel = props.sel, st = props.status, id = row.pluginId;
+    var k = pkgOf(row, sel);
+    var ar = row.activeRun;
+    var busy = orchestrations.has(id);
+    var out = [];
+    if (row.packages.length > 1) {
+      out.push(h('label', { key: 'v', className: 'picker' }, 'Version ',
+        h('select', { value: sel, onChange: function (e) { state.picks.set(id, e.target.value); publish(); } },
+          row.packages.map(function (p) {
+            var tags = [];
+            if (p.packageId === row.currentPackageId) tags.push('current');
+            if (p.packageId === row.nextPackageId && p.packageId !== row.currentPackageId) tags.push('next');
+            if (ar && p.packageId === ar.packageId) tags.push('live');
+            return h('option', { key: p.packageId, value: p.packageId }, p.packageId + ' \u00B7 ' + p.name + (tags.length ? ' (' + tags.join(', ') + ')' : ''));
+          }))));
+    }
+    if (k && (!ar || ar.packageId !== sel)) {
+      var mode = row.currentPackageId && sel !== row.currentPackageId ? 'update' : 'run';
+      out.push(button(mode === 'update' ? 'Switch to ' + sel : 'Run', function () { startRun(row, sel, mode); }, 'primary', { key: 'run', disabled: busy }));
+    }
+    if (st === 'client-pending' && ar && ar.packageId === sel) {
+      out.push(button('Load into this page', function () { startRun(row, ar.packageId, 'run'); }, 'primary', { key: 'load', disabled: busy }));
+    }
+    if (ar) out.push(button('Stop', function () { control(id, rpc('stopFromPanel', { agentId: row.agentId, pluginId: id })); }, '', { key: 'stop' }));
+    out.push(h(RemoveButton, { key: 'rm', row: row }));
+    if (row.grants && row.grants.future) {
+      out.push(h('span', { key: 'g', className: 'grant' }, 'Future versions approved ',
+        button('Revoke', function () { control(id, rpc('revokeGrant', { agentId: row.agentId, pluginId: id, future: true })); }, 'link')));
+    }
+    return h('div', { className: 'actions' }, out);
+  }
+
+  function RemoveButton(props) {
+    var s = React.useState(false), confirming = s[0], setConfirming = s[1];
+    var row = props.row;
+    if (!confirming) return button('Remove', function () { setConfirming(true); }, 'quiet');
+    return h('span', { className: 'confirm' }, 'Remove ' + row.pluginId + ' and all its versions? ',
+      button('Remove', function () {
+        control(row.pluginId, rpc('undefineFromPanel', { agentId: row.agentId, pluginId: row.pluginId }).then(function () {
+          frames.unload(row.pluginId);
+          retire(row.pluginId);
+        }));
+      }, 'danger'),
+      button('Keep', function () { setConfirming(false); }, 'quiet'));
+  }
+
+  function startRun(row, pkgId, mode) {
+    var k = pkgOf(row, pkgId);
+    orchestrate({ agentId: row.agentId, pluginId: row.pluginId, packageId: pkgId, mode: mode, requestId: null, hasClientHalf: !!(k && k.hasClientHalf) });
+  }
+
+  function Transition(props) {
+    var row = props.row;
+    var next = row.nextPackageId, cur = row.currentPackageId;
+    if (!next || next === cur || orchestrations.has(row.pluginId)) return null;
+    var a = row.latestRun;
+    var why = a && a.packageId === next ? a.status : 'pending';
+    return h('div', { className: 'transition' },
+      h('span', null, 'Switching to ' + next + (cur ? ' from ' + cur : '') + ' did not finish (' + why + '). '),
+      button('Retry ' + next, function () { startRun(row, next, cur ? 'update' : 'run'); }, 'small'),
+      cur ? button('Roll back to ' + cur, function () { startRun(row, cur, 'run'); }, 'small') : null);
+  }
+
+  function Errors(props) {
+    var row = props.row, id = row.pluginId;
+    var lines = [];
+    var mine = state.runError.get(id);
+    var a = row.latestRun;
+    if (mine) lines.push(['run', (mine.reason ? mine.reason + ': ' : '') + mine.message]);
+    else if (a && a.error && (a.status === 'failed' || a.status === 'expired')) lines.push(['run', a.error.phase + ': ' + a.error.message]);
+    var act = state.actionError.get(id);
+    if (act) lines.push(['action', act]);
+    var rf = state.renderFailure.get(id) || (a && a.renderFailure);
+    if (rf) lines.push(['render', 'Its view ' + (rf.abdicated ? 'abdicated' : 'held') + ' slot ' + rf.slot + ': ' + rf.message]);
+    if (!lines.length) return null;
+    return h('ul', { className: 'errors' }, lines.map(function (l, i) { return h('li', { key: i, className: 'err-' + l[0] }, l[1]); }));
+  }
+
+  function Row(props) {
+    var x = props.x, row = x.row, act = x.act;
+    var k = pkgOf(row, x.sel) || lastPkg(row) || {};
+    var ar = row.activeRun;
+    var busy = act && act.phase === 'orchestrating';
+    var awaiting = x.status === 'awaiting-approval' && act && act.phase === 'awaiting-approval';
+    var ids = [row.pluginId, x.sel];
+    if (ar) ids.push(ar.pluginRunId);
+    return h('article', { id: 'row-' + row.pluginId, className: 'row st-' + x.status, style: { order: x.status === 'awaiting-approval' ? 0 : 1 }, 'data-plugin': row.pluginId, 'data-status': x.status },
+      h('header', null,
+        h('div', { className: 'title' }, h('h3', null, k.name || row.pluginId), h('span', { className: 'ids' }, ids.join(' \u00B7 '))),
+        h(Pill, { status: x.status })),
+      k.purpose ? h('p', { className: 'purpose' }, k.purpose) : null,
+      busy ? h('p', { className: 'busy' }, 'Starting ' + act.packageId + ' in this page\u2026') : null,
+      awaiting ? h(Approval, { row: row, act: act }) : h(Controls, { row: row, sel: x.sel, status: x.status }),
+      awaiting ? null : h(Transition, { row: row }),
+      h(Errors, { row: row }),
+      h('div', { className: 'slot', ref: frames.ref(row.pluginId) }));
+  }
+
+  function Group(props) {
+    if (!props.items.length) return null;
+    return h('section', { className: 'group' },
+      h('h2', null, props.title, h('span', { className: 'count' }, String(props.items.length))),
+      h('div', { className: 'rows' }, props.items.map(function (x) { return h(Row, { key: x.row.pluginId, x: x }); })));
+  }
+
+  function App() {
+    React.useSyncExternalStore(subscribe, function () { return version; });
+    var all = rowsOf();
+    var me = currentSession();
+    var running = all.filter(function (x) { return x.status === 'running'; }).length;
+    var waiting = all.filter(function (x) { return x.status === 'awaiting-approval'; }).length;
+    document.title = (waiting ? '(' + waiting + ') ' : '') + 'Cordis panel';
+    var mine = all.filter(function (x) { return me && x.session === me; });
+    var others = all.filter(function (x) { return !me || x.session !== me; });
+    var conn = { connecting: 'Connecting\u2026', live: 'Live', reconnecting: 'Reconnecting\u2026' }[state.connection];
+    return h('div', { className: 'panel' },
+      h('header', { className: 'top' },
+        h('div', null, h('h1', null, 'Cordis panel'), h('p', { className: 'sub' }, 'Plugins the model defined. Client halves run in this page, each in its own sandboxed frame.')),
+        h('div', { className: 'badge', 'aria-label': running + ' running, ' + waiting + ' waiting for approval' },
+          h('span', { className: 'b-run' }, h('b', null, String(running)), ' running'),
+          h('span', { className: 'b-wait' + (waiting ? ' hot' : '') }, h('b', null, String(waiting)), ' waiting for you'),
+          h('span', { className: 'conn c-' + state.connection }, conn))),
+      state.error ? h('p', { className: 'banner' }, state.error) : null,
+      !state.read && !all.length ? h('p', { className: 'empty' }, 'Reading what the model defined\u2026') : null,
+      state.read && !all.length ? h('div', { className: 'empty' },
+        h('h2', null, 'Nothing defined yet'),
+        h('p', null, 'When the model defines a plugin with cordis_define, it appears here. Anything that wants to run in this page waits for your approval.')) : null,
+      me ? h(Group, { title: 'This session (' + me + ')', items: mine }) : null,
+      h(Group, { title: me ? 'Other sessions' : 'All sessions', items: others }));
+  }
+
+  ReactDOM.createRoot(document.getElementById('root')).render(h(App));
+  connect();
+})();
