@@ -158,6 +158,7 @@ func (r *Runner) stopRun(ctx context.Context, id string, run *liveRun) {
 			r.logger.Warn("cordis runner: stopping a run reported", "plugin", id, "run", run.id, "err", err)
 		}
 	}
+	r.retracted(ctx, id)
 	DynamicRetract.Emit(r.ctx(), DynamicRetractEvent{PluginID: id, PackageID: run.pkg, PluginRunID: run.id})
 }
 
@@ -212,7 +213,7 @@ func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, 
 // commit makes the live run's Package current (spec §6.4 Commit). r.mu held.
 func (r *Runner) commit(ctx context.Context, id string, run *liveRun) (Plugin, error) {
 	run.forRequest = ""
-	return r.updateAttempt(ctx, id, run.id, Change{Current: ptr(run.pkg), Next: ptr("")}, func(a *Attempt) {
+	return r.updateAttempt(ctx, id, run.id, Change{Current: ptr(run.pkg), Next: ptr(""), Running: ptr(true)}, func(a *Attempt) {
 		a.Status = StatusRunning
 		if a.Host.Status == HalfWaiting || a.Client.Status == HalfWaiting {
 			a.Status = StatusWaiting

@@ -72,11 +72,21 @@ func (s *memoryStore) Update(_ context.Context, id string, c Change) (Plugin, er
 	if p == nil {
 		return Plugin{}, ErrNotFound
 	}
-	if err := checkChange(p, c); err != nil {
+	if err := p.Apply(c); err != nil {
 		return Plugin{}, err
 	}
-	applyChange(p, c)
 	return p.Clone(), nil
+}
+
+// Apply applies c to p as Store.Update does; every Store applies changes with it, so
+// they agree. A pointer or a grant naming a Package p does not have is refused, and p is
+// unchanged.
+func (p *Plugin) Apply(c Change) error {
+	if err := checkChange(p, c); err != nil {
+		return err
+	}
+	applyChange(p, c)
+	return nil
 }
 
 // checkChange refuses a change that names a Package p does not have.
@@ -91,7 +101,7 @@ func checkChange(p *Plugin, c Change) error {
 	return nil
 }
 
-// applyChange applies a checked change to p. A durable Store can reuse it on its cache.
+// applyChange applies a checked change to p.
 func applyChange(p *Plugin, c Change) {
 	if c.Attempt != nil {
 		p.Latest = c.Attempt.clone()
@@ -110,6 +120,9 @@ func applyChange(p *Plugin, c Change) {
 	}
 	if c.Future != nil {
 		p.Grants.Future = *c.Future
+	}
+	if c.Running != nil {
+		p.Running = *c.Running
 	}
 }
 

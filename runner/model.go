@@ -156,6 +156,14 @@ type Plugin struct {
 	Next    string   `json:"nextPackageId,omitempty"`
 	Grants  Grants   `json:"grants"`
 	Latest  *Attempt `json:"latestRun,omitempty"`
+	// Running says that a run of Current was committed and live when the runner last
+	// wrote this record: set when a run commits, cleared when a run is retracted while the
+	// runner lives (stop, expiry, a failed update), kept when the runner shuts down or
+	// the process dies. Options.RestartAtBoot restarts these Plugins.
+	Running bool `json:"running,omitempty"`
+	// Restored says that the Plugin was defined by an earlier process and read back by
+	// a durable Store when it opened. It is not stored.
+	Restored bool `json:"restored,omitempty"`
 }
 
 // Package returns the Package with id.

@@ -59,6 +59,12 @@ type Options struct {
 	// MaxNameBytes and MaxPurposeBytes bound a Package's name and purpose. Defaults 200
 	// and 2000.
 	MaxNameBytes, MaxPurposeBytes int
+	// RestartAtBoot makes New start again the Plugins a durable Store says were running
+	// when the previous process ended (Plugin.Running), as their owning sessions: a
+	// host-only Package runs at once, a Package with a client half becomes a run request
+	// that needs approval again unless a grant covers it. Without it they stay stopped.
+	// Either way each owning session is told when it connects. Default off.
+	RestartAtBoot bool
 
 	// Catalog is what the Service and Event inspect providers report: the runtime's
 	// catalog (cordisapi.Catalog) or a Toolset's merged one (Toolset.Catalog()); the kit's
@@ -120,6 +126,7 @@ type Runner struct {
 	msgMu     sync.Mutex
 	connected map[string]int
 	queued    map[string]*mailbox
+	restarts  map[string]BootRestart // what boot did per Plugin (RestartAtBoot); msgMu
 
 	inspect *inspectRegistry // inspect providers and client queries (inspect*.go)
 }
@@ -171,6 +178,9 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 	if err := r.fiber.Err(); err != nil {
 		r.closeHost(context.Background())
 		return nil, fmt.Errorf("runner: starting: %w", err)
+	}
+	if err := r.boot(context.Background()); err != nil {
+		return nil, errors.Join(err, r.Dispose(context.Background()))
 	}
 	return r, nil
 }

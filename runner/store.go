@@ -65,6 +65,8 @@ type Change struct {
 	Grant, Revoke string
 	// Future, if not nil, sets or clears the grant for future versions.
 	Future *bool
+	// Running, if not nil, sets or clears Plugin.Running.
+	Running *bool
 }
 
 // Counter names an id counter the Store keeps besides the Plugin and Package counters,

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cordiskit/cordiskit/kit"
+)
+
+// A BootRestart is what the runner did at boot for a Plugin that was running when the
+// previous process ended (Options.RestartAtBoot): the run it started and that run's
+// status then (running, waiting, starting or awaiting-approval), or why it failed.
+type BootRestart struct {
+	PackageID   string `json:"packageId"`
+	PluginRunID string `json:"pluginRunId,omitempty"`
+	Status      string `json:"status"`
+	Error       string `json:"error,omitempty"`
+}
+
+// BootRestart reports whether the runner restarted Plugin id at boot, and how.
+func (r *Runner) BootRestart(id string) (BootRestart, bool) {
+	r.msgMu.Lock()
+	defer r.msgMu.Unlock()
+	b, ok := r.restarts[id]
+	return b, ok
+}
+
+// retracted clears Plugin.Running once a run was torn down while the runner lives,
+// unless another run of the Plugin has committed since. Shutdown never calls it, so the
+// flag survives a Dispose or a crash and tells the next boot what was running.
+func (r *Runner) retracted(ctx context.Context, id string) {
+	ctx = context.WithoutCancel(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.live[id]; l != nil && l.run != nil {
+		return
+	}
+	p, err := r.store.Plugin(ctx, id)
+	if err != nil || !p.Running {
+		return // removed, or not marked
+	}
+	if _, err := r.store.Update(ctx, id, Change{Running: ptr(false)}); err != nil {
+		r.logger.Warn("cordis runner: recording that a run ended", "plugin", id, "err", err)
+	}
+}
+
+// boot reconciles what a durable Store restored with what runs now, which is nothing: an
+// attempt that was live or in flight when the previous process ended is recorded as
+// ended by the restart, and its session is told (the message is kept until the session
+// connects). With Options.RestartAtBoot the Plugins that were running start again
+// through Run, so a Package with a client half (or an ungranted one under
+// ApproveHostHalves) becomes a run request again.
+func (r *Runner) boot(ctx context.Context) error {
+	ps, err := r.store.Plugins(ctx, "")
+	if err != nil {
+		return fmt.Errorf("runner: reading the definitions at boot: %w", err)
+	}
+	for _, p := range ps {
+		if err := r.bootPlugin(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bootPlugin reconciles one restored Plugin.
+func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
+	a := p.Latest
+	live := a != nil && (a.Status == StatusRunning || a.Status == StatusWaiting)
+	lost := a != nil && (a.Status == StatusAwaitingApproval || a.Status == StatusStartingHost || a.Status == StatusClientPending)
+	wasRunning := p.Current != "" && (p.Running || live && a.PackageID == p.Current)
+	if !live && !lost && !p.Running {
+		return nil
+	}
+	c := Change{Running: ptr(false)}
+	if live || lost {
+		c.Attempt = endedByRestart(p.ID, a, lost)
+	}
+	if _, err := r.store.Update(ctx, p.ID, c); err != nil {
+		return fmt.Errorf("runner: recording at boot that the run of %s ended with the previous process: %w", p.ID, err)
+	}
+	var text string
+	if lost {
+		text = fmt.Sprintf("The runtime restarted while the %s of %s/%s (%s) was %s; that start was lost and nothing of it runs. ", a.Mode, p.ID, a.PackageID, a.PluginRunID, a.Status)
+		if !wasRunning {
+			text += fmt.Sprintf("currentPackageId is %s. Call cordis_run again to start it.", orNone(p.Current))
+			r.message(p.Session, Steer, p.ID, text)
+			return nil
+		}
+	}
+	switch {
+	case !wasRunning:
+		return nil
+	case !r.opts.RestartAtBoot:
+		text += fmt.Sprintf("%s was running %s when the runtime stopped and is stopped now; its Packages and grants were kept. Start it again with cordis_run {pluginId:%q, packageId:%q, mode:\"run\"}.", p.ID, p.Current, p.ID, p.Current)
+	default:
+		text += r.restartAtBoot(p)
+	}
+	r.message(p.Session, Inject, p.ID, text)
+	return nil
+}
+
+// endedByRestart is a's record once the process it ran in has ended: a live run
+// stopped, a start in flight cancelled with a diagnostic that says why.
+func endedByRestart(id string, a *Attempt, lost bool) *Attempt {
+	a = a.clone()
+	if !lost {
+		markStopped(a, false)
+		return a
+	}
+	a.Status = StatusCancelled
+	a.Error = &Diagnostic{Phase: PhaseApproval, Message: "the runtime restarted before this run finished starting (pending requests and starts do not survive a restart)", PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
+	a.ApprovalRequestID, a.RequiresApproval = "", false
+	for _, h := range []*Half{&a.Host, &a.Client} {
+		if h.Status != HalfAbsent {
+			h.Status = HalfStopped
+		}
+	}
+	return a
+}
+
+// restartAtBoot runs p's current Package again as its owning session and says what
+// happened, for the session's model.
+func (r *Runner) restartAtBoot(p Plugin) string {
+	out, err := r.Run(kit.WithSession(context.Background(), p.Session), RunInput{PluginID: p.ID, PackageID: p.Current, Mode: ModeRun})
+	b := BootRestart{PackageID: p.Current, PluginRunID: out.PluginRunID, Status: out.Status}
+	var text string
+	switch {
+	case err != nil:
+		b.Status, b.Error = string(StatusFailed), err.Error()
+		text = fmt.Sprintf("%s was running %s when the runtime stopped; restarting it at boot failed: %v", p.ID, p.Current, err)
+	case out.Status == "starting" || out.Status == string(StatusAwaitingApproval):
+		text = fmt.Sprintf("%s was running %s when the runtime stopped; its restart at boot is run request %s (%s, status %s): it runs once a page of the Cordis panel starts it%s.",
+			p.ID, p.Current, out.ApprovalRequestID, out.PluginRunID, out.Status, approvalNote(out.Status))
+	default:
+		text = fmt.Sprintf("%s was running %s when the runtime stopped and was restarted at boot as %s (status %s).", p.ID, p.Current, out.PluginRunID, out.Status)
+	}
+	r.msgMu.Lock()
+	if r.restarts == nil {
+		r.restarts = map[string]BootRestart{}
+	}
+	r.restarts[p.ID] = b
+	r.msgMu.Unlock()
+	return text
+}
+
+func approvalNote(status string) string {
+	if status == string(StatusAwaitingApproval) {
+		return " after the user approves it again (no grant covers it)"
+	}
+	return ""
+}

@@ -1,0 +1,52 @@
+// Package sqlstore is the durable runner.Store: the dynamic-plugin runner's definitions,
+// grants and id counters in one embedded SQLite file, so a restarted runtime keeps every
+// Plugin a model defined and every grant a person gave, and never mints an id twice.
+//
+//	s, err := sqlstore.Open(ctx, filepath.Join(dir, ".cordis", "definitions.db"), nil)
+//	defer s.Close()
+//	r, err := runner.New(root, &runner.Options{Store: s, RestartAtBoot: true})
+//
+// It is its own package so that a runtime keeping definitions in memory
+// (runner.NewMemoryStore, the default) does not link a database. The driver is
+// modernc.org/sqlite, SQLite translated to Go: no cgo, so go install and cross-compiling
+// keep working.
+//
+// # What is stored
+//
+// Plugins (owner session, prefix, created), their immutable Packages (name, purpose, host
+// and client source, created), the version pointers, grants per Package and for future
+// versions, a log of revocations, the latest attempt of each Plugin with its diagnostic,
+// whether it was running (runner.Plugin.Running), and the four id counters. Live runs,
+// handler tables and pending requests are not stored: they end with the process, and the
+// runner tells their sessions at the next boot.
+//
+// Open reads everything into memory; reads are served from there, and each write is one
+// SQLite transaction that must commit before the in-memory copy changes, so a write that
+// fails (a full disk, an I/O error) changes nothing and returns the reason.
+//
+// # The file
+//
+// The file is in WAL mode with foreign keys on and synchronous=FULL: a call that returned
+// has reached the disk. Its SQLite application_id marks it as a definition store and its
+// user_version is the schema version; Open migrates an older schema forward, one numbered
+// step at a time, in the transaction that opens it. Open refuses, naming the file and what
+// to do, and never resets: a file that is not a SQLite database or is corrupt, a database
+// of another application, and a schema newer than this build knows.
+//
+// One process at a time: the file is opened in SQLite's exclusive locking mode, and a
+// second Open of it (another process, or the same one) is refused with ErrLocked until the
+// first Store is closed.
+//
+// # Sessions
+//
+// A Plugin belongs to the session name that defined it, for good: a runtime that wants a
+// client to find its Plugins after a restart must give that client the same session name
+// every time (kit.WithSession). A name derived from a connection (a random MCP session id)
+// makes every restart a new session, whose Plugins of the last run read as absent.
+//
+// # Retention
+//
+// Options.KeepPackages prunes, at each define, the Packages of that Plugin that are
+// neither current, next, the latest attempt's, granted, nor among its newest N; what a
+// run uses is always one of the first three.
+package sqlstore

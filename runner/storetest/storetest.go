@@ -1,0 +1,310 @@
+// Package storetest is the conformance suite every runner.Store passes: the memory store
+// and the SQL store run the same checks, so the runner behaves the same on either.
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) runner.Store { return runner.NewMemoryStore() })
+//	}
+//
+// Durable runs the restart checks for a Store kept in a file.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/cordiskit/cordiskit/runner"
+)
+
+// Run runs the conformance suite; open returns a new, empty Store for each subtest.
+func Run(t *testing.T, open func(t *testing.T) runner.Store) {
+	for _, c := range []struct {
+		name string
+		fn   func(t *testing.T, s runner.Store)
+	}{
+		{"Define", testDefine},
+		{"DefineRefused", testDefineRefused},
+		{"Plugins", testPlugins},
+		{"Update", testUpdate},
+		{"UpdateRefused", testUpdateRefused},
+		{"Grants", testGrants},
+		{"Remove", testRemove},
+		{"Mint", testMint},
+		{"Copies", testCopies},
+		{"Concurrent", testConcurrent},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
+	}
+}
+
+var bg = context.Background()
+
+// Def is a Definition of a new Plugin (prefix set) or of a Package of plugin.
+func Def(session, prefix, plugin string) runner.Definition {
+	return runner.Definition{Session: session, Prefix: prefix, PluginID: plugin, Name: "Clock", Purpose: "Shows the time.", Host: "return (ctx) => {}"}
+}
+
+// MustDefine defines and fails t on error.
+func MustDefine(t *testing.T, s runner.Store, d runner.Definition) (runner.Plugin, runner.Package) {
+	t.Helper()
+	p, k, err := s.Define(bg, d)
+	if err != nil {
+		t.Fatalf("Define(%+v): %v", d, err)
+	}
+	return p, k
+}
+
+// MustUpdate updates and fails t on error.
+func MustUpdate(t *testing.T, s runner.Store, id string, c runner.Change) runner.Plugin {
+	t.Helper()
+	p, err := s.Update(bg, id, c)
+	if err != nil {
+		t.Fatalf("Update(%s): %v", id, err)
+	}
+	return p
+}
+
+func get(t *testing.T, s runner.Store, id string) runner.Plugin {
+	t.Helper()
+	p, err := s.Plugin(bg, id)
+	if err != nil {
+		t.Fatalf("Plugin(%s): %v", id, err)
+	}
+	return p
+}
+
+func ids(ps []runner.Plugin) []string {
+	out := []string{}
+	for _, p := range ps {
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+func testDefine(t *testing.T, s runner.Store) {
+	p, k := MustDefine(t, s, Def("s1", "clock", ""))
+	if p.ID != "clock-1" || k.ID != "pkg-1" || p.Session != "s1" {
+		t.Fatalf("first define: plugin %s package %s session %s, want clock-1 pkg-1 s1", p.ID, k.ID, p.Session)
+	}
+	want := runner.Package{ID: "pkg-1", Name: "Clock", Purpose: "Shows the time.", Host: "return (ctx) => {}"}
+	if k != want || !reflect.DeepEqual(p.Packages, []runner.Package{want}) {
+		t.Fatalf("package = %+v, plugin packages %+v; want %+v", k, p.Packages, want)
+	}
+	// The Plugin counter is shared by every prefix; the Package counter by every Plugin.
+	p2, k2 := MustDefine(t, s, Def("s1", "panel", ""))
+	_, k3 := MustDefine(t, s, runner.Definition{Session: "s1", PluginID: "clock-1", Name: "Clock 2", Purpose: "p", Client: "return {}"})
+	if p2.ID != "panel-2" || k2.ID != "pkg-2" || k3.ID != "pkg-3" {
+		t.Fatalf("ids: %s %s %s, want panel-2 pkg-2 pkg-3", p2.ID, k2.ID, k3.ID)
+	}
+	got := get(t, s, "clock-1")
+	if len(got.Packages) != 2 || got.Packages[1].ID != "pkg-3" || got.Packages[1].Client != "return {}" || got.Packages[1].Host != "" {
+		t.Fatalf("clock-1 packages = %+v, want pkg-1 and pkg-3 (client only)", got.Packages)
+	}
+}
+
+func testDefineRefused(t *testing.T, s runner.Store) {
+	MustDefine(t, s, Def("s1", "clock", ""))
+	for _, d := range []runner.Definition{Def("s2", "", "clock-1"), Def("s1", "", "nope-9")} {
+		if _, _, err := s.Define(bg, d); !errors.Is(err, runner.ErrNotFound) {
+			t.Errorf("Define(%s as %s) = %v, want ErrNotFound", d.PluginID, d.Session, err)
+		}
+	}
+	// A failed define consumed no number.
+	p, k := MustDefine(t, s, Def("s1", "abc", ""))
+	if p.ID != "abc-2" || k.ID != "pkg-2" {
+		t.Fatalf("after refused defines: %s %s, want abc-2 pkg-2", p.ID, k.ID)
+	}
+}
+
+func testPlugins(t *testing.T, s runner.Store) {
+	MustDefine(t, s, Def("s1", "aaa", ""))
+	MustDefine(t, s, Def("s2", "bbb", ""))
+	MustDefine(t, s, Def("s1", "ccc", ""))
+	for _, c := range []struct {
+		session string
+		want    []string
+	}{{"s1", []string{"aaa-1", "ccc-3"}}, {"s2", []string{"bbb-2"}}, {"", []string{"aaa-1", "bbb-2", "ccc-3"}}, {"s3", []string{}}} {
+		ps, err := s.Plugins(bg, c.session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(ps); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Plugins(%q) = %v, want %v", c.session, got, c.want)
+		}
+	}
+	if _, err := s.Plugin(bg, "zzz-1"); !errors.Is(err, runner.ErrNotFound) {
+		t.Errorf("Plugin(zzz-1) = %v, want ErrNotFound", err)
+	}
+}
+
+// Attempt is a filled-in attempt, with every field set, to check that a Store keeps it.
+func Attempt(runID, pkg string) *runner.Attempt {
+	return &runner.Attempt{PluginRunID: runID, PackageID: pkg, Mode: runner.ModeUpdate, Status: runner.StatusFailed,
+		ApprovalRequestID: "approval-4", RequiresApproval: true,
+		Host:          runner.Half{Status: runner.HalfFailed, WaitingFor: []string{}, Error: "boom"},
+		Client:        runner.Half{Status: runner.HalfWaiting, WaitingFor: []string{"fs", "web"}},
+		Error:         &runner.Diagnostic{Phase: runner.PhaseHostLoad, Message: "boom", Stack: "at <eval>:1:1", PluginID: "clock-1", PackageID: pkg, PluginRunID: runID},
+		RenderFailure: &runner.RenderFailure{Slot: "main", Message: "x", Abdicated: true}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func testUpdate(t *testing.T, s runner.Store) {
+	MustDefine(t, s, Def("s1", "clock", ""))
+	MustDefine(t, s, Def("s1", "", "clock-1"))
+	a := Attempt("run-1", "pkg-2")
+	p := MustUpdate(t, s, "clock-1", runner.Change{Attempt: a, Current: ptr("pkg-1"), Next: ptr("pkg-2"), Running: ptr(true)})
+	if p.Current != "pkg-1" || p.Next != "pkg-2" || !p.Running || !reflect.DeepEqual(p.Latest, a) {
+		t.Fatalf("after update: current %q next %q running %v latest %+v", p.Current, p.Next, p.Running, p.Latest)
+	}
+	if got := get(t, s, "clock-1"); !reflect.DeepEqual(got, p) {
+		t.Fatalf("Plugin after Update = %+v, want what Update returned %+v", got, p)
+	}
+	// Unset fields change nothing; "" clears a pointer.
+	p = MustUpdate(t, s, "clock-1", runner.Change{Next: ptr(""), Running: ptr(false)})
+	if p.Current != "pkg-1" || p.Next != "" || p.Running || !reflect.DeepEqual(p.Latest, a) {
+		t.Fatalf("after clearing next: current %q next %q running %v latest %+v", p.Current, p.Next, p.Running, p.Latest)
+	}
+	if _, err := s.Update(bg, "nope-1", runner.Change{Next: ptr("")}); !errors.Is(err, runner.ErrNotFound) {
+		t.Errorf("Update(nope-1) = %v, want ErrNotFound", err)
+	}
+}
+
+func testUpdateRefused(t *testing.T, s runner.Store) {
+	MustDefine(t, s, Def("s1", "clock", ""))
+	MustDefine(t, s, Def("s1", "panel", ""))
+	before := get(t, s, "clock-1")
+	for _, c := range []struct {
+		name string
+		c    runner.Change
+	}{
+		{"current", runner.Change{Current: ptr("pkg-2"), Attempt: Attempt("run-1", "pkg-1")}},
+		{"next", runner.Change{Next: ptr("pkg-9"), Future: ptr(true)}},
+		{"grant", runner.Change{Grant: "pkg-2", Running: ptr(true)}},
+	} {
+		_, err := s.Update(bg, "clock-1", c.c)
+		if want := "runner: plugin clock-1 has no package "; err == nil || len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
+			t.Errorf("%s: Update = %v, want %q…", c.name, err, want)
+		}
+	}
+	if got := get(t, s, "clock-1"); !reflect.DeepEqual(got, before) {
+		t.Fatalf("refused updates changed the Plugin: %+v, was %+v", got, before)
+	}
+}
+
+func testGrants(t *testing.T, s runner.Store) {
+	MustDefine(t, s, Def("s1", "clock", ""))
+	MustDefine(t, s, Def("s1", "", "clock-1"))
+	MustUpdate(t, s, "clock-1", runner.Change{Grant: "pkg-2"})
+	MustUpdate(t, s, "clock-1", runner.Change{Grant: "pkg-1"})
+	p := MustUpdate(t, s, "clock-1", runner.Change{Grant: "pkg-2", Future: ptr(true)})
+	if want := (runner.Grants{Packages: []string{"pkg-2", "pkg-1"}, Future: true}); !reflect.DeepEqual(p.Grants, want) {
+		t.Fatalf("grants = %+v, want %+v (in grant order, no duplicates)", p.Grants, want)
+	}
+	p = MustUpdate(t, s, "clock-1", runner.Change{Revoke: "pkg-2", Future: ptr(false)})
+	if want := (runner.Grants{Packages: []string{"pkg-1"}}); !reflect.DeepEqual(p.Grants, want) {
+		t.Fatalf("after revoking pkg-2 and future: %+v, want %+v", p.Grants, want)
+	}
+	if got := get(t, s, "clock-1").Grants; !reflect.DeepEqual(got, p.Grants) {
+		t.Fatalf("Plugin grants = %+v, want %+v", got, p.Grants)
+	}
+}
+
+func testRemove(t *testing.T, s runner.Store) {
+	MustDefine(t, s, Def("s1", "clock", ""))
+	MustUpdate(t, s, "clock-1", runner.Change{Grant: "pkg-1", Current: ptr("pkg-1")})
+	if err := s.Remove(bg, "clock-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Plugin(bg, "clock-1"); !errors.Is(err, runner.ErrNotFound) {
+		t.Fatalf("Plugin after Remove = %v, want ErrNotFound", err)
+	}
+	if err := s.Remove(bg, "clock-1"); !errors.Is(err, runner.ErrNotFound) {
+		t.Fatalf("second Remove = %v, want ErrNotFound", err)
+	}
+	if ps, _ := s.Plugins(bg, ""); len(ps) != 0 {
+		t.Fatalf("Plugins after Remove = %v", ids(ps))
+	}
+	// Its ids are never minted again.
+	p, k := MustDefine(t, s, Def("s1", "clock", ""))
+	if p.ID != "clock-2" || k.ID != "pkg-2" || len(p.Packages) != 1 || len(p.Grants.Packages) != 0 || p.Current != "" {
+		t.Fatalf("define after Remove: %s %s %+v", p.ID, k.ID, p)
+	}
+}
+
+func testMint(t *testing.T, s runner.Store) {
+	var got []string
+	for _, k := range []runner.Counter{runner.CounterRun, runner.CounterRun, runner.CounterApproval, runner.CounterRun} {
+		id, err := s.Mint(bg, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, id)
+	}
+	if want := []string{"run-1", "run-2", "approval-1", "run-3"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("minted %v, want %v", got, want)
+	}
+	if id, err := s.Mint(bg, "plugin"); err == nil {
+		t.Fatalf("Mint(plugin) = %q, want an error (Define advances that counter)", id)
+	}
+}
+
+func testCopies(t *testing.T, s runner.Store) {
+	MustDefine(t, s, Def("s1", "clock", ""))
+	p := MustUpdate(t, s, "clock-1", runner.Change{Attempt: Attempt("run-1", "pkg-1"), Grant: "pkg-1"})
+	p.Packages[0].Name = "changed"
+	p.Grants.Packages[0] = "changed"
+	p.Latest.Client.WaitingFor[0] = "changed"
+	p.Latest.Error.Message = "changed"
+	got := get(t, s, "clock-1")
+	if got.Packages[0].Name != "Clock" || got.Grants.Packages[0] != "pkg-1" || got.Latest.Client.WaitingFor[0] != "fs" || got.Latest.Error.Message != "boom" {
+		t.Fatalf("changing a returned Plugin changed the Store: %+v", got)
+	}
+}
+
+// testConcurrent defines, updates and mints for different Plugins at once (the Runner
+// serializes per Plugin only); run it with -race.
+func testConcurrent(t *testing.T, s runner.Store) {
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			p, _, err := s.Define(bg, Def(fmt.Sprintf("s%d", i), "con", ""))
+			if err == nil {
+				_, err = s.Update(bg, p.ID, runner.Change{Current: ptr(p.Packages[0].ID)})
+			}
+			if err == nil {
+				_, err = s.Mint(bg, runner.CounterRun)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, err := s.Plugins(bg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if seen[p.ID] || p.Current != p.Packages[0].ID {
+			t.Fatalf("plugin %s duplicated or not updated: %+v", p.ID, p)
+		}
+		seen[p.ID] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("%d plugins, want %d", len(seen), n)
+	}
+	if id, _ := s.Mint(bg, runner.CounterRun); id != fmt.Sprintf("run-%d", n+1) {
+		t.Fatalf("next run id %s, want run-%d", id, n+1)
+	}
+}
