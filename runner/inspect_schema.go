@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
@@ -29,6 +31,13 @@ func compileInspectSchema(raw json.RawMessage, path string) (*inspectSchema, err
 	if err != nil {
 		return nil, err
 	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s is not JSON: %v", path, err)
+	}
+	if err := checkTypes(doc, path); err != nil {
+		return nil, err
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("%s is not a JSON Schema object: %v", path, err)
@@ -38,6 +47,58 @@ func compileInspectSchema(raw json.RawMessage, path string) (*inspectSchema, err
 		return nil, fmt.Errorf("%s is not a supported JSON Schema: %v", path, err)
 	}
 	return &inspectSchema{res: res, limit: limit}, nil
+}
+
+// Keywords whose value is a schema, an object of schemas, or an array of schemas.
+var (
+	schemaKeywords    = []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"}
+	schemaMapKeywords = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+	schemaListKeys    = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+	schemaTypeNames   = []string{"string", "number", "integer", "boolean", "null", "object", "array"}
+)
+
+// checkTypes refuses a type keyword that names no JSON type ("str", "int"): the validator
+// accepts the schema and then rejects every value, so the mistake would show only as a
+// query that can never succeed. kit.CheckToolSchema has bounded the nesting already.
+func checkTypes(v any, path string) error {
+	s, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	switch t := s["type"].(type) {
+	case string:
+		if !slices.Contains(schemaTypeNames, t) {
+			return fmt.Errorf("%s.type %q is not a JSON type; use one of %s", path, t, strings.Join(schemaTypeNames, ", "))
+		}
+	case []any:
+		for _, e := range t {
+			if n, _ := e.(string); !slices.Contains(schemaTypeNames, n) {
+				return fmt.Errorf("%s.type lists %v, which is not a JSON type; use some of %s", path, e, strings.Join(schemaTypeNames, ", "))
+			}
+		}
+	}
+	for _, k := range schemaKeywords {
+		if err := checkTypes(s[k], path+"."+k); err != nil {
+			return err
+		}
+	}
+	for _, k := range schemaMapKeywords {
+		m, _ := s[k].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			if err := checkTypes(m[name], path+"."+k+"."+name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range schemaListKeys {
+		l, _ := s[k].([]any)
+		for i, e := range l {
+			if err := checkTypes(e, fmt.Sprintf("%s.%s[%d]", path, k, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // validate checks doc, a JSON document, against s.
