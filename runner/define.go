@@ -109,7 +109,10 @@ func (r *Runner) checkDefine(in DefineInput) (Definition, error) {
 			return d, refuse(ReasonInvalid, `cordis_define: plugin.idPrefix must be 3–6 lowercase English letters, such as "clock" (the Plugin's id becomes clock-N); got %q`, in.Plugin.IDPrefix)
 		}
 	case "existing":
-		d.PluginID = in.Plugin.PluginID
+		d.PluginID = strings.TrimSpace(in.Plugin.PluginID)
+		if d.PluginID == "" {
+			return d, refuse(ReasonInvalid, `cordis_define: plugin kind "existing" needs pluginId, the Plugin to add this Package to, such as "clock-1" (cordis_inspect_self lists yours); for a new Plugin pass plugin:{kind:"new", idPrefix}`)
+		}
 	default:
 		return d, refuse(ReasonInvalid, `cordis_define: plugin.kind must be "new" (with idPrefix) or "existing" (with pluginId); got %q`, in.Plugin.Kind)
 	}

@@ -173,7 +173,10 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 	}
 	r.fiber = c.Plugin(&kit.Plugin{Name: "cordis-runner", Apply: func(c *kit.Context) error {
 		r.group = c.Plugin(&kit.Plugin{Name: "cordis-runs", Apply: func(*kit.Context) error { return nil }})
-		return r.group.Err()
+		if err := r.group.Err(); err != nil {
+			return err
+		}
+		return r.startTools(c) // after the group: the tools go first when the runner unloads
 	}})
 	if err := r.fiber.Err(); err != nil {
 		r.closeHost(context.Background())

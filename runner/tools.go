@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cordiskit/cordiskit/generated"
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/kit/toolset"
+	tsdecl "github.com/cordiskit/cordiskit/kit/toolset/decl"
+	"github.com/cordiskit/cordiskit/runner/decl"
+)
+
+// The seven model tools are registered by the plugin "cordis-runner/tools", a child of
+// the runner's fiber that injects the tools registry: each tool is an effect of it, so
+// they go when the runner is disposed (before its runs) and follow the registry if it goes
+// away and comes back.
+func (r *Runner) startTools(c *kit.Context) error {
+	return c.Plugin(&kit.Plugin{Name: "cordis-runner/tools", Inject: []string{kit.ToolsService.Key()}, Apply: func(c *kit.Context) error {
+		tools, _ := kit.ToolsService.Get(c)
+		for _, t := range r.Tools() {
+			if _, err := tools.Register(c, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}).Err()
+}
+
+// Tools returns the seven model tools bound to r, with the schemas and descriptions of
+// the generated core tier: cordis_inspect_list, cordis_inspect_query, cordis_inspect_self,
+// cordis_define, cordis_run, cordis_stop and cordis_undefine. New registers them in the
+// runtime's tools registry already; Tools is for a runtime that serves them another way.
+// Each call runs for the session on its ctx (kit.WithSession); every tool but
+// cordis_inspect_list refuses a call without one.
+func (r *Runner) Tools() []kit.Tool {
+	return []kit.Tool{
+		// The inspect providers' tools: their behaviour is the inspect registry's (inspect.go).
+		bind(decl.InspectList, r.InspectList),
+		bind(decl.InspectQuery, withSession(decl.InspectQuery.Name(), r.InspectQuery)),
+
+		bind(decl.InspectSelf, withSession(decl.InspectSelf.Name(), r.inspectSelf)),
+		bind(decl.Define, withSession(decl.Define.Name(), r.defineTool)),
+		bind(decl.Run, withSession(decl.Run.Name(), r.runTool)),
+		bind(decl.Stop, withSession(decl.Stop.Name(), r.stopTool)),
+		bind(decl.Undefine, withSession(decl.Undefine.Name(), r.undefineTool)),
+	}
+}
+
+// ToolNames returns the names of the seven model tools, in the order Tools returns them.
+func ToolNames() []string { return slices.Clone(toolNames) }
+
+var toolNames = []string{decl.InspectList.Name(), decl.InspectQuery.Name(), decl.InspectSelf.Name(),
+	decl.Define.Name(), decl.Run.Name(), decl.Stop.Name(), decl.Undefine.Name()}
+
+// IsControlTool reports whether tool is one of the seven, or one of the toolset's three
+// (cordis_inspect, cordis_mount, cordis_unmount): the model's way to see and undo what
+// dynamic code did, which no listener of that code may stand between.
+func IsControlTool(tool string) bool {
+	return slices.Contains(toolNames, tool) || tool == tsdecl.Inspect.Name() || tool == tsdecl.Mount.Name() || tool == tsdecl.Unmount.Name()
+}
+
+// GateContext prepares the ctx of a runtime's gate (a tools/pre-execute waterfall every
+// tool call passes) for a call of tool, as toolset.Toolset.GateContext does for mounts: for
+// a control tool (IsControlTool) the emit passes over every listener the runner's host
+// halves registered, so no Plugin can veto, rewrite, stall or read a call that stops or
+// inspects it. Other tools' calls are unchanged. A runtime with both sets chains the two:
+//
+//	ctx = r.GateContext(ts.GateContext(ctx, tool), tool)
+func (r *Runner) GateContext(ctx context.Context, tool string) context.Context {
+	if !IsControlTool(tool) {
+		return ctx
+	}
+	return kit.WithoutListenersOf(ctx, r.fiber)
+}
+
+// bind makes a registry entry of a declared tool: the generated schema and description,
+// arguments decoded strictly (an unknown or mistyped field is a teaching error, not a
+// silently ignored one), and the result encoded. The seven are in the core tier, so a
+// missing schema is a stale generated/ package: a programmer error.
+func bind[In, Out any](d *kit.ToolDecl[In, Out], fn func(context.Context, In) (Out, error)) kit.Tool {
+	schema, err := toolset.ToolSchema(generated.Catalog, d)
+	if err != nil {
+		panic(err)
+	}
+	t := d.Bind(schema, fn)
+	t.Execute = func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+		var in In
+		if err := decodeArgs(input, &in); err != nil {
+			return nil, fmt.Errorf("%s: the arguments do not fit its input schema (%v); call it again with only the fields the schema lists, each of the type it says", d.Name(), err)
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+	return t
+}
+
+// decodeArgs decodes a tool's JSON arguments into v, refusing unknown fields and
+// trailing data; empty or null arguments mean {}.
+func decodeArgs(input json.RawMessage, v any) error {
+	t := bytes.TrimSpace(input)
+	if len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value")
+	}
+	return nil
+}
+
+// withSession refuses a call that carries no session before fn runs: the runner's verbs
+// act for the calling session, and a tool call without one is a wiring fault of the
+// runtime that the model can only report.
+func withSession[In, Out any](tool string, fn func(context.Context, In) (Out, error)) func(context.Context, In) (Out, error) {
+	return func(ctx context.Context, in In) (Out, error) {
+		if _, ok := kit.SessionFrom(ctx); !ok {
+			var zero Out
+			return zero, refuse(ReasonNoSession, "%s needs an agent-backed session, and this call carries none, so nothing was done: the runtime must put the calling session on each tool call's context (kit.WithSession; mcpkit does it for every MCP client session, Invoker.InvokeSession for an agent loop). Tell the user the Cordis dynamic tools are not wired to a session in this runtime; cordis_inspect_list and the cordis_mount tools still work", tool)
+		}
+		return fn(ctx, in)
+	}
+}
+
+// needPluginID refuses a blank pluginId with the exact next step.
+func needPluginID(tool, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return refuse(ReasonInvalid, `%s needs pluginId: the id of one of your Plugins, such as "clock-1" (cordis_inspect_self lists them)`, tool)
+	}
+	return nil
+}
+
+// defineTool is cordis_define: the runner's checks, in the order of spec §5.4.
+func (r *Runner) defineTool(ctx context.Context, in decl.DefineInput) (decl.DefineOutput, error) {
+	d, err := r.Define(ctx, DefineInput{
+		Plugin:  PluginRef{Kind: string(in.Plugin.Kind), IDPrefix: in.Plugin.IDPrefix, PluginID: in.Plugin.PluginID},
+		Name:    in.Name,
+		Purpose: in.Purpose,
+		Code:    Code{Host: in.Code.Host, Client: in.Code.Client},
+	})
+	if err != nil {
+		return decl.DefineOutput{}, err
+	}
+	return decl.DefineOutput{PluginID: d.PluginID, PackageID: d.PackageID, Name: d.Name, Purpose: d.Purpose,
+		HasHostHalf: d.HasHostHalf, HasClientHalf: d.HasClientHalf}, nil
+}
+
+// runTool is cordis_run; its answer has one shape whatever the Package's halves.
+func (r *Runner) runTool(ctx context.Context, in decl.RunInput) (decl.RunOutput, error) {
+	if err := needPluginID(decl.Run.Name(), in.PluginID); err != nil {
+		return decl.RunOutput{}, err
+	}
+	out, err := r.Run(ctx, RunInput{PluginID: in.PluginID, PackageID: in.PackageID, Mode: Mode(in.Mode)})
+	if err != nil {
+		return decl.RunOutput{}, err
+	}
+	return decl.RunOutput{Status: decl.StartStatus(out.Status), PluginID: out.PluginID, PackageID: out.PackageID,
+		PluginRunID: out.PluginRunID, Mode: decl.Mode(out.Mode), CurrentPackageID: out.CurrentPackageID,
+		NextPackageID: out.NextPackageID, ApprovalRequestID: out.ApprovalRequestID,
+		Host: hostStateOut(out.Host), Client: halfOut(out.Client)}, nil
+}
+
+// stopTool is cordis_stop: idempotent, only a Plugin that is not this session's fails.
+func (r *Runner) stopTool(ctx context.Context, in decl.StopInput) (decl.StopOutput, error) {
+	if err := needPluginID(decl.Stop.Name(), in.PluginID); err != nil {
+		return decl.StopOutput{}, err
+	}
+	out, err := r.Stop(ctx, PluginInput{PluginID: in.PluginID})
+	if err != nil {
+		return decl.StopOutput{}, err
+	}
+	return decl.StopOutput{PluginID: out.PluginID}, nil
+}
+
+// undefineTool is cordis_undefine: not idempotent, the Plugin no longer exists after.
+func (r *Runner) undefineTool(ctx context.Context, in decl.UndefineInput) (decl.UndefineOutput, error) {
+	if err := needPluginID(decl.Undefine.Name(), in.PluginID); err != nil {
+		return decl.UndefineOutput{}, err
+	}
+	out, err := r.Undefine(ctx, PluginInput{PluginID: in.PluginID})
+	if err != nil {
+		return decl.UndefineOutput{}, err
+	}
+	return decl.UndefineOutput{PluginID: out.PluginID, WasRunning: out.WasRunning}, nil
+}
