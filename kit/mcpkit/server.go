@@ -40,6 +40,20 @@ type Options struct {
 	// description, schemas); a larger tool is refused when it is registered, or left out
 	// of the list. Zero means DefaultMaxToolBytes.
 	MaxToolBytes int
+
+	// Session maps a client session to the session id its tool calls carry on their
+	// context (kit.WithSession), which session-scoped tools read (kit.SessionFrom): the
+	// dynamic-plugin runner's Plugins belong to it. It is called once per client session.
+	// Nil means a stable id minted per client session, "mcp-N" (unique in the process), so
+	// every client is its own session; "" means the client's calls carry none.
+	Session func(*mcp.ServerSession) string
+	// Messages, if non-nil, is where messages for the models of sessions come from (a
+	// *runner.Runner): each client session receives its session's as log notifications
+	// (notifications/message, level MessageLevel, logger MessageLogger, data {kind,
+	// pluginId, text}) while its log level (logging/setLevel) is MessageLevel or lower.
+	// Until then, and after the client goes, the source keeps them for the session. The
+	// server then advertises the logging capability.
+	Messages MessageSource
 }
 
 // A Server serves the tools of one kit runtime to MCP clients and keeps the MCP tool list
@@ -51,6 +65,12 @@ type Server struct {
 	logger  *slog.Logger
 	opts    Options
 	budgets budgets
+
+	sessMu     sync.Mutex
+	ids        map[*mcp.ServerSession]string     // the kit session of each live client session
+	forwarders map[*mcp.ServerSession]*forwarder // messages to clients that enabled them
+	closing    bool                              // Close began: no new forwarders
+	forwards   sync.WaitGroup                    // forwarder goroutines
 
 	mu      sync.Mutex
 	served  map[string]servedTool // what the mcp.Server lists, by tool name
@@ -72,7 +92,8 @@ type servedTool struct {
 // plugin cannot start. Serve it with Run (one session) or MCP().Connect (many); Close
 // detaches it.
 func NewServer(c *kit.Context, opts *Options) (*Server, error) {
-	s := &Server{inv: newInvoker(), logger: c.Logger(), served: map[string]servedTool{}, leftOut: map[string]bool{}}
+	s := &Server{inv: newInvoker(), logger: c.Logger(), served: map[string]servedTool{}, leftOut: map[string]bool{},
+		ids: map[*mcp.ServerSession]string{}, forwarders: map[*mcp.ServerSession]*forwarder{}}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -93,8 +114,12 @@ func NewServer(c *kit.Context, opts *Options) (*Server, error) {
 	if caps.Tools == nil {
 		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
 	}
+	if caps.Logging == nil && s.opts.Messages != nil {
+		caps.Logging = &mcp.LoggingCapabilities{}
+	}
 	so.Capabilities = caps
 	s.mcp = mcp.NewServer(impl, &so)
+	s.mcp.AddReceivingMiddleware(s.levelMiddleware)
 
 	f := c.Plugin(&kit.Plugin{Name: "mcpkit", Inject: []string{kit.ToolsService.Key()}, Apply: s.attach})
 	if err := f.Err(); err != nil {
@@ -117,8 +142,12 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.
 
 // Close detaches the Server from the runtime by disposing its fiber: it stops following
 // the registry and removes every tool from the MCP tool list (connected clients are
-// notified). Sessions stay open. ctx bounds the wait, as in kit.Fiber.Dispose.
-func (s *Server) Close(ctx context.Context) error { return s.fiber.Dispose(ctx) }
+// notified), and stops forwarding messages (Options.Messages keeps them again). Sessions
+// stay open. ctx bounds the wait, as in kit.Fiber.Dispose.
+func (s *Server) Close(ctx context.Context) error {
+	s.stopForwarders()
+	return s.fiber.Dispose(ctx)
+}
 
 // Serve serves the tools of c's runtime over t until the session ends or ctx is done,
 // then detaches: NewServer, Run and Close in one call. A nil opts means defaults.
@@ -310,6 +339,7 @@ func (a servedTool) equal(b servedTool) bool {
 // sees it; protocol errors are left to the SDK (an unknown tool name, a broken request).
 func (s *Server) handler(name string, structured bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = kit.WithSession(ctx, s.sessionOf(req.Session))
 		args := req.Params.Arguments
 		var err error
 		if s.opts.Before != nil {
