@@ -34,6 +34,20 @@
 // (a result with isError: true and the message as text), never a protocol error, so the
 // model sees it and can correct itself.
 //
+// # Sessions
+//
+// Session-scoped tools (the dynamic-plugin runner's seven: Plugins belong to the session
+// that defined them) read the calling session from the call's context (kit.SessionFrom).
+// Invoker.InvokeSession names it for an agent loop. The Server puts each MCP client
+// session on the context of its tool calls as its own session: a stable id minted per
+// client session ("mcp-N"), or what Options.Session maps it to; Options.Before sees the
+// same context. With Options.Messages (a runner), messages for a session's model reach
+// that session's client as log notifications (level MessageLevel, logger MessageLogger)
+// once the client enables logging at that level or lower; until then, and after the
+// client goes, the runner keeps them (cordis_inspect_self lists them) and delivers them
+// when a client of the session enables logging again. A goroutine per client session
+// writes them, so a slow client never holds up the runner.
+//
 // # Budgets on what is sent
 //
 // A client drops the whole session on a frame larger than it reads (16 MiB for the SDK's
