@@ -110,14 +110,15 @@ func (s *Store) open(ctx context.Context) error {
 
 // dsn is the driver's name for path: a file: URI (so any path is escaped) with the
 // pragmas every connection needs, locking first so WAL keeps its index in process memory
-// and the lock is never shared.
+// and the lock is never shared. WAL is switched on by migrate, once the file is known to
+// be a definition store: journal_mode is a lasting change to the file.
 func dsn(path string) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 	if u.Path[0] != '/' {
 		u.Path = "/" + u.Path // a Windows drive: file:///C:/…
 	}
 	q := url.Values{}
-	for _, p := range []string{"locking_mode(EXCLUSIVE)", "busy_timeout(0)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(FULL)"} {
+	for _, p := range []string{"locking_mode(EXCLUSIVE)", "busy_timeout(0)", "foreign_keys(1)", "synchronous(FULL)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -191,6 +192,13 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 	}
 	if _, err := s.conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return s.fileError("writing", err)
+	}
+	var mode string
+	if err := s.conn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return s.fileError("switching to WAL", err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("sqlstore: %s: the file cannot use SQLite's WAL journal (journal_mode is %q); put it on a local file system", s.path, mode)
 	}
 	return nil
 }
