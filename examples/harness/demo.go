@@ -12,8 +12,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/kit/toolset"
 	"github.com/cordiskit/cordiskit/kit/toolset/decl"
+	"github.com/cordiskit/cordiskit/runner"
+	rdecl "github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // demoSession is the session the scripted turn belongs to.
@@ -53,6 +56,37 @@ const diskUsage = `return {
   },
 }`
 
+// greeterV1 and greeterV2 are two Packages of one dynamic Plugin: a host half (it runs
+// in this process) that registers a tool for the model and a handler a client half, or
+// Go code of the session, calls with JSON.
+const greeterV1 = `return {
+  name: 'greeter',
+  apply(ctx) {
+    const greet = (name) => ({ greeting: 'hello, ' + name })
+    harness.handle('greet', (args) => greet(args.name))
+    ctx.tools.register({
+      name: 'greet',
+      description: 'Greet someone by name.',
+      parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      execute(args) { return greet(args.name) },
+    })
+  },
+}`
+
+const greeterV2 = `return {
+  name: 'greeter',
+  apply(ctx) {
+    const greet = (name) => ({ greeting: 'Good day, ' + name + '!' })
+    harness.handle('greet', (args) => greet(args.name))
+    ctx.tools.register({
+      name: 'greet',
+      description: 'Greet someone by name, politely.',
+      parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      execute(args) { return greet(args.name) },
+    })
+  },
+}`
+
 // demo plays the scripted session on a fresh harness in dir (the work directory and the
 // state directory are made inside it) and writes the
 // transcript to w. Every tool call goes through the runtime's CallTool, as an agent
@@ -72,7 +106,8 @@ func demo(ctx context.Context, w io.Writer, dir string, logger *slog.Logger) (er
 	t := &transcript{w: w, h: h}
 
 	fmt.Fprintln(w, "cordiskit demo: the example agent runtime (services fs, exec, kv; events")
-	fmt.Fprintln(w, "agent/turn-start, tools/pre-execute, session/flush) with the three cordis tools.")
+	fmt.Fprintln(w, "agent/turn-start, tools/pre-execute, session/flush) with the three cordis mount")
+	fmt.Fprintln(w, "tools and the seven tools of the dynamic-plugin runner.")
 	fmt.Fprintln(w, "Each step is a tool call a model would make, and its result.")
 
 	t.step("The model reads the events it can listen to and the api of the service it will use.")
@@ -102,7 +137,64 @@ func demo(ctx context.Context, w io.Writer, dir string, logger *slog.Logger) (er
 	t.call(ctx, succeeds, decl.Unmount.Name(), `{"id":"dyn-1"}`)
 	t.call(ctx, succeeds, decl.Inspect.Name(), `{"what":"temporary"}`)
 	t.call(ctx, fails, "last_turn", `{}`)
+
+	dynamicAct(ctx, t)
 	return t.err
+}
+
+// dynamicAct is the runner's part of the demo: a Plugin the session keeps, with versioned
+// Packages, instead of a throw-away mount.
+func dynamicAct(ctx context.Context, t *transcript) {
+	t.step("The model defines a dynamic Plugin: a Package whose host half registers a tool and a handler. Defining runs nothing.")
+	t.call(ctx, succeeds, rdecl.Define.Name(), defineArgs(`{"kind":"new","idPrefix":"greet"}`, "Greeter", "Greets people by name.", greeterV1))
+
+	t.step("It runs the Package. A host-only Package starts inside the call; its tool is callable at once.")
+	t.call(ctx, succeeds, rdecl.Run.Name(), `{"pluginId":"greet-1","packageId":"pkg-1","mode":"run"}`)
+	t.call(ctx, succeeds, "greet", `{"name":"Ada"}`)
+
+	t.step("Go code of the session invokes the run's handler with the run's capability, as a page's host.call does.")
+	t.runtime(`r.Invoke(ctx, "greet-1", run, capability, "greet", {"name":"Grace"})`, func() string {
+		sctx := kit.WithSession(ctx, demoSession)
+		run, capability, err := t.h.r.RunCapability(sctx, "greet-1")
+		if err != nil {
+			t.fail("RunCapability", err)
+			return err.Error()
+		}
+		out, err := t.h.r.Invoke(sctx, "greet-1", run, capability, "greet", json.RawMessage(`{"name":"Grace"}`))
+		if err != nil {
+			t.fail("Invoke", err)
+			return err.Error()
+		}
+		return fmt.Sprintf("%s (from %s)", out, run)
+	})
+
+	t.step("It defines a new Package on the same Plugin and updates to it: the old run stops first.")
+	t.call(ctx, succeeds, rdecl.Define.Name(), defineArgs(`{"kind":"existing","pluginId":"greet-1"}`, "Polite greeter", "Greets people by name, politely.", greeterV2))
+	t.call(ctx, succeeds, rdecl.Run.Name(), `{"pluginId":"greet-1","packageId":"pkg-2","mode":"update"}`)
+	t.call(ctx, succeeds, "greet", `{"name":"Ada"}`)
+	t.call(ctx, succeeds, rdecl.InspectSelf.Name(), `{"pluginId":"greet-1"}`)
+
+	t.step("Stopping keeps the Plugin and its Packages; what the host half registered is gone.")
+	t.call(ctx, succeeds, rdecl.Stop.Name(), `{"pluginId":"greet-1"}`)
+	t.call(ctx, fails, "greet", `{"name":"Ada"}`)
+
+	t.step("Undefining removes the Plugin with all its Packages.")
+	t.call(ctx, succeeds, rdecl.Undefine.Name(), `{"pluginId":"greet-1"}`)
+	t.call(ctx, succeeds, rdecl.InspectSelf.Name(), `{}`)
+}
+
+func defineArgs(plugin, name, purpose, host string) string {
+	var target rdecl.Target
+	_ = json.Unmarshal([]byte(plugin), &target)
+	b, _ := json.Marshal(rdecl.DefineInput{Plugin: target, Name: name, Purpose: purpose, Code: rdecl.Code{Host: &host}})
+	return string(b)
+}
+
+// fail records a runtime step that went off script.
+func (t *transcript) fail(what string, err error) {
+	if t.err == nil {
+		t.err = fmt.Errorf("demo step %d: %s: went off script (error: %v)", t.n, what, err)
+	}
 }
 
 func mountArgs(code string) string {
@@ -139,6 +231,11 @@ func (t *transcript) call(ctx context.Context, want expect, tool, args string) {
 		_ = json.Unmarshal([]byte(args), &in)
 		fmt.Fprintf(t.w, "    %s code:\n", tool)
 		printBlock(t.w, "      ", in.Code)
+	} else if tool == rdecl.Define.Name() {
+		var in rdecl.DefineInput
+		_ = json.Unmarshal([]byte(args), &in)
+		fmt.Fprintf(t.w, "    %s plugin:%s code.host:\n", tool, mustJSON(in.Plugin))
+		printBlock(t.w, "      ", *in.Code.Host)
 	} else {
 		fmt.Fprintf(t.w, "    %s %s\n", tool, args)
 	}
@@ -175,6 +272,9 @@ func title(tool, args string) string {
 	if t := toolset.Title(tool, strs); t != tool {
 		return t
 	}
+	if t := runner.Title(tool, json.RawMessage(args)); t != "" {
+		return t
+	}
 	return "Call tool " + tool
 }
 
@@ -201,6 +301,11 @@ func render(tool string, out json.RawMessage) string {
 		return b.String()
 	}
 	return string(out)
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func printBlock(w io.Writer, indent, text string) {

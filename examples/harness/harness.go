@@ -8,23 +8,30 @@ import (
 
 	"github.com/cordiskit/cordiskit/examples/harness/agent"
 	"github.com/cordiskit/cordiskit/examples/harness/cordisapi"
+	"github.com/cordiskit/cordiskit/generated"
+	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/kit/mcpkit"
 	"github.com/cordiskit/cordiskit/kit/toolset"
+	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A harness is the runtime with the cordis tools wired in: what an agent loop or an MCP
-// client drives.
+// client drives. It offers both sets: the toolset's three (cordis_inspect, cordis_mount,
+// cordis_unmount: throw-away mounts) and the runner's seven (cordis_define, cordis_run,
+// …: versioned dynamic Plugins owned by a session).
 type harness struct {
 	rt *agent.Runtime
 	ts *toolset.Toolset
+	r  *runner.Runner
 }
 
 // boot starts the runtime rooted in the work directory dir, keeping its own state in
-// stateDir (outside dir), and the toolset with the runtime's generated catalog and façade.
-// The runtime's tools/pre-execute gate runs with the toolset's GateContext, so listeners
-// that mounts wrote never stand between the model and the cordis tools. Close it when
-// done.
+// stateDir (outside dir), then the toolset and the dynamic-plugin runner beside it, both
+// with the runtime's generated catalog and façade. The runtime's tools/pre-execute gate
+// runs with both GateContexts, so listeners that mounts or host halves wrote never stand
+// between the model and the cordis tools. Close it when done.
 func boot(dir, stateDir string, logger *slog.Logger) (*harness, error) {
 	rt, err := agent.New(&agent.Options{WorkDir: dir, StateDir: stateDir, Logger: logger})
 	if err != nil {
@@ -38,28 +45,46 @@ func boot(dir, stateDir string, logger *slog.Logger) (*harness, error) {
 	if err != nil {
 		return nil, errors.Join(err, rt.Close(context.Background()))
 	}
-	rt.SetGateContext(ts.GateContext)
-	return &harness{rt: rt, ts: ts}, nil
+	r, err := newRunner(rt, logger)
+	if err != nil {
+		return nil, errors.Join(err, ts.Dispose(context.Background()), rt.Close(context.Background()))
+	}
+	rt.SetGateContext(func(ctx context.Context, tool string) context.Context {
+		return r.GateContext(ts.GateContext(ctx, tool), tool)
+	})
+	return &harness{rt: rt, ts: ts, r: r}, nil
 }
 
-// Close unmounts every mount, then shuts the runtime down (flushing the kv store).
+// newRunner starts the dynamic-plugin runner: its host halves get the same façade as
+// mounts (the core tier and the runtime's services).
+func newRunner(rt *agent.Runtime, logger *slog.Logger) (*runner.Runner, error) {
+	facade, err := sandbox.Merge(generated.Facade, cordisapi.Facade)
+	if err != nil {
+		return nil, err
+	}
+	return runner.New(rt.Context(), &runner.Options{Catalog: cordisapi.Catalog, Facade: facade, Logger: logger})
+}
+
+// Close stops every Plugin and unmounts every mount, then shuts the runtime down (flushing
+// the kv store).
 func (h *harness) Close(ctx context.Context) error {
-	return errors.Join(h.ts.Dispose(ctx), h.rt.Close(ctx))
+	return errors.Join(h.r.Dispose(ctx), h.ts.Dispose(ctx), h.rt.Close(ctx))
 }
 
-// mcpSession is the session name tools/pre-execute listeners see for calls over MCP.
-const mcpSession = "mcp"
-
-// mcpOptions configures the MCP server: every call passes the runtime's tools/pre-execute
-// gate first (the same gate as CallTool, control tools shielded from mount listeners), and
-// output schemas that are not objects (cordis_inspect returns text) are
-// left out, as MCP clients before 2026-07-28 require.
+// mcpOptions configures the MCP server: each client session is its own session (the
+// server's default ids, "mcp-N", which tools/pre-execute listeners see too), every call
+// passes the runtime's tools/pre-execute gate first (the same gate as CallTool, control
+// tools shielded from mount and host-half listeners), the runner's messages for a session
+// reach its client as log notifications, and output schemas that are not objects
+// (cordis_inspect returns text) are left out, as MCP clients before 2026-07-28 require.
 func (h *harness) mcpOptions() *mcpkit.Options {
 	return &mcpkit.Options{
 		Implementation:             &mcp.Implementation{Name: "cordiskit-harness", Version: "dev"},
 		OmitNonObjectOutputSchemas: true,
+		Messages:                   h.r,
 		Before: func(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-			return h.rt.Gate(ctx, mcpSession, tool, args)
+			session, _ := kit.SessionFrom(ctx)
+			return h.rt.Gate(ctx, session, tool, args)
 		},
 	}
 }

@@ -1,7 +1,7 @@
 // Command harness is cordiskit's example agent runtime: the runtime in package agent (fs,
 // exec and kv services; agent/turn-start, tools/pre-execute and session/flush events) with
-// the three cordis tools wired in from its generated catalog and façade (package
-// cordisapi).
+// the three cordis mount tools and the seven tools of the dynamic-plugin runner wired in
+// from its generated catalog and façade (package cordisapi).
 //
 // Usage:
 //
@@ -12,12 +12,15 @@
 // the tools' public API — the calls an agent loop makes for a model: it inspects the api,
 // mounts a plugin that registers a tool and listens to agent/turn-start, calls the tool,
 // begins a turn, shows that the listener ran, makes a mount that fails, unmounts and
-// inspects again.
+// inspects again; then it defines a dynamic Plugin with a host half, runs it, calls its
+// tool, invokes its handler, updates it to a new Package, stops and undefines it.
 //
-// mcp serves cordis_inspect, cordis_mount, cordis_unmount and every tool a mount registers
-// to one MCP client on stdin/stdout, announcing every change of the tool list. Every call
-// passes through the runtime's tools/pre-execute event first (listeners that mounts wrote
-// never see the cordis tools' own calls). The work directory is DIR, or a fresh temporary
+// mcp serves the ten cordis tools and every tool a mount or a host half registers to one
+// MCP client on stdin/stdout, announcing every change of the tool list. The client is its
+// own session (its Plugins are its own), and the runner's messages for it arrive as log
+// notifications once it enables logging. Every call passes through the runtime's
+// tools/pre-execute event first (listeners that mounts or host halves wrote never see the
+// cordis tools' own calls). The work directory is DIR, or a fresh temporary
 // directory removed on exit. The runtime keeps its own state (the kv store) in STATE,
 // outside the work directory so that no service serves it; by default a directory named
 // after DIR in the user's cache directory, or next to the temporary work directory. Logs

@@ -147,7 +147,8 @@ const mutePlugin = `return {
 func TestMCP(t *testing.T) {
 	c := serveInMemory(t)
 
-	cordis := []string{"cordis_inspect", "cordis_mount", "cordis_unmount"}
+	cordis := []string{"cordis_define", "cordis_inspect", "cordis_inspect_list", "cordis_inspect_query", "cordis_inspect_self",
+		"cordis_mount", "cordis_run", "cordis_stop", "cordis_undefine", "cordis_unmount"} // sorted, as names returns them
 	res, err := c.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -179,14 +180,14 @@ func TestMCP(t *testing.T) {
 		t.Errorf("shout returned %q, want HELLO in it", text)
 	}
 
-	// Calls over MCP pass the runtime's tools/pre-execute gate, in session "mcp".
+	// Calls over MCP pass the runtime's tools/pre-execute gate, in the client's session "mcp-N".
 	var mute struct {
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal([]byte(c.mustCall(t, "cordis_mount", map[string]any{"code": mutePlugin})), &mute); err != nil {
 		t.Fatal(err)
 	}
-	if text, isError := c.call(t, "shout", map[string]any{"text": "hello"}); !isError || !strings.Contains(text, "shout is muted in session mcp") {
+	if text, isError := c.call(t, "shout", map[string]any{"text": "hello"}); !isError || !strings.Contains(text, "shout is muted in session mcp-") {
 		t.Errorf("shout under a vetoing tools/pre-execute listener: isError=%v %q; want the veto's reason", isError, text)
 	}
 	c.mustCall(t, "cordis_unmount", map[string]any{"id": mute.ID})

@@ -106,15 +106,17 @@ func (rt *Runtime) BeginTurn(session, prompt string) int {
 	return turn
 }
 
-// CallTool runs a model's tool call: tools/pre-execute first (which may rewrite or veto
-// it), then the tool, with its arguments checked against its input schema. Errors are
-// written for the model; see mcpkit.Invoker.Invoke.
+// CallTool runs a model's tool call for session: tools/pre-execute first (which may
+// rewrite or veto it), then the tool, with its arguments checked against its input
+// schema and session on its context (session-scoped tools, such as the dynamic-plugin
+// runner's, act for it). Errors are written for the model; see
+// mcpkit.Invoker.InvokeSession.
 func (rt *Runtime) CallTool(ctx context.Context, session, tool string, input json.RawMessage) (json.RawMessage, error) {
 	input, err := rt.Gate(ctx, session, tool, input)
 	if err != nil {
 		return nil, err
 	}
-	return rt.inv.Invoke(ctx, tool, input)
+	return rt.inv.InvokeSession(ctx, session, tool, input)
 }
 
 // Gate runs tools/pre-execute for a call and returns the arguments to call the tool with.
