@@ -64,10 +64,25 @@
 // session that is not connected (Connect) has them kept (Messages) and delivered when it
 // connects.
 //
+// # Inspect providers, references and the prompt
+//
+// The inspect registry (InspectList, InspectQuery) belongs to the process: the
+// first-party host providers Service, Event, Builtin and Tool are registered once, by New,
+// over Options.Catalog merged with the core tier, with referencedTypes filled from the
+// signatures; RegisterInspectProvider adds more. A page gets an id from ConnectPage, valid
+// while the context the panel passes lives, and publishes its client providers with
+// SyncInspectManifest: each page's manifest is its own and leaves with the page. A client
+// query goes to the pages that publish its method (InspectQuery event) and settles on the
+// first valid ResolveInspectQuery answer, on a failure from every page asked, or after
+// Options.InspectQueryTimeout, which the model is told.
+//
+// FindReferences finds @pluginId mentions in user text; ReferenceBlocks renders the
+// context message for each. PromptSection is the text a runtime adds to its system prompt.
+//
 // # Provisional
 //
 // The host half's harness (harness.handle) is a JavaScript prelude until the sandbox
 // installs the seed's harness symbols natively; harness.defineTool and registerTool throw
 // a teaching error until then (ctx.tools.register works). The seven model tools, their
-// generated schemas, inspect providers and the MCP wiring build on these verbs later.
+// generated schemas and the MCP wiring build on these verbs later.
 package runner
