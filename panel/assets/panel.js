@@ -8,6 +8,7 @@
   var meta = function (n) { var el = document.querySelector('meta[name="' + n + '"]'); return el ? el.content : ''; };
   var BASE = meta('cordis-base') || '/';
   var PENDING = ['awaiting-approval', 'starting-host', 'client-pending'];
+  var POLL_MS = 2000;
 
   function currentSession() {
     var m = /(?:^#|&)session=([^&]*)/.exec(location.hash);
@@ -51,10 +52,14 @@
   // The inventory store (§15.3): one read at a time (a trigger during a read asks for one
   // more after it), reset on reconnect (a stale answer is ignored by generation).
   var inv = { gen: 0, inflight: null, again: false };
+  // clock orders what this page learnt against inventory reads: a read that began before
+  // a request or a frame arrived says nothing about it.
+  var clock = 0;
+  function tick() { return ++clock; }
   function refresh() {
     if (inv.inflight) { inv.again = true; return inv.inflight; }
     var g = inv.gen;
-    var started = frames.epoch;
+    var started = clock;
     inv.inflight = rpc('inventory', {}).then(function (rows) {
       if (g !== inv.gen) return;
       var ids = new Set(rows.map(function (r) { return r.pluginId; }));
@@ -100,10 +105,10 @@
       var a = r.latestRun;
       if (a && a.approvalRequestId && PENDING.indexOf(a.status) >= 0) listed.add(a.approvalRequestId);
     });
-    state.requests.forEach(function (q, id) { if (!listed.has(id)) closeRequest(id); });
+    state.requests.forEach(function (q, id) { if (q.at <= started && !listed.has(id)) closeRequest(id); });
     frames.recs.forEach(function (rec, id) {
       var r = byId.get(id);
-      if (rec.epoch >= started) return; // loaded after this read began: the read may predate it
+      if (rec.at > started) return; // loaded after this read began: the read may predate it
       if (!r || !r.activeRun || r.activeRun.pluginRunId !== rec.pluginRunId) frames.unload(id, rec.pluginRunId);
     });
   }
@@ -111,6 +116,7 @@
   // ---- requests and orchestration (§14.2, §14.3) ---------------------------------------
 
   function openRequest(q) {
+    q.at = tick();
     state.requests.set(q.requestId, q);
     var act = state.activity.get(q.pluginId);
     if (!q.requiresApproval) {
@@ -228,7 +234,6 @@
     refs: new Map(),   // pluginId → stable ref callback
     waiters: new Map(),
     queues: new Map(), // pluginId → the tail of its operations
-    epoch: 0,
 
     enqueue: function (id, fn) {
       var prev = this.queues.get(id) || Promise.resolve();
@@ -277,7 +282,7 @@
         iframe.setAttribute('referrerpolicy', 'no-referrer');
         iframe.title = code.name + ' (' + code.pluginId + ')';
         iframe.className = 'client-frame';
-        var rec = { iframe: iframe, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId, agentId: agentId, capability: code.capability, epoch: ++self.epoch };
+        var rec = { iframe: iframe, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId, agentId: agentId, capability: code.capability, at: tick() };
         var result = new Promise(function (resolve) {
           rec.onResult = resolve;
           rec.timer = setTimeout(function () { resolve({ ok: false, stage: 'evaluate', message: 'the client half did not finish loading within 15 s (an await that never settles?)', stack: '' }); }, 15000);
@@ -605,4 +610,6 @@
 
   ReactDOM.createRoot(document.getElementById('root')).render(h(App));
   connect();
+  // A define emits no event (§15.3), so the page also reads the inventory now and then.
+  setInterval(function () { if (state.connection === 'live' && !document.hidden) refresh(); }, POLL_MS);
 })();
