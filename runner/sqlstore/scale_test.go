@@ -22,8 +22,8 @@ var hostSrc, clientSrc = strings.Repeat("h", 2<<10), strings.Repeat("c", 4<<10)
 // same file, and the restore of those Packages at Open against a bare SELECT of the same
 // rows. It logs the numbers; -sqlstore.floors makes the targets (3× and 2×) fail it.
 func TestScale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a scale measurement; run without -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("a scale measurement; run without -short and -race")
 	}
 	n := 10_000
 	path := filepath.Join(t.TempDir(), "definitions.db")
@@ -151,4 +151,3 @@ func p50(ds []time.Duration) time.Duration {
 	slices.Sort(ds)
 	return ds[len(ds)/2]
 }
-
