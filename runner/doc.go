@@ -21,6 +21,13 @@
 // each one transaction. Live runs, handler tables and pending requests stay in the
 // Runner: they cannot outlive the process. Ids are minted by counters that never go back.
 //
+// runner/sqlstore is the durable Store (one SQLite file); runner/storetest is the
+// conformance suite every Store passes. After a restart, New records the runs and
+// requests the previous process lost and tells their sessions (kept ModelMessages);
+// with Options.RestartAtBoot it runs again the Plugins that were running
+// (Plugin.Running), and BootRestart says what it did. Plugin.Restored marks what a
+// durable Store read back.
+//
 // # Runs
 //
 // A host half runs through a HostStarter. SandboxHost is the real one: a run is a sandbox
