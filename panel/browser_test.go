@@ -315,7 +315,7 @@ func TestBrowserClientHalfFailures(t *testing.T) {
 		rowIs(t, ctx, d.PluginID, "awaiting-approval")
 		press(t, ctx, d.PluginID, "Approve once")
 		rowIs(t, ctx, d.PluginID, "failed")
-		want := "client-half-failed: " + c.stage + ": "
+		want := "Its client half failed at " + c.stage + ": "
 		waitJS(t, ctx, fmt.Sprintf(`(() => { const t = document.querySelector('#row-%s .errors').innerText; return t.includes(%q) && t.includes(%q) })()`, d.PluginID, want, c.says))
 		e.told("failed after cordis_run returned: client-half-failed: " + c.stage + ": ")
 		if i == 0 {

@@ -201,7 +201,7 @@
     var res = await frames.load(code, o.agentId);
     if (res.ok) return settle(o, hh, { ok: true, waitingFor: res.waitingFor });
     var msg = res.stage + ': ' + res.message;
-    state.runError.set(o.pluginId, { reason: 'client-half-failed', message: msg });
+    state.runError.set(o.pluginId, { reason: 'client-half-failed', stage: res.stage, message: res.message });
     return settle(o, hh, { ok: false, reason: 'client-half-failed', message: msg, stack: res.stack });
   }
 
@@ -531,22 +531,25 @@
   function Transition(props) {
     var row = props.row;
     var next = row.nextPackageId, cur = row.currentPackageId;
-    if (!next || next === cur || orchestrations.has(row.pluginId)) return null;
+    // Only a real switch has a transition line; without a current Package, Run is the retry.
+    if (!next || !cur || next === cur || orchestrations.has(row.pluginId)) return null;
     var a = row.latestRun;
     var why = a && a.packageId === next ? a.status : 'pending';
     return h('div', { className: 'transition' },
-      h('span', null, 'Switching to ' + next + (cur ? ' from ' + cur : '') + ' did not finish (' + why + '). '),
-      button('Retry ' + next, function () { startRun(row, next, cur ? 'update' : 'run'); }, 'small'),
-      cur ? button('Roll back to ' + cur, function () { startRun(row, cur, 'run'); }, 'small') : null);
+      h('span', null, 'Switching from ' + cur + ' to ' + next + ' did not finish (' + why + '). '),
+      button('Retry ' + next, function () { startRun(row, next, 'update'); }, 'small'),
+      button('Roll back to ' + cur, function () { startRun(row, cur, 'run'); }, 'small'));
   }
+
+  var REASONS = { 'client-half-failed': 'Its client half failed', 'host-half-failed': 'Its host half failed' };
 
   function Errors(props) {
     var row = props.row, id = row.pluginId;
     var lines = [];
     var mine = state.runError.get(id);
     var a = row.latestRun;
-    if (mine) lines.push(['run', (mine.reason ? mine.reason + ': ' : '') + mine.message]);
-    else if (a && a.error && (a.status === 'failed' || a.status === 'expired')) lines.push(['run', a.error.phase + ': ' + a.error.message]);
+    if (mine) lines.push(['run', (REASONS[mine.reason] || 'The last run failed (' + mine.reason + ')') + (mine.stage ? ' at ' + mine.stage : '') + ': ' + mine.message]);
+    else if (a && a.error && (a.status === 'failed' || a.status === 'expired')) lines.push(['run', 'The last run ' + (a.status === 'expired' ? 'expired' : 'failed') + ' (' + a.error.phase + '): ' + a.error.message]);
     var act = state.actionError.get(id);
     if (act) lines.push(['action', act]);
     var rf = state.renderFailure.get(id) || (a && a.renderFailure);
@@ -572,6 +575,7 @@
       awaiting ? h(Approval, { row: row, act: act }) : h(Controls, { row: row, sel: x.sel, status: x.status }),
       awaiting ? null : h(Transition, { row: row }),
       h(Errors, { row: row }),
+      state.loaded.has(row.pluginId) ? h('p', { className: 'caption' }, 'Its view, sandboxed in this page:') : null,
       h('div', { className: 'slot', ref: frames.ref(row.pluginId) }));
   }
 
