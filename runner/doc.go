@@ -86,10 +86,24 @@
 // FindReferences finds @pluginId mentions in user text; ReferenceBlocks renders the
 // context message for each. PromptSection is the text a runtime adds to its system prompt.
 //
+// # The seven tools
+//
+// New registers the model's tools (declared in runner/decl, schemas and docs generated in
+// the core tier) as effects of its child plugin "cordis-runner/tools": cordis_inspect_list,
+// cordis_inspect_query, cordis_inspect_self, cordis_define, cordis_run, cordis_stop and
+// cordis_undefine (Tools returns them for a runtime that serves them another way). A call
+// acts for the session on its ctx — kit.WithSession, or mcpkit's Invoker.InvokeSession and
+// Server, where each MCP client session is its own — and every tool but
+// cordis_inspect_list refuses a call without one. Arguments are decoded strictly (an
+// unknown field is a teaching error) and checked in the order of the spec; cordis_run has
+// one answer shape whatever the halves. They are control tools: a runtime's gate passes
+// its ctx through GateContext (and the toolset's), so no host half's listener stands
+// between the model and them. Subscribe makes the Runner the mcpkit.MessageSource that
+// forwards each session's ModelMessage to its MCP client.
+//
 // # Provisional
 //
 // The host half's harness (harness.handle) is a JavaScript prelude until the sandbox
 // installs the seed's harness symbols natively; harness.defineTool and registerTool throw
-// a teaching error until then (ctx.tools.register works). The seven model tools, their
-// generated schemas and the MCP wiring build on these verbs later.
+// a teaching error until then (ctx.tools.register works).
 package runner
