@@ -7,8 +7,8 @@ import (
 )
 
 // TestPasses: what a serial or bail listener returns to pass is undefined, null or the
-// primitive false, and nothing else — not a Boolean object, 0, ” or NaN, which convert
-// by the result type.
+// primitive false, and nothing else — not a Boolean object, 0, an empty string or NaN,
+// which convert by the result type.
 func TestPasses(t *testing.T) {
 	rt := goja.New()
 	for src, want := range map[string]bool{
