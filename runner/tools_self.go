@@ -40,10 +40,11 @@ func (r *Runner) selfPlugins(ctx context.Context) (decl.InspectSelfOutput, error
 	if err != nil {
 		return decl.InspectSelfOutput{}, err
 	}
-	out := decl.InspectSelfOutput{Mode: decl.SelfPlugins, Plugins: make([]decl.PluginSummary, 0, len(ss))}
+	plugins := make([]decl.PluginSummary, 0, len(ss))
 	for _, s := range ss {
-		out.Plugins = append(out.Plugins, summaryOut(s))
+		plugins = append(plugins, summaryOut(s))
 	}
+	out := decl.InspectSelfOutput{Mode: decl.SelfPlugins, Plugins: &plugins}
 	session, _ := r.session(ctx)
 	for _, m := range r.Messages(session) {
 		out.Messages = append(out.Messages, decl.Message{Kind: decl.MessageKind(m.Kind), PluginID: m.PluginID, Text: m.Text})

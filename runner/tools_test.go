@@ -247,11 +247,11 @@ func TestInspectSelfTool(t *testing.T) {
 
 	var self decl.InspectSelfOutput
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{}`, &self)
-	if self.Mode != decl.SelfPlugins || len(self.Plugins) != 1 || self.Plugins[0].State != decl.StateDefined || self.Plugins[0].LatestRun != nil {
+	if self.Mode != decl.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 1 || (*self.Plugins)[0].State != decl.StateDefined || (*self.Plugins)[0].LatestRun != nil {
 		t.Fatalf("before a run: %+v", self)
 	}
 	mustCall(t, inv, "s2", "cordis_inspect_self", `{}`, &self)
-	if self.Mode != decl.SelfPlugins || len(self.Plugins) != 0 {
+	if self.Mode != decl.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 0 {
 		t.Fatalf("s2 sees %+v", self)
 	}
 
@@ -294,7 +294,7 @@ func TestInspectSelfTool(t *testing.T) {
 
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{}`, &self)
 	states := map[string]decl.PluginState{}
-	for _, s := range self.Plugins {
+	for _, s := range *self.Plugins {
 		states[s.PluginID] = s.State
 	}
 	if want := map[string]decl.PluginState{"clock-1": decl.StateRunning, "panel-2": decl.StateRejected, "note-3": decl.StateCancelled}; !maps.Equal(states, want) {

@@ -120,7 +120,7 @@ func TestMCPClientsAreSessions(t *testing.T) {
 	if out, isErr := a.tool(t, "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-1","mode":"run"}`); isErr || !strings.Contains(out, `"status":"running"`) {
 		t.Fatalf("a runs: %s", out)
 	}
-	if out, _ := b.tool(t, "cordis_inspect_self", `{}`); out != `{"mode":"plugins"}` {
+	if out, _ := b.tool(t, "cordis_inspect_self", `{}`); out != `{"mode":"plugins","plugins":[]}` {
 		t.Errorf("b lists %s", out)
 	}
 	missing := `no dynamic plugin "clock-1" in this session — it may have been removed (cordis_undefine), lost on a restart, or belong to another session. List yours with cordis_inspect_self; define a new one with cordis_define plugin:{kind:"new", idPrefix}`
@@ -227,7 +227,7 @@ func TestInvokeSession(t *testing.T) {
 	if _, err := inv.InvokeSession(ctx, "alice", "cordis_define", json.RawMessage(clockDefine)); err != nil {
 		t.Fatal(err)
 	}
-	for session, want := range map[string]string{"alice": `"pluginId":"clock-1"`, "bob": `{"mode":"plugins"}`} {
+	for session, want := range map[string]string{"alice": `"pluginId":"clock-1"`, "bob": `{"mode":"plugins","plugins":[]}`} {
 		out, err := inv.InvokeSession(ctx, session, "cordis_inspect_self", nil)
 		if err != nil || !strings.Contains(string(out), want) {
 			t.Errorf("%s: %s, %v", session, out, err)

@@ -123,8 +123,9 @@ const (
 type InspectSelfOutput struct {
 	// Which answer this is.
 	Mode SelfMode `json:"mode"`
-	// Mode "plugins": this session's Plugins, in creation order.
-	Plugins []PluginSummary `json:"plugins,omitempty"`
+	// Mode "plugins": this session's Plugins, in creation order (an empty list when it has
+	// none).
+	Plugins *[]PluginSummary `json:"plugins,omitempty"`
 	// Mode "plugins": messages for you that the runner kept while this session was not
 	// connected, oldest first (they are also delivered when it connects).
 	Messages []Message `json:"messages,omitempty"`
