@@ -25,6 +25,8 @@ type harness struct {
 	rt *agent.Runtime
 	ts *toolset.Toolset
 	r  *runner.Runner
+
+	session func(*mcp.ServerSession) string // the MCP client's session name; nil: mcp-N
 }
 
 // boot starts the runtime rooted in the work directory dir, keeping its own state in
@@ -33,6 +35,12 @@ type harness struct {
 // runs with both GateContexts, so listeners that mounts or host halves wrote never stand
 // between the model and the cordis tools. Close it when done.
 func boot(dir, stateDir string, logger *slog.Logger) (*harness, error) {
+	return bootWith(dir, stateDir, logger, nil)
+}
+
+// bootWith is boot with the runner's definitions in store (nil: in memory); a durable
+// store also restarts, at boot, the Plugins that were running at the last shutdown.
+func bootWith(dir, stateDir string, logger *slog.Logger, store runner.Store) (*harness, error) {
 	rt, err := agent.New(&agent.Options{WorkDir: dir, StateDir: stateDir, Logger: logger})
 	if err != nil {
 		return nil, err
@@ -45,7 +53,7 @@ func boot(dir, stateDir string, logger *slog.Logger) (*harness, error) {
 	if err != nil {
 		return nil, errors.Join(err, rt.Close(context.Background()))
 	}
-	r, err := newRunner(rt, logger)
+	r, err := newRunner(rt, logger, store)
 	if err != nil {
 		return nil, errors.Join(err, ts.Dispose(context.Background()), rt.Close(context.Background()))
 	}
@@ -57,12 +65,12 @@ func boot(dir, stateDir string, logger *slog.Logger) (*harness, error) {
 
 // newRunner starts the dynamic-plugin runner: its host halves get the same façade as
 // mounts (the core tier and the runtime's services).
-func newRunner(rt *agent.Runtime, logger *slog.Logger) (*runner.Runner, error) {
+func newRunner(rt *agent.Runtime, logger *slog.Logger, store runner.Store) (*runner.Runner, error) {
 	facade, err := sandbox.Merge(generated.Facade, cordisapi.Facade)
 	if err != nil {
 		return nil, err
 	}
-	return runner.New(rt.Context(), &runner.Options{Catalog: cordisapi.Catalog, Facade: facade, Logger: logger})
+	return runner.New(rt.Context(), &runner.Options{Catalog: cordisapi.Catalog, Facade: facade, Logger: logger, Store: store, RestartAtBoot: store != nil})
 }
 
 // Close stops every Plugin and unmounts every mount, then shuts the runtime down (flushing
@@ -82,6 +90,7 @@ func (h *harness) mcpOptions() *mcpkit.Options {
 		Implementation:             &mcp.Implementation{Name: "cordiskit-harness", Version: "dev"},
 		OmitNonObjectOutputSchemas: true,
 		Messages:                   h.r,
+		Session:                    h.session,
 		Before: func(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 			session, _ := kit.SessionFrom(ctx)
 			return h.rt.Gate(ctx, session, tool, args)

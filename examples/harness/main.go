@@ -6,7 +6,7 @@
 // Usage:
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
-//	go run ./examples/harness mcp [-dir DIR] [-state STATE] # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] # serve the runtime's tools over MCP on stdio
 //
 // demo boots the runtime in a temporary work directory and plays a short session through
 // the tools' public API — the calls an agent loop makes for a model: it inspects the api,
@@ -23,8 +23,11 @@
 // cordis tools' own calls). The work directory is DIR, or a fresh temporary
 // directory removed on exit. The runtime keeps its own state (the kv store) in STATE,
 // outside the work directory so that no service serves it; by default a directory named
-// after DIR in the user's cache directory, or next to the temporary work directory. Logs
-// go to stderr.
+// after DIR in the user's cache directory, or next to the temporary work directory. With
+// -store the dynamic Plugins, their Packages and grants are kept in STATE/definitions.db
+// and survive a restart (those that were running start again); the client's session is
+// then NAME (-session), or derived from its clientInfo.name, so the same client finds its
+// Plugins again. Logs go to stderr.
 //
 // The generated files are refreshed by go generate and checked by verify-cordis-api.
 package main
@@ -43,6 +46,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/cordiskit/cordiskit/runner"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -50,11 +54,14 @@ const usage = `usage: harness <command> [flags]
 
 Commands:
   demo              play a short scripted session with the cordis tools and print it
-  mcp [-dir DIR] [-state STATE]
+  mcp [-dir DIR] [-state STATE] [-store] [-session NAME]
                     serve the runtime's tools over MCP on stdin/stdout
                     (DIR is the work directory; default: a temporary one, removed on exit;
                     STATE keeps the runtime's own state, outside DIR; default: one for DIR
-                    in the user's cache directory)
+                    in the user's cache directory; -store keeps the dynamic Plugins in
+                    STATE/definitions.db across restarts and restarts those that ran;
+                    NAME is the client's session, default mcp:<clientInfo.name> with
+                    -store, else one per connection)
   help              print this help
 `
 
@@ -124,11 +131,13 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	fs.SetOutput(io.Discard)
 	dir := fs.String("dir", "", "work directory")
 	state := fs.String("state", "", "state directory")
+	durable := fs.Bool("store", false, "keep the runner's definitions in STATE/definitions.db")
+	session := fs.String("session", "", "the MCP client's session name")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: mcp: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: mcp takes no arguments besides -dir and -state", errUsage)
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store and -session", errUsage)
 	}
 	if *dir == "" {
 		tmp, err := os.MkdirTemp("", "cordiskit-mcp-")
@@ -152,15 +161,25 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		*state = s
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := boot(*dir, *state, logger)
-	if err != nil {
-		return err
+	var store runner.Store
+	closeStore := func() error { return nil }
+	if *durable {
+		s, err := openStore(ctx, *state)
+		if err != nil {
+			return err
+		}
+		store, closeStore = s, s.Close
 	}
+	h, err := bootWith(*dir, *state, logger, store)
+	if err != nil {
+		return errors.Join(err, closeStore())
+	}
+	h.session = sessionNamer(*session, *durable)
 	err = serveMCP(ctx, h, t)
 	if errors.Is(err, context.Canceled) { // interrupted: a normal way to stop a stdio server
 		err = nil
 	}
-	return errors.Join(err, h.Close(context.WithoutCancel(ctx)))
+	return errors.Join(err, h.Close(context.WithoutCancel(ctx)), closeStore())
 }
 
 // defaultStateDir is the state directory of work directory dir: one per directory in the

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/cordiskit/cordiskit/runner/sqlstore"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// storeFile is where the mcp command's -store keeps the runner's definitions: in the
+// state directory, like the kv store, because the fs service serves the work directory
+// and a host half that injects fs must not be able to rewrite its own grants.
+func storeFile(stateDir string) string { return filepath.Join(stateDir, "definitions.db") }
+
+// openStore opens the definition store of the state directory.
+func openStore(ctx context.Context, stateDir string) (*sqlstore.Store, error) {
+	return sqlstore.Open(ctx, storeFile(stateDir), nil)
+}
+
+// sessionNamer names the MCP client's session for the runner: name when set (-session),
+// else, with durable definitions, the client's clientInfo.name, so the same client finds
+// its Plugins after a restart; nil keeps mcpkit's per-connection "mcp-N".
+func sessionNamer(name string, durable bool) func(*mcp.ServerSession) string {
+	switch {
+	case name != "":
+		return func(*mcp.ServerSession) string { return name }
+	case !durable:
+		return nil
+	}
+	return func(ss *mcp.ServerSession) string {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			return "mcp:" + p.ClientInfo.Name
+		}
+		return "mcp:client"
+	}
+}

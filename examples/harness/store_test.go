@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpRun runs the mcp command with args for one client named name, which calls tools
+// in order and returns their structured results; the command ends when the client goes.
+func mcpRun(t *testing.T, args []string, name string, calls ...*mcp.CallToolParams) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- runMCP(ctx, args, st, io.Discard) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, c := range calls {
+		res, err := cs.CallTool(ctx, c)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", c.Name, err, res)
+		}
+		var m map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &m)
+		out = append(out, m)
+	}
+	cs.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("mcp %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// TestMCPStoreRestart: with -store, a Plugin the client defined and ran is there, running
+// again, when the same client connects to a restarted process; ids continue.
+func TestMCPStoreRestart(t *testing.T) {
+	work, state := t.TempDir(), t.TempDir()
+	args := []string{"-dir", work, "-state", state, "-store"}
+	define := &mcp.CallToolParams{Name: "cordis_define", Arguments: map[string]any{
+		"plugin": map[string]any{"kind": "new", "idPrefix": "clock"}, "name": "Clock", "purpose": "Shows the time.",
+		"code": map[string]any{"host": "return (ctx) => {}"}}}
+	got := mcpRun(t, args, "tester", define,
+		&mcp.CallToolParams{Name: "cordis_run", Arguments: map[string]any{"pluginId": "clock-1", "packageId": "pkg-1", "mode": "run"}})
+	if got[0]["pluginId"] != "clock-1" || got[1]["status"] != "running" {
+		t.Fatalf("first process: %v", got)
+	}
+	self := &mcp.CallToolParams{Name: "cordis_inspect_self", Arguments: map[string]any{}}
+	got = mcpRun(t, args, "tester", self, define)
+	if s, _ := json.Marshal(got[0]); !strings.Contains(string(s), `"pluginId":"clock-1"`) || !strings.Contains(string(s), `"pluginRunId":"run-2"`) {
+		t.Fatalf("the same client after a restart sees %s, want clock-1 running as run-2", s)
+	}
+	if got[1]["pluginId"] != "clock-2" || got[1]["packageId"] != "pkg-2" {
+		t.Fatalf("define after the restart: %v, want clock-2 pkg-2", got[1])
+	}
+	// Another client is another session; -session names one explicitly.
+	if s, _ := json.Marshal(mcpRun(t, args, "other", self)[0]); strings.Contains(string(s), "clock-1") {
+		t.Fatalf("another client sees %s", s)
+	}
+	if s, _ := json.Marshal(mcpRun(t, append(args, "-session", "mcp:tester"), "renamed", self)[0]); !strings.Contains(string(s), "clock-1") {
+		t.Fatalf("-session mcp:tester sees %s, want clock-1", s)
+	}
+	if _, err := os.Stat(filepath.Join(state, "definitions.db")); err != nil {
+		t.Fatalf("the definitions are not in the state directory: %v", err)
+	}
+	if entries, _ := os.ReadDir(work); len(entries) != 0 {
+		t.Fatalf("the work directory, which the fs service serves, holds %v", entries)
+	}
+}
