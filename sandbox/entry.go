@@ -21,6 +21,9 @@ type bound struct {
 	// waitNested lets a call that nests inside another entry of the realm wait for its
 	// promise anyway (the outer entry belongs to another goroutine and will return).
 	waitNested bool
+	// emit gives the entry emit semantics (DeliverEmit): it never waits for a promise its
+	// call returns; the promise's rejection is reported instead (see forget).
+	emit bool
 }
 
 // An entry is one call into a realm, timed by its bound. An expired entry interrupts the
@@ -249,11 +252,7 @@ func (r *Realm) complete(ctx context.Context, e *entry, nested bool, res goja.Va
 	defer l.mu.Unlock()
 	defer r.end(e)
 	if err == nil {
-		// A nested emit-style delivery (no conv, no cancellable context) does not wait: its
-		// promise cannot settle before the outer call returns, which may be this very
-		// goroutine's. Everything else waits, bounded.
-		detach := nested && !e.b.waitNested && conv == nil && (ctx == nil || ctx.Done() == nil)
-		res, w, err = r.settled(res, detach)
+		res, w, err = r.settled(res, e.b.emit || nested && unawaited(ctx, e.b, conv), e.b.what)
 	}
 	if err == nil && w == nil && conv != nil {
 		err = r.tryErr(func() error { return conv(res) })
@@ -265,12 +264,26 @@ func (r *Realm) complete(ctx context.Context, e *entry, nested bool, res goja.Va
 	return w, elapsed, err
 }
 
+// unawaited reports whether a nested entry of the sandbox's own deliveries (deliver) may
+// leave its promise: one with no conv and a context that cannot be cancelled — a
+// ctx.setTimeout callback, a disposer a seam method returned — is nobody's await, and its
+// promise cannot settle before the outer call returns, which may be this very goroutine's
+// (cancelling a timer waits for its callback to return).
+func unawaited(ctx context.Context, b bound, conv func(goja.Value) error) bool {
+	return !b.waitNested && conv == nil && (ctx == nil || ctx.Done() == nil)
+}
+
 // settled inspects a call's result. A settled promise yields its value (or its rejection as
-// an error); a pending one yields a wait, unless detach is set (see Deliver).
-func (r *Realm) settled(res goja.Value, detach bool) (goja.Value, *promiseWait, error) {
+// an error); a pending one yields a wait. With detach set nothing waits and nothing is
+// returned: the promise is let go (forget), and what names the call in a report of its
+// rejection.
+func (r *Realm) settled(res goja.Value, detach bool, what string) (goja.Value, *promiseWait, error) {
 	p := asPromise(res)
 	if p == nil {
 		return res, nil, nil
+	}
+	if detach {
+		return nil, nil, r.forget(p, what)
 	}
 	switch p.State() {
 	case goja.PromiseStateFulfilled:
@@ -279,11 +292,36 @@ func (r *Realm) settled(res goja.Value, detach bool) (goja.Value, *promiseWait, 
 		r.handled(p)
 		return nil, nil, r.jsError(p.Result())
 	}
-	if detach {
-		return nil, nil, nil // a later rejection is reported as unhandled, with the mount id
-	}
 	w, err := r.watch(p)
 	return nil, w, err
+}
+
+// forget lets go of the promise of a call nobody waits for, rejected or not. Nobody else
+// will see its rejection, so a handler reports it when it comes — logged with the mount id
+// and passed to Options.OnError, once, within the mount's rejection budget. The handler
+// also marks the promise handled: it is not reported again as unhandled. Lock held.
+func (r *Realm) forget(p *goja.Promise, what string) error {
+	if p.State() == goja.PromiseStateFulfilled {
+		return nil
+	}
+	then, err := r.then()
+	if err != nil {
+		return err
+	}
+	report := r.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+		r.reportForgotten(what, call.Argument(0))
+		return goja.Undefined()
+	})
+	_, err = then(r.rt.ToValue(p), goja.Undefined(), report)
+	return err
+}
+
+// reportForgotten reports the rejection of a promise that a call nobody waited for
+// returned (see forget). Lock held.
+func (r *Realm) reportForgotten(what string, v goja.Value) {
+	if !r.reportRejection("sandbox: the promise "+what+" returned rejected (nobody awaits it)", "the promise "+what+" returned rejected (nobody awaits it; catch inside it to handle the error)", v) {
+		r.dropRejections(1)
+	}
 }
 
 func asPromise(v goja.Value) *goja.Promise {
@@ -482,20 +520,40 @@ func (r *Realm) flushRejections() {
 		if p == nil {
 			continue // handled after all
 		}
-		if r.reports >= r.loop.limits.MaxRejectionReports {
+		if !r.reportRejection("sandbox: unhandled promise rejection", "", p.Result()) {
 			dropped++
-			continue
 		}
-		r.reports++
-		msg, stack := r.describe(p.Result())
-		r.logger.Error("sandbox: unhandled promise rejection", "err", msg, "stack", stack)
-		r.tellHost(&JSError{Mount: r.id, Message: msg, Stack: stack, err: r.goError(p.Result())})
 	}
-	if dropped > 0 {
-		r.unreported += dropped
-		if r.unreported >= 2*r.summarized {
-			r.summarizeRejections()
-		}
+	r.dropRejections(dropped)
+}
+
+// reportRejection logs the rejection value v with msg and hands it to Options.OnError —
+// wrapped in what (when not empty), which says whose promise it was — unless the mount
+// has spent its budget of Limits.MaxRejectionReports; it reports whether it did. Lock held.
+func (r *Realm) reportRejection(msg, what string, v goja.Value) bool {
+	if r.reports >= r.loop.limits.MaxRejectionReports {
+		return false
+	}
+	r.reports++
+	desc, stack := r.describe(v)
+	r.logger.Error(msg, "err", desc, "stack", stack)
+	var err error = &JSError{Mount: r.id, Message: desc, Stack: stack, err: r.goError(v)}
+	if what != "" {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	r.tellHost(err)
+	return true
+}
+
+// dropRejections counts n rejections left unreported past the budget, and summarizes them
+// when their count has doubled since the last summary. Lock held.
+func (r *Realm) dropRejections(n int) {
+	if n == 0 {
+		return
+	}
+	r.unreported += n
+	if r.unreported >= 2*r.summarized {
+		r.summarizeRejections()
 	}
 }
 

@@ -86,24 +86,18 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 
 func adaptToolsChange(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return kit.ToolsChange.On(c, func(e kit.ToolsChangeEvent) {
-		err := r.Deliver(context.Background(), fn, func() []goja.Value {
+		r.DeliverEmit(`a listener of "tools/change"`, fn, func() []goja.Value {
 			return []goja.Value{r.Runtime().ToValue(e.Tool), r.Runtime().ToValue(e.Registered)}
-		}, nil)
-		if err != nil {
-			r.Logger().Error("listener of tools/change failed", "err", err)
-		}
+		})
 	})
 }
 
 func adaptBenchTick(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return benchTick.On(c, func(e tickEvent) {
-		err := r.Deliver(context.Background(), fn, func() []goja.Value {
+		r.DeliverEmit(`a listener of "bench/tick"`, fn, func() []goja.Value {
 			rt := r.Runtime()
 			return []goja.Value{rt.ToValue(e.ID), rt.ToValue(e.Text)}
-		}, nil)
-		if err != nil {
-			r.Logger().Error("listener of bench/tick failed", "err", err)
-		}
+		})
 	})
 }
 

@@ -325,31 +325,56 @@ func (r *Realm) goError(v goja.Value) error {
 	return r.goErrs[weak.Make(o)]
 }
 
-// Deliver enters the realm from Go (any goroutine not holding the lock): it takes the lock,
-// bounds the entry by CallTimeout (and ctx), builds args, calls fn and — when the JS result
-// is a Promise — waits off the lock for it to settle (same bound). conv, if not nil, reads
-// the settled result under the lock. Errors: a JS throw or rejection (*JSError), a time
-// bound (errors.Is(err, context.DeadlineExceeded)), a closed mount (ErrClosed).
+// Deliver enters the realm from Go (any goroutine not holding the lock) for an awaited
+// dispatch — a parallel, serial, bail or waterfall listener: it takes the lock, bounds the
+// entry by CallTimeout (and ctx), builds args, calls fn and — when the JS result is a
+// Promise — waits off the lock for it to settle (same bound). conv, if not nil, reads the
+// settled result under the lock. Errors: a JS throw or rejection (*JSError), a time bound
+// (errors.Is(err, context.DeadlineExceeded)), a closed mount (ErrClosed).
 //
-// One exception keeps emit semantics from deadlocking: when the realm is already busy in
-// an outer call (typically a Go method called from this realm emitting back into it), its
-// promise jobs cannot run before that call returns. A delivery with conv == nil and a
-// context that cannot be cancelled (context.Background(): an emit-mode event or a func
-// callback) then does not wait for a pending promise — it returns nil and a later
-// rejection is reported as unhandled, with the mount id. Any other delivery waits, bounded;
-// so a sync Go method must not await JavaScript of its caller's realm (it would wait for
-// itself until CallTimeout) — make it context-taking (async) instead.
+// Deliver always waits, bounded. So a sync Go method must not await JavaScript of its
+// caller's realm (the realm cannot run its promise jobs before the call returns: it would
+// wait for itself until CallTimeout) — make it context-taking (async) instead. An emit-mode
+// event or a callback whose result nobody reads is delivered with DeliverEmit, which
+// never waits.
 func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	return r.deliver(ctx, "a listener", fn, args, conv)
+	return r.deliverBound(ctx, bound{what: "a listener", name: "CallTimeout", limit: r.loop.timeouts.Call, waitNested: true}, fn, args, conv)
 }
 
-// deliver is Deliver with what naming the entry in errors ("a timer callback", …). It is
-// the hot path of every Go event reaching JavaScript, so it avoids closures.
+// DeliverEmit enters the realm from Go (any goroutine not holding the lock) for an
+// emit-mode event, or a callback whose result nobody reads: fire and forget. It takes the
+// lock, bounds the entry by CallTimeout, builds args and calls fn, and returns when fn
+// does: it never waits for a promise fn returns, whether or not the realm is busy. A
+// failure is reported here, never returned — a throw, the bound, or the rejection of that
+// promise when it comes is logged with the mount id and passed to Options.OnError, once
+// (rejections within Limits.MaxRejectionReports); a delivery to a closed mount is
+// dropped. what names fn in the reports: `a listener of "agent/error"`.
+func (r *Realm) DeliverEmit(what string, fn goja.Callable, args func() []goja.Value) {
+	err := r.deliverBound(nil, bound{what: what, name: "CallTimeout", limit: r.loop.timeouts.Call, emit: true}, fn, args, nil)
+	if err == nil || errors.Is(err, ErrClosed) {
+		return
+	}
+	if _, ok := err.(*JSError); ok {
+		err = fmt.Errorf("%s threw: %w", what, err)
+	}
+	r.logger.Error("sandbox: "+what+" failed", "err", err)
+	r.tellHost(err)
+}
+
+// deliver is the sandbox's own delivery (a timer callback, a tool's execute, a seam
+// method, a disposer), with what naming the entry in errors. It waits like Deliver, except
+// that an unawaited one made while the realm is busy lets its promise go (see unawaited).
 func (r *Realm) deliver(ctx context.Context, what string, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
+	return r.deliverBound(ctx, bound{what: what, name: "CallTimeout", limit: r.loop.timeouts.Call}, fn, args, conv)
+}
+
+// deliverBound runs one delivery bounded by b. It is the hot path of every Go event
+// reaching JavaScript, so it avoids closures.
+func (r *Realm) deliverBound(ctx context.Context, b bound, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
 	l := r.loop
 	l.mu.Lock()
 	nested := r.depth > 0
-	e, err := r.beginBound(ctx, bound{what: what, name: "CallTimeout", limit: l.timeouts.Call})
+	e, err := r.beginBound(ctx, b)
 	if err != nil {
 		l.mu.Unlock()
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/cordiskit/cordiskit/generated"
@@ -67,12 +66,9 @@ func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
 
 func adaptTick(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return Tick.On(c, func(p TickEvent) {
-		err := r.Deliver(context.Background(), fn, func() []goja.Value {
+		r.DeliverEmit(`a listener of "bench/tick"`, fn, func() []goja.Value {
 			rt := r.Runtime()
 			return []goja.Value{rt.ToValue(p.ID), rt.ToValue(p.Text)}
-		}, nil)
-		if err != nil {
-			r.Logger().Error("listener of bench/tick failed", "err", err)
-		}
+		})
 	})
 }

@@ -197,7 +197,8 @@ func (w *facadeWriter) argument(a jen.Code, method string, p catalog.Param, js i
 }
 
 // callbackArg wraps a JavaScript function as the Go callback a parameter expects: each
-// call is delivered with emit semantics (its result ignored, a failure logged).
+// call is delivered with emit semantics (Realm.DeliverEmit: its result and promise
+// ignored, a failure reported).
 func (w *facadeWriter) callbackArg(a jen.Code, method string, p catalog.Param, js int) []jen.Code {
 	cb := jen.Id(fmt.Sprintf("cb%d", js))
 	var params, vals []jen.Code
@@ -209,11 +210,8 @@ func (w *facadeWriter) callbackArg(a jen.Code, method string, p catalog.Param, j
 	return []jen.Code{
 		jen.Add(cb).Op(":=").Qual(SandboxPath, "ArgCallback").Call(idR, jen.Id("call"), jen.Lit(js), jen.Lit(method), jen.Lit(p.JSName)),
 		jen.Add(a).Op(":=").Func().Params(params...).Block(
-			jen.If(jen.Err().Op(":=").Id("r").Dot("Deliver").Call(jen.Qual("context", "Background").Call(), cb,
-				jen.Func().Params().Index().Qual(GojaPath, "Value").Block(jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...))),
-				jen.Nil()), jen.Err().Op("!=").Nil()).Block(
-				jen.Id("r").Dot("Logger").Call().Dot("Warn").Call(jen.Lit("callback failed"), jen.Lit("method"), jen.Lit(method+" "+p.JSName), jen.Lit("err"), jen.Err()),
-			),
+			jen.Id("r").Dot("DeliverEmit").Call(jen.Lit("the "+p.JSName+" callback of "+method), cb,
+				jen.Func().Params().Index().Qual(GojaPath, "Value").Block(jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...)))),
 		),
 	}
 }
@@ -236,8 +234,9 @@ func (w *facadeWriter) adapter(name string, e *catalog.Event) jen.Code {
 	var listener jen.Code
 	switch e.Mode {
 	case catalog.ModeEmit:
+		// Fire and forget: the listener's promise is not awaited (DeliverEmit reports failures).
 		listener = jen.Func().Params(jen.Add(p).Add(payload)).Block(
-			jen.If(jen.Err().Op(":=").Id("r").Dot("Deliver").Call(jen.Qual("context", "Background").Call(), jen.Id("fn"), args(), jen.Nil()), jen.Err().Op("!=").Nil()).Block(logFail))
+			jen.Id("r").Dot("DeliverEmit").Call(jen.Lit(fmt.Sprintf("a listener of %q", e.Name)), jen.Id("fn"), args()))
 	case catalog.ModeParallel:
 		listener = jen.Func().Params(ctxParam, jen.Add(p).Add(payload)).Error().Block(
 			jen.Return(jen.Id("r").Dot("Deliver").Call(jen.Id("ctx"), jen.Id("fn"), args(), jen.Nil())))

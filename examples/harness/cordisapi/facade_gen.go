@@ -223,11 +223,9 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 // cordisOnAgentTurnStart subscribes a JavaScript listener to "agent/turn-start" (emit).
 func cordisOnAgentTurnStart(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return agent.TurnStart.On(c, func(p agent.TurnStartEvent) {
-		if err := r.Deliver(context.Background(), fn, func() []goja.Value {
+		r.DeliverEmit("a listener of \"agent/turn-start\"", fn, func() []goja.Value {
 			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Turn), r.Runtime().ToValue(p.Prompt)}
-		}, nil); err != nil {
-			r.Logger().Warn("listener failed", "event", "agent/turn-start", "err", err)
-		}
+		})
 	})
 }
 
