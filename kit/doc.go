@@ -22,8 +22,9 @@
 //
 // # Dispatch modes
 //
-// NewEvent declares an emit event (fire and forget; a panicking listener is recovered and
-// logged). NewParallel is awaited fan-out with errors joined; NewSerial is awaited in
+// NewEvent declares an emit event (fire and forget: Emit waits for no listener's
+// asynchronous work, such as a JavaScript listener's promise; a panicking listener is
+// recovered and logged). NewParallel is awaited fan-out with errors joined; NewSerial is awaited in
 // registration order until a listener returns a bail value (a non-zero result) or an error;
 // NewBail is synchronous and returns the first non-zero result; NewWaterfall hands each
 // listener a next func that runs the rest of the chain, so a listener that does not call it

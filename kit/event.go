@@ -201,7 +201,10 @@ func listenerErr(ev *eventInfo, f *Fiber, err error) error {
 
 // An Event is an emit-mode event: fire and forget. Listeners run synchronously in
 // registration order on the emitting goroutine; a panicking listener is recovered and
-// logged and the rest still run.
+// logged and the rest still run. Emit waits for each listener to return and for nothing
+// else: a JavaScript listener's synchronous part runs (bounded by the sandbox's
+// CallTimeout), and a promise it returns is not awaited — the sandbox reports its
+// rejection. A listener that wants its work awaited belongs on a parallel or serial event.
 type Event[P any] struct{ eventInfo }
 
 // NewEvent declares an emit-mode event. P is the payload struct; its fields, in order, are

@@ -59,8 +59,11 @@
 // Generated façade code (facade_gen.go) builds JS objects for Go services with Realm.Func,
 // converts arguments with ArgString, ArgInt, … (a wrong type throws a TypeError naming the
 // method and parameter) and composite ones within one Budget per argument, calls Go with
-// Realm.Sync or Realm.Async, delivers Go events to JS listeners with Realm.Deliver, and
-// calls a JavaScript implementation of an interface service with Seam.Call. Go
+// Realm.Sync or Realm.Async, delivers Go events to JS listeners — emit-mode events and
+// callbacks with Realm.DeliverEmit, which never waits for a listener's promise (its
+// failures and rejection are logged with the mount id and passed to Options.OnError);
+// awaited modes with Realm.Deliver, which waits for it, bounded — and calls a JavaScript
+// implementation of an interface service with Seam.Call. Go
 // values cross only as plain data (FromAny, FromJSON) or as those whitelisted bindings:
 // never as reflected Go objects.
 //
@@ -91,13 +94,17 @@
 //   - Time bounds are enforced by one watchdog per loop to within a sixteenth of the
 //     smallest bound (between 1 ms and 100 ms).
 //   - A sync Go method must not synchronously await JavaScript of the realm that called it
-//     (it would wait for itself until CallTimeout); make such a method context-taking.
-//     Emit-style deliveries (Deliver with conv == nil and an uncancellable context) made
-//     while the realm is busy do not wait for a returned promise.
+//     (it would wait for itself until CallTimeout): a parallel, serial, bail or waterfall
+//     event it emits to that realm's async listener does so; make such a method
+//     context-taking. Emit-mode deliveries never wait for a listener's promise, from Go or
+//     from inside the realm; a timer callback delivered while its realm is busy does not
+//     either.
 //   - One lock serves all realms of a loop: a mount that runs for its whole CallTimeout
 //     delays every other mount by as much. A listener or timer callback that runs to its
 //     bound, uses more than half of it, or returns a promise that does not settle within
-//     it three times in a row is removed (a timer cancelled) and reported; a mount whose
+//     it three times in a row is removed (a timer cancelled) and reported — an emit-mode
+//     listener too, though nobody waits for its promise: so its pending work cannot pile
+//     up; a mount whose
 //     timer callbacks ran more than Limits.MaxTimerShare of the last 2×CallTimeout has
 //     its timers delayed.
 //   - Per-mount budgets cap what one mount holds or produces, whatever each entry does:

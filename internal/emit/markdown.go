@@ -12,8 +12,8 @@ import (
 )
 
 // modeLegend explains the dispatch modes once, above the events.
-const modeLegend = "Dispatch modes: **emit** (fire and forget), **parallel** (awaited fan-out; every " +
-	"listener runs), **serial** (awaited in registration order until a listener returns a bail " +
+const modeLegend = "Dispatch modes: **emit** (fire and forget: the emitter waits for no listener's " +
+	"promise), **parallel** (awaited fan-out; every listener runs), **serial** (awaited in registration order until a listener returns a bail " +
 	"value — anything other than undefined, null, false or the zero value of the result type, " +
 	"such as '' or 0), **bail** (synchronous; the first bail value wins, by the same rule), **waterfall** (each listener gets `next()` and may transform the result, or veto " +
 	"by returning without calling it)."
