@@ -2,7 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +77,42 @@ func TestRunnerRestart(t *testing.T) {
 	}
 	if msgs := r.Messages("client-a"); len(msgs) != 1 || msgs[0].Text != "clock-1 was running pkg-1 when the runtime stopped and was restarted at boot as run-2 (status running)." {
 		t.Fatalf("messages kept for the session: %+v", msgs)
+	}
+}
+
+// TestRunnerFailedWrite: when the file is full, cordis_define and cordis_run fail with
+// the reason, and the registry the runner reads is what it was.
+func TestRunnerFailedWrite(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "definitions.db"), nil)
+	root := kit.New(nil)
+	r, err := runner.New(root, &runner.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := errors.Join(r.Dispose(bg), root.Fiber().Dispose(bg)); err != nil {
+			t.Error(err)
+		}
+	}()
+	ctx := kit.WithSession(context.Background(), "s1")
+	host := "return (ctx) => {}"
+	if _, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "p", Code: runner.Code{Host: &host}}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := r.ListPlugins(ctx)
+	var pages int64
+	if err := s.conn.QueryRowContext(bg, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.conn.ExecContext(bg, "PRAGMA max_page_count = "+strconv.FormatInt(pages, 10)); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 64<<10)
+	_, err = r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "existing", PluginID: "clock-1"}, Name: "Clock", Purpose: "p", Code: runner.Code{Host: &big}})
+	if err == nil || !strings.HasPrefix(err.Error(), "sqlstore: could not record a define in "+s.Path()+": database or disk is full") {
+		t.Fatalf("define on a full file: %v", err)
+	}
+	if after, _ := r.ListPlugins(ctx); !reflect.DeepEqual(after, before) {
+		t.Fatalf("a failed define changed the registry: %+v, was %+v", after, before)
 	}
 }
