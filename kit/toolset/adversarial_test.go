@@ -101,7 +101,9 @@ func TestAdversarial(t *testing.T) {
 	if len(cases) < 60 {
 		t.Fatalf("only %d adversarial cases, want at least 60", len(cases))
 	}
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: 300 * time.Millisecond, MountTimeout: 500 * time.Millisecond, CallTimeout: 300 * time.Millisecond})
+	// Bounds generous enough for a loaded two-core machine under -race (cases are sized to end
+	// by their budget, not by the clock), short enough that the one case that times out is quick.
+	h := newHarnessOpts(t, &toolset.Options{VMTimeout: time.Second, MountTimeout: 2 * time.Second, CallTimeout: time.Second})
 	canary := h.mount(canaryCode)
 	if canary.State != "active" {
 		t.Fatalf("canary: %+v", canary)
