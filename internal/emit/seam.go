@@ -67,7 +67,7 @@ func (w *facadeWriter) seamMethod(impl, key string, i int, m *catalog.Method) je
 	var params, jsArgs []jen.Code
 	ctx := jen.Qual("context", "Background").Call()
 	for j, p := range m.Params {
-		a := jen.Id(fmt.Sprintf("p%d", j))
+		a := jen.Id(fmt.Sprintf("arg%d", j)) // not p%d: a declaring package may be named p0
 		switch p.Role {
 		case catalog.RoleContext:
 			params = append(params, jen.Id("ctx").Add(GoTypeCode(p.Go)))

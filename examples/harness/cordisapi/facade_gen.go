@@ -302,10 +302,10 @@ type cordisSeamFsRest struct {
 }
 
 // ReadFile calls readFile of the JavaScript implementation.
-func (x *cordisSeamFsImpl) ReadFile(ctx context.Context, p1 string) (string, error) {
+func (x *cordisSeamFsImpl) ReadFile(ctx context.Context, arg1 string) (string, error) {
 	var res0 string
 	err := x.seam.Call(ctx, 0, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(p1)}
+		return []goja.Value{r.Runtime().ToValue(arg1)}
 	}, func(r *sandbox.Realm, v goja.Value) error {
 		res0 = sandbox.ToString(r, v, "fs.readFile(…)")
 		return nil
@@ -314,17 +314,17 @@ func (x *cordisSeamFsImpl) ReadFile(ctx context.Context, p1 string) (string, err
 }
 
 // WriteFile calls writeFile of the JavaScript implementation.
-func (x *cordisSeamFsImpl) WriteFile(ctx context.Context, p1 string, p2 string) error {
+func (x *cordisSeamFsImpl) WriteFile(ctx context.Context, arg1 string, arg2 string) error {
 	return x.seam.Call(ctx, 1, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(p1), r.Runtime().ToValue(p2)}
+		return []goja.Value{r.Runtime().ToValue(arg1), r.Runtime().ToValue(arg2)}
 	}, nil)
 }
 
 // List calls list of the JavaScript implementation.
-func (x *cordisSeamFsImpl) List(ctx context.Context, p1 string) ([]agent.FileInfo, error) {
+func (x *cordisSeamFsImpl) List(ctx context.Context, arg1 string) ([]agent.FileInfo, error) {
 	var res0 []agent.FileInfo
 	err := x.seam.Call(ctx, 2, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(p1)}
+		return []goja.Value{r.Runtime().ToValue(arg1)}
 	}, func(r *sandbox.Realm, v goja.Value) error {
 		res0 = cordisFromJSSliceOfFileInfo(r, sandbox.NewBudget(r), v, "fs.list(…)")
 		return nil
@@ -333,10 +333,10 @@ func (x *cordisSeamFsImpl) List(ctx context.Context, p1 string) ([]agent.FileInf
 }
 
 // Stat calls stat of the JavaScript implementation.
-func (x *cordisSeamFsImpl) Stat(ctx context.Context, p1 string) (agent.FileInfo, error) {
+func (x *cordisSeamFsImpl) Stat(ctx context.Context, arg1 string) (agent.FileInfo, error) {
 	var res0 agent.FileInfo
 	err := x.seam.Call(ctx, 3, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(p1)}
+		return []goja.Value{r.Runtime().ToValue(arg1)}
 	}, func(r *sandbox.Realm, v goja.Value) error {
 		res0 = cordisFromJSFileInfo(r, sandbox.NewBudget(r), v, "fs.stat(…)")
 		return nil
