@@ -130,12 +130,12 @@ func TestRuntimeDoesNotImportGenerator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
-	out, err := exec.Command("go", "list", "-deps", "../kit/...", "../sandbox", "../catalog", "../generated", "../examples/harness").Output()
+	out, err := exec.Command("go", "list", "-deps", "../kit/...", "../sandbox", "../catalog", "../generated", "../toolset/...", "../invoke", "../mcpkit", "../examples/harness").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, "github.com/cordiskit/cordiskit/kit/toolset") || !slices.Contains(deps, "github.com/dop251/goja") {
+	if !slices.Contains(deps, "github.com/cordiskit/cordiskit/toolset") || !slices.Contains(deps, "github.com/dop251/goja") {
 		t.Fatalf("go list -deps does not list the runtime's own packages: %q", deps)
 	}
 	for _, dep := range deps {

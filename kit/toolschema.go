@@ -12,7 +12,7 @@ import (
 )
 
 // Bounds on validating tool arguments against a tool's JSON Schema. A validator
-// (github.com/google/jsonschema-go, the one the sandbox and mcpkit use) follows $ref
+// (github.com/google/jsonschema-go, the one the sandbox and invoke use) follows $ref
 // without a cycle check and visits every branch of allOf/anyOf/oneOf, recursing once per
 // schema it applies: a schema that refers to itself without descending into the value is
 // a fatal Go stack overflow, and branches that share their targets multiply the work.

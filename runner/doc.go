@@ -92,7 +92,7 @@
 // the core tier) as effects of its child plugin "cordis-runner/tools": cordis_inspect_list,
 // cordis_inspect_query, cordis_inspect_self, cordis_define, cordis_run, cordis_stop and
 // cordis_undefine (Tools returns them for a runtime that serves them another way). A call
-// acts for the session on its ctx — kit.WithSession, or mcpkit's Invoker.InvokeSession and
+// acts for the session on its ctx — kit.WithSession, or invoke.Invoker.InvokeSession and
 // Server, where each MCP client session is its own — and every tool but
 // cordis_inspect_list refuses a call without one. Arguments are decoded strictly (an
 // unknown field is a teaching error) and checked in the order of the spec; cordis_run has

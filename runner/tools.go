@@ -11,9 +11,9 @@ import (
 
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/toolset"
-	tsdecl "github.com/cordiskit/cordiskit/kit/toolset/decl"
 	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/toolset"
+	tsdecl "github.com/cordiskit/cordiskit/toolset/decl"
 )
 
 // The seven model tools are registered by the plugin "cordis-runner/tools", a child of

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordiskit/cordiskit/invoke"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/mcpkit"
 	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // invoker is the path a model's call takes: schema validation, then the registry.
-func (e *env) invoker() *mcpkit.Invoker {
+func (e *env) invoker() *invoke.Invoker {
 	e.t.Helper()
-	inv, err := mcpkit.NewInvoker(e.root)
+	inv, err := invoke.NewInvoker(e.root)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func (e *env) invoker() *mcpkit.Invoker {
 
 // call calls a tool as session ("" for none) with JSON args, as a model's call arrives,
 // and returns the JSON result or the error text.
-func call(t *testing.T, inv *mcpkit.Invoker, session, name, args string) (out, errText string) {
+func call(t *testing.T, inv *invoke.Invoker, session, name, args string) (out, errText string) {
 	t.Helper()
 	res, err := inv.InvokeSession(context.Background(), session, name, json.RawMessage(args))
 	if err != nil {
@@ -37,7 +37,7 @@ func call(t *testing.T, inv *mcpkit.Invoker, session, name, args string) (out, e
 
 // mustCall calls a tool that must succeed and decodes its result into *v, which it zeroes
 // first.
-func mustCall[T any](t *testing.T, inv *mcpkit.Invoker, session, name, args string, v *T) {
+func mustCall[T any](t *testing.T, inv *invoke.Invoker, session, name, args string, v *T) {
 	t.Helper()
 	out, errText := call(t, inv, session, name, args)
 	if errText != "" {

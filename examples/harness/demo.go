@@ -13,10 +13,10 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/toolset"
-	"github.com/cordiskit/cordiskit/kit/toolset/decl"
 	"github.com/cordiskit/cordiskit/runner"
 	rdecl "github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/toolset"
+	"github.com/cordiskit/cordiskit/toolset/decl"
 )
 
 // demoSession is the session the scripted turn belongs to.

@@ -10,10 +10,10 @@ import (
 	"github.com/cordiskit/cordiskit/examples/harness/cordisapi"
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/mcpkit"
-	"github.com/cordiskit/cordiskit/kit/toolset"
+	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

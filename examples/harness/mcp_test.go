@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/examples/harness/agent"
-	"github.com/cordiskit/cordiskit/kit/mcpkit"
+	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/cordiskit/cordiskit/examples/harness/agent"
 	"github.com/cordiskit/cordiskit/examples/harness/cordisapi"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/toolset"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/toolset"
 )
 
 // memFS is an in-memory fs written by a model: the abstract seam agent.FileSystem,

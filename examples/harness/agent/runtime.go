@@ -10,8 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cordiskit/cordiskit/invoke"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/mcpkit"
 )
 
 // Options configures a Runtime.
@@ -38,7 +38,7 @@ var ErrVetoed = errors.New("vetoed by tools/pre-execute")
 // flush a session. All methods are safe for concurrent use.
 type Runtime struct {
 	root  *kit.Context
-	inv   *mcpkit.Invoker
+	inv   *invoke.Invoker
 	store *Store
 
 	mu    sync.Mutex
@@ -77,7 +77,7 @@ func New(opts *Options) (*Runtime, error) {
 			return nil, errors.Join(err, rt.root.Fiber().Dispose(context.Background()))
 		}
 	}
-	inv, err := mcpkit.NewInvoker(rt.root)
+	inv, err := invoke.NewInvoker(rt.root)
 	if err != nil {
 		return nil, errors.Join(err, rt.root.Fiber().Dispose(context.Background()))
 	}
@@ -110,7 +110,7 @@ func (rt *Runtime) BeginTurn(session, prompt string) int {
 // rewrite or veto it), then the tool, with its arguments checked against its input
 // schema and session on its context (session-scoped tools, such as the dynamic-plugin
 // runner's, act for it). Errors are written for the model; see
-// mcpkit.Invoker.InvokeSession.
+// invoke.Invoker.InvokeSession.
 func (rt *Runtime) CallTool(ctx context.Context, session, tool string, input json.RawMessage) (json.RawMessage, error) {
 	input, err := rt.Gate(ctx, session, tool, input)
 	if err != nil {

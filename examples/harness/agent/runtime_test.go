@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/examples/harness/agent"
+	"github.com/cordiskit/cordiskit/invoke"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/mcpkit"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -177,9 +177,9 @@ func TestCallToolGoesThroughPreExecute(t *testing.T) {
 		{name: "allowed", input: `{"name":"a.txt","text":"hello"}`, want: `"notes/a.txt"`, file: "notes/a.txt", text: "hello"},
 		{name: "rewritten", input: `{"name":"b.txt","text":"shout"}`, want: `"notes/b.txt"`, file: "notes/b.txt", text: "SHOUT"},
 		{name: "vetoed", input: `{"name":"forbidden","text":"x"}`, want: "pick another name", wantIs: agent.ErrVetoed},
-		{name: "rewrite is validated", input: `{"name":"c","text":"break"}`, want: `invalid argument "name"`, wantIs: mcpkit.ErrInvalidArguments},
+		{name: "rewrite is validated", input: `{"name":"c","text":"break"}`, want: `invalid argument "name"`, wantIs: invoke.ErrInvalidArguments},
 		{name: "listener error", input: `{"name":"d","text":"crash"}`, want: "policy store unavailable"},
-		{name: "bad arguments", input: `{"name":"e"}`, want: `missing properties: ["text"]`, wantIs: mcpkit.ErrInvalidArguments},
+		{name: "bad arguments", input: `{"name":"e"}`, want: `missing properties: ["text"]`, wantIs: invoke.ErrInvalidArguments},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

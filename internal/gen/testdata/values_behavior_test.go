@@ -17,10 +17,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/kit/toolset"
-	"github.com/cordiskit/cordiskit/kit/toolset/decl"
 	"github.com/cordiskit/cordiskit/testdata/fixture/values"
 	"github.com/cordiskit/cordiskit/testdata/fixture/values/api"
+	"github.com/cordiskit/cordiskit/toolset"
+	"github.com/cordiskit/cordiskit/toolset/decl"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

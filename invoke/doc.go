@@ -1,0 +1,33 @@
+// Package invoke hands a kit runtime's tools to any agent loop: the neutral Tools +
+// Invoke pair. It does not import the MCP SDK; package mcpkit serves the same tools over
+// MCP and calls them through an Invoker.
+//
+// The first calls a runtime author makes:
+//
+//	inv, err := invoke.NewInvoker(root)            // a plugin under root; Close detaches it
+//	for _, t := range inv.Tools() { … }            // name, description, JSON Schemas
+//	out, err := inv.Invoke(ctx, name, argsJSON)    // validated, then run
+//
+// [Invoker.Tools] lists every tool registered in the kit's registry (kit.ToolsService) at
+// the moment of the call: the runtime's own tools, the cordis tools, and every tool a
+// mounted plugin has registered since. [Invoker.Invoke] validates the arguments against the
+// tool's InputSchema (JSON Schema 2020-12, via github.com/google/jsonschema-go) and then
+// runs the tool through the registry, so the call counts as a running callback of the
+// plugin that owns the tool. Invalid arguments never reach the tool: Invoke returns an
+// *[ArgumentError] naming the offending field ("files[].name") and what is wrong with it.
+// Resolved schemas are cached per tool and dropped on every kit.ToolsChange of that tool.
+//
+// # Sessions
+//
+// Session-scoped tools (the dynamic-plugin runner's seven: Plugins belong to the session
+// that defined them) read the calling session from the call's context (kit.SessionFrom).
+// [Invoker.InvokeSession] names it for an agent loop.
+//
+// # Lifetime
+//
+// An Invoker is the kit plugin "mcpkit/invoker" (its name from before this package was
+// split out of mcpkit) that injects the "tools" service: its listener is an effect of its
+// own fiber. Close disposes that fiber, which detaches it from the runtime; disposing an
+// ancestor fiber does the same. If the tool registry goes away it returns to pending and
+// re-attaches when it comes back.
+package invoke

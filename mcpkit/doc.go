@@ -1,0 +1,64 @@
+// Package mcpkit hands a kit runtime's tools to an agent: to any agent loop through an
+// invoke.Invoker, or to any MCP client through a Server built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk).
+//
+// The first calls a runtime author makes:
+//
+//	inv, err := invoke.NewInvoker(root)            // a plugin under root; Close detaches it
+//	for _, t := range inv.Tools() { … }            // name, description, JSON Schemas
+//	out, err := inv.Invoke(ctx, name, argsJSON)    // validated, then run
+//
+// or, to serve the same tools over MCP (here on stdio):
+//
+//	err := mcpkit.Serve(ctx, root, &mcp.StdioTransport{}, nil)
+//
+// The Invoker is package invoke's (github.com/cordiskit/cordiskit/invoke), which does not
+// import the MCP SDK: an agent loop that wants only the neutral Tools + Invoke pair links
+// that package alone. A Server calls the tools through one, so arguments are validated the
+// same way and invalid ones are an *invoke.ArgumentError.
+//
+// # The MCP server
+//
+// A Server serves every tool of the registry and keeps the MCP tool list in step with it:
+// it listens to kit.ToolsChange and adds or removes the tool on the underlying mcp.Server,
+// which sends notifications/tools/list_changed to connected clients. Tool schemas are
+// served as given (the registry has already refused those that validation cannot walk
+// with bounded work; see kit.CheckToolSchema). A tool's failure — an error it returns, a panic, arguments that do not
+// match its schema, a tool that vanished between list and call — is an MCP tool error
+// (a result with isError: true and the message as text), never a protocol error, so the
+// model sees it and can correct itself.
+//
+// # Sessions
+//
+// Session-scoped tools (the dynamic-plugin runner's seven: Plugins belong to the session
+// that defined them) read the calling session from the call's context (kit.SessionFrom).
+// invoke.Invoker.InvokeSession names it for an agent loop. The Server puts each MCP client
+// session on the context of its tool calls as its own session: a stable id minted per
+// client session ("mcp-N"), or what Options.Session maps it to; Options.Before sees the
+// same context. With Options.Messages (a runner), messages for a session's model reach
+// that session's client as log notifications (level MessageLevel, logger MessageLogger)
+// once the client enables logging at that level or lower; until then, and after the
+// client goes, the runner keeps them (cordis_inspect_self lists them) and delivers them
+// when a client of the session enables logging again. A goroutine per client session
+// writes them, so a slow client never holds up the runner.
+//
+// # Budgets on what is sent
+//
+// A client drops the whole session on a frame larger than it reads (16 MiB for the SDK's
+// transports, mcp.DefaultMaxLineLength), and the model then loses every tool. So the
+// Server bounds the encoded bytes it sends, after JSON escaping: a result larger than
+// Options.MaxMessageBytes (default DefaultMaxMessageBytes, 8 MiB) becomes a tool error
+// saying how large it was and how to return less (an error too large keeps its start); a
+// tool whose entry in tools/list is larger than Options.MaxToolBytes (default 1 MiB), or
+// that would make the whole list larger than MaxMessageBytes, is refused when it is
+// registered (the Server adds a kit.Tools.AddCheck), so the plugin registering it gets
+// the reason. A tool registered before the Server attached is left out of the list and
+// logged instead, while the rest of the list goes out, and served once room is freed.
+//
+// # Lifetime
+//
+// A Server is the kit plugin "mcpkit" that injects the "tools" service: its listeners are
+// effects of its own fiber. Close disposes that fiber, which detaches it from the runtime
+// (it then serves no tools); disposing an ancestor fiber does the same. If the tool
+// registry goes away it returns to pending and re-attaches when it comes back.
+package mcpkit

@@ -1,0 +1,385 @@
+package toolset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordiskit/cordiskit/catalog"
+	"github.com/cordiskit/cordiskit/generated"
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/toolset/decl"
+)
+
+// Options configures a Toolset. A nil *Options means defaults: the kit's core tier only.
+type Options struct {
+	// Catalog and Facade are the runtime's generated catalog and façade (the cordisapi
+	// package gen-cordis-api writes). The kit's own core tier is merged in; nil means the
+	// core tier alone.
+	Catalog *catalog.Catalog
+	Facade  *sandbox.Facade
+
+	// VMTimeout bounds the synchronous evaluation of mount code; default 5 s.
+	VMTimeout time.Duration
+	// MountTimeout bounds the returned promise and apply settling; CallTimeout bounds every
+	// later entry into mount code (listeners, tool bodies, timers). Zero means the sandbox
+	// defaults.
+	MountTimeout, CallTimeout time.Duration
+
+	// Limits caps what mounts may make the host do (sizes, nesting, per-mount budgets); nil
+	// means the sandbox defaults.
+	Limits *sandbox.Limits
+
+	// Logger receives mount console output and background failures; nil means the kit's.
+	Logger *slog.Logger
+}
+
+// A Toolset is the mount manager and its three tools, running as the plugin
+// "cordis-toolset" with every mount a child of its "cordis-dynamic" group fiber.
+type Toolset struct {
+	cat    *catalog.Catalog
+	loop   *sandbox.Loop
+	fiber  *kit.Fiber
+	logger *slog.Logger
+
+	// op serializes mount and unmount, which may run for as long as MountTimeout; mu only
+	// guards the fields below, so inspection never waits for a mount in progress.
+	op     sync.Mutex
+	mu     sync.Mutex
+	group  *kit.Fiber
+	nextID int
+	mounts []*mount // insertion order: the order mounts completed
+}
+
+type mount struct {
+	id    string
+	name  string
+	fiber *kit.Fiber
+	unit  *sandbox.Mount
+}
+
+// New starts the toolset under c: it registers cordis_inspect, cordis_mount and
+// cordis_unmount in the tools registry as effects of its own fiber. Disposing the toolset
+// (or c's fiber) unmounts every mount.
+func New(c *kit.Context, opts *Options) (*Toolset, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.VMTimeout < 0 || opts.MountTimeout < 0 || opts.CallTimeout < 0 {
+		return nil, errors.New("toolset: timeouts must be positive (or zero for the default)")
+	}
+	cat, err := catalog.Merge(generated.Catalog, orEmpty(opts.Catalog))
+	if err != nil {
+		return nil, fmt.Errorf("toolset: merging the runtime's catalog with the core tier: %w", err)
+	}
+	facade, err := sandbox.Merge(generated.Facade, orEmptyFacade(opts.Facade))
+	if err != nil {
+		return nil, fmt.Errorf("toolset: merging the runtime's façade with the core tier: %w", err)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = c.Logger()
+	}
+	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(&sandbox.Options{
+		Facade:   facade,
+		Timeouts: &sandbox.Timeouts{VM: opts.VMTimeout, Mount: opts.MountTimeout, Call: opts.CallTimeout},
+		Limits:   opts.Limits,
+		Logger:   logger,
+	})}
+	t.fiber = c.Plugin(&kit.Plugin{Name: "cordis-toolset", Inject: []string{"tools"}, Apply: t.apply})
+	if err := t.fiber.Err(); err != nil {
+		t.loop.Close(context.Background())
+		return nil, err
+	}
+	return t, nil
+}
+
+func orEmpty(c *catalog.Catalog) *catalog.Catalog {
+	if c == nil {
+		return &catalog.Catalog{}
+	}
+	return c
+}
+
+func orEmptyFacade(f *sandbox.Facade) *sandbox.Facade {
+	if f == nil {
+		return &sandbox.Facade{}
+	}
+	return f
+}
+
+// apply runs each time the toolset activates: a fresh group fiber and the three tools.
+// When it unloads (the tools registry went away) the group and every mount go with it.
+func (t *Toolset) apply(c *kit.Context) error {
+	tools, _ := kit.ToolsService.Get(c)
+	// Registered before the group, so it runs after the group is disposed with every mount in
+	// it (effects are reversed newest first): then the mounts' realms are released.
+	if err := c.Effect(func() error {
+		t.mu.Lock()
+		mounts := t.mounts
+		t.mounts, t.group = nil, nil
+		t.mu.Unlock()
+		var errs []error
+		for _, m := range mounts {
+			errs = append(errs, m.unit.Close(context.Background()))
+		}
+		return errors.Join(errs...)
+	}); err != nil {
+		return err
+	}
+	group := c.Plugin(&kit.Plugin{Name: "cordis-dynamic", Apply: func(*kit.Context) error { return nil }})
+	t.mu.Lock()
+	t.group = group
+	t.mu.Unlock()
+	for _, tool := range []kit.Tool{
+		bind(t.cat, decl.Inspect, t.Inspect),
+		bind(t.cat, decl.Mount, t.Mount),
+		bind(t.cat, decl.Unmount, t.Unmount),
+	} {
+		if _, err := tools.Register(c, tool); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bind turns a declared tool and its implementation into a registry entry with the
+// generated schema and description. The three tools are in the core tier cat always
+// merges, so a failure is a stale generated/ package: a programmer error.
+func bind[In, Out any](cat *catalog.Catalog, d *kit.ToolDecl[In, Out], fn func(context.Context, In) (Out, error)) kit.Tool {
+	schema, err := ToolSchema(cat, d)
+	if err != nil {
+		panic(err)
+	}
+	return d.Bind(schema, fn)
+}
+
+// Fiber returns the toolset's fiber ("cordis-toolset").
+func (t *Toolset) Fiber() *kit.Fiber { return t.fiber }
+
+// Catalog returns the merged catalog the toolset reports from.
+func (t *Toolset) Catalog() *catalog.Catalog { return t.cat }
+
+// Dispose unmounts every mount, unregisters the tools and closes the sandbox.
+func (t *Toolset) Dispose(ctx context.Context) error {
+	return errors.Join(t.fiber.Dispose(ctx), t.loop.Close(ctx))
+}
+
+// Mount implements cordis_mount.
+func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutput, error) {
+	if strings.TrimSpace(in.Code) == "" {
+		return decl.MountOutput{}, errors.New(`code is empty: pass the BODY of an async function that returns a plugin, e.g. return (ctx) => { ctx.on('tools/change', (tool) => console.log(tool)) }`)
+	}
+	t.mu.Lock()
+	t.nextID++
+	id := fmt.Sprintf("dyn-%d", t.nextID)
+	t.mu.Unlock()
+	// Compiling runs no JavaScript and cannot be interrupted (the sandbox bounds its work
+	// instead), so it happens before op: a large mount must not hold up other mounts and
+	// unmounts while it compiles.
+	prog, err := t.loop.Compile(id, in.Code)
+	if err != nil {
+		return decl.MountOutput{}, err
+	}
+	t.op.Lock()
+	defer t.op.Unlock()
+	t.mu.Lock()
+	group := t.group
+	t.mu.Unlock()
+	if group == nil {
+		return decl.MountOutput{}, errors.New("the cordis toolset is not active (its tools registry is gone); nothing can be mounted")
+	}
+	unit, err := t.loop.Run(ctx, prog)
+	if err != nil {
+		return decl.MountOutput{}, err
+	}
+	f, err := unit.Start(ctx, group.Context())
+	if err != nil {
+		return decl.MountOutput{}, teachMountFailure(id, err)
+	}
+	m := &mount{id: id, name: unit.Name(), fiber: f, unit: unit}
+	t.mu.Lock()
+	t.mounts = append(t.mounts, m)
+	t.mu.Unlock()
+	return m.output(), nil
+}
+
+func (m *mount) output() decl.MountOutput {
+	info := m.fiber.Info()
+	return decl.MountOutput{
+		ID:         m.id,
+		PluginName: m.name,
+		State:      decl.State(info.State.String()),
+		Provides:   nonNil(info.Provides),
+		WaitingFor: nonNil(info.WaitingFor),
+	}
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// teachMountFailure adds the next step to errors a model can fix by itself.
+func teachMountFailure(id string, err error) error {
+	if errors.Is(err, kit.ErrDuplicate) {
+		return fmt.Errorf("temporary Plugin %s failed to start and was removed: %w. If an earlier mount registered that name, unmount it first (find it with cordis_inspect what:\"temporary\") or pick another name", id, err)
+	}
+	return fmt.Errorf("temporary Plugin %s failed to start and was removed: %w", id, err)
+}
+
+// Unmount implements cordis_unmount.
+func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.UnmountOutput, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
+	t.mu.Lock()
+	i := t.find(in.ID)
+	var m *mount
+	if i >= 0 {
+		m = t.mounts[i]
+		t.mounts = slices.Delete(t.mounts, i, i+1) // clears the tail: no stale pointer keeps the realm alive
+	}
+	t.mu.Unlock()
+	if m == nil {
+		return decl.UnmountOutput{}, fmt.Errorf("no temporary Plugin with id %q (list them with cordis_inspect what:\"temporary\")", in.ID)
+	}
+	// The teardown is bounded by the sandbox (Limits.Teardown for the mount's JavaScript
+	// disposers); the kit undoes every Go-side registration whatever they do.
+	// Closing waits for the mount's async Go calls, whose contexts it cancels; a Go method
+	// that ignores its context must not hold the model's unmount (and the toolset's lock)
+	// for longer than one call bound. The loop still owns and waits for such a call.
+	closeCtx, cancel := context.WithTimeout(ctx, t.loop.Timeouts().Call)
+	defer cancel()
+	if err := errors.Join(m.fiber.Dispose(ctx), m.unit.Close(closeCtx)); err != nil {
+		return decl.UnmountOutput{}, fmt.Errorf("temporary Plugin %s was removed, but its cleanup reported: %w", m.id, capErrors(err, maxCleanupErrors))
+	}
+	return decl.UnmountOutput{ID: m.id, PluginName: m.name}, nil
+}
+
+// maxCleanupErrors is how many cleanup errors an unmount reports one by one: a mount with
+// thousands of failing disposers must not turn its unmount result into megabytes of text.
+const maxCleanupErrors = 8
+
+// capErrors keeps the first n of the errors joined in err and counts the rest. The result
+// still unwraps to the errors it keeps.
+func capErrors(err error, n int) error {
+	var leaves []error
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		leaves = append(leaves, e)
+	}
+	walk(err)
+	if len(leaves) <= n {
+		return err
+	}
+	kept := append(leaves[:n:n], fmt.Errorf("… and %d more cleanup errors", len(leaves)-n))
+	return errors.Join(kept...)
+}
+
+// find returns the index of the mount with id, or -1. mu must be held.
+func (t *Toolset) find(id string) int {
+	for i, m := range t.mounts {
+		if m.id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Inspect implements cordis_inspect.
+func (t *Toolset) Inspect(ctx context.Context, in decl.InspectInput) (string, error) {
+	if in.Name != "" && in.What != decl.SectionAPI && in.What != decl.SectionEvents {
+		return "", errors.New(`name is valid only with what:"api" or what:"events"`)
+	}
+	what := sectionOrder
+	if in.What != "" {
+		if !isSection(in.What) {
+			return "", fmt.Errorf("unknown section %q; use one of services, plugins, tools, temporary, api, events, or omit what for all", in.What)
+		}
+		what = []decl.Section{in.What}
+	}
+	c := t.fiber.Context()
+	var parts []section
+	for _, s := range what {
+		lines, err := t.section(c, s, in.Name)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, section{s, lines})
+	}
+	return joinSections(parts), nil
+}
+
+func isSection(s decl.Section) bool {
+	for _, x := range sectionOrder {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Toolset) section(c *kit.Context, s decl.Section, name string) ([]string, error) {
+	switch s {
+	case decl.SectionServices:
+		return servicesSection(c), nil
+	case decl.SectionPlugins:
+		return pluginsSection(c), nil
+	case decl.SectionTools:
+		tools, ok := kit.ToolsService.Get(c)
+		if !ok {
+			return []string{"(the tools registry is not running)"}, nil
+		}
+		return toolsSection(tools), nil
+	case decl.SectionTemporary:
+		return t.temporarySection(), nil
+	case decl.SectionAPI:
+		return apiSection(t.cat, c, name)
+	default:
+		return eventsSection(t.cat, name)
+	}
+}
+
+func (t *Toolset) temporarySection() []string {
+	t.mu.Lock()
+	mounts := append([]*mount(nil), t.mounts...)
+	t.mu.Unlock()
+	if len(mounts) == 0 {
+		return []string{"No temporary Plugins are running. Temporary Plugins created with cordis_mount disappear when the process restarts."}
+	}
+	var lines []string
+	for _, m := range mounts {
+		info := m.fiber.Info()
+		state := info.State.String()
+		if info.State == kit.StateActive {
+			state = "running"
+		}
+		if info.Err != nil {
+			state += ": " + firstLine(info.Err.Error())
+		}
+		lines = append(lines, fmt.Sprintf("- Temporary Plugin %s: %s [%s] — provides: %s; waiting for: %s; lifetime: until unmounted or the process restarts",
+			m.id, m.name, state, listOrNone(info.Provides), listOrNone(info.WaitingFor)))
+	}
+	return lines
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
