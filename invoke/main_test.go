@@ -1,78 +1,24 @@
 package invoke_test
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"io"
-	"log/slog"
 	"testing"
 
-	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/internal/tooltest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// newRuntime starts a quiet runtime that is disposed when the test ends.
-func newRuntime(t *testing.T) *kit.Context {
-	t.Helper()
-	root := kit.New(&kit.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	t.Cleanup(func() { root.Fiber().Dispose(context.Background()) })
-	return root
-}
+// The helpers shared with the mcpkit tests, under their short local names.
+var (
+	newRuntime = tooltest.NewRuntime
+	rawTool    = tooltest.RawTool
+	echo       = tooltest.Echo
+	failing    = tooltest.Failing
+	mount      = tooltest.Mount
+)
 
-// rawTool is a tool with hand-written schemas, as a JavaScript mount would register one.
-func rawTool(name, input, output string, run func(args map[string]any) (any, error)) kit.Tool {
-	s := kit.ToolSchema{Name: name, Description: "test tool " + name}
-	if input != "" {
-		s.InputSchema = json.RawMessage(input)
-	}
-	if output != "" {
-		s.OutputSchema = json.RawMessage(output)
-	}
-	return kit.Tool{ToolSchema: s, Execute: func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
-		var args map[string]any
-		if err := json.Unmarshal(in, &args); err != nil {
-			return nil, err
-		}
-		out, err := run(args)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(out)
-	}}
-}
-
-const echoInput = `{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer","minimum":1}},"required":["text"],"additionalProperties":false}`
-const echoOutput = `{"type":"object","properties":{"text":{"type":"string"}}}`
-
-func echo() kit.Tool {
-	return rawTool("echo", echoInput, echoOutput, func(args map[string]any) (any, error) {
-		return map[string]any{"text": args["text"]}, nil
-	})
-}
-
-func failing() kit.Tool {
-	return rawTool("fail", `{"type":"object"}`, "", func(map[string]any) (any, error) {
-		return nil, errors.New("disk is full; free some space and call fail again")
-	})
-}
-
-// mount starts a plugin that registers tools, as a mount would; dispose it to remove them.
-func mount(t *testing.T, root *kit.Context, name string, tools ...kit.Tool) *kit.Fiber {
-	t.Helper()
-	reg, _ := kit.ToolsService.Get(root)
-	f := root.Plugin(&kit.Plugin{Name: name, Apply: func(c *kit.Context) error {
-		for _, tool := range tools {
-			if _, err := reg.Register(c, tool); err != nil {
-				return err
-			}
-		}
-		return nil
-	}})
-	if err := f.Err(); err != nil {
-		t.Fatalf("plugin %s: %v", name, err)
-	}
-	return f
-}
+const (
+	echoInput  = tooltest.EchoInput
+	echoOutput = tooltest.EchoOutput
+)
