@@ -6,7 +6,8 @@
 // Usage:
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
-//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] [-panel ADDR [-panel-token TOKEN]] # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness panel [-addr ADDR] [-panel-token TOKEN] # the panel with a sample definition to try
 //
 // demo boots the runtime in a temporary work directory and plays a short session through
 // the tools' public API — the calls an agent loop makes for a model: it inspects the api,
@@ -27,7 +28,14 @@
 // -store the dynamic Plugins, their Packages and grants are kept in STATE/definitions.db
 // and survive a restart (those that were running start again); the client's session is
 // then NAME (-session), or derived from its clientInfo.name, so the same client finds its
-// Plugins again. Logs go to stderr.
+// Plugins again. Logs go to stderr. With -panel ADDR (such as 127.0.0.1:0) the panel of
+// package panel is served on ADDR too, and the first line on stderr is
+// "panel: <url with token>" for a person to open; the token is TOKEN (-panel-token), else
+// $CORDIS_PANEL_TOKEN, else random per process.
+//
+// panel serves only the panel, on ADDR (default 127.0.0.1:0), with a sample Plugin whose
+// client half waits for approval: it prints "panel: <url>" first on stderr and runs until
+// interrupted.
 //
 // The generated files are refreshed by go generate and checked by verify-cordis-api.
 package main
@@ -62,6 +70,12 @@ Commands:
                     STATE/definitions.db across restarts and restarts those that ran;
                     NAME is the client's session, default mcp:<clientInfo.name> with
                     -store, else one per connection)
+      [-panel ADDR [-panel-token TOKEN]]
+                    also serve the panel on ADDR (such as 127.0.0.1:0); the first line on
+                    stderr is "panel: <url>"; TOKEN default $CORDIS_PANEL_TOKEN, else random
+  panel [-addr ADDR] [-panel-token TOKEN]
+                    serve the panel with a sample definition to try, until interrupted
+                    (ADDR default 127.0.0.1:0)
   help              print this help
 `
 
@@ -98,6 +112,8 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout, stderr
 			break
 		}
 		err = runDemo(ctx, stdout, stderr)
+	case "panel":
+		err = runPanelDemo(ctx, args[1:], stderr)
 	case "mcp":
 		err = runMCP(ctx, args[1:], &mcp.IOTransport{Reader: stdin, Writer: nopCloser{stdout}}, stderr)
 	default:
@@ -133,11 +149,17 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	state := fs.String("state", "", "state directory")
 	durable := fs.Bool("store", false, "keep the runner's definitions in STATE/definitions.db")
 	session := fs.String("session", "", "the MCP client's session name")
+	var pf panelFlags
+	fs.StringVar(&pf.addr, "panel", "", "serve the panel on this address")
+	fs.StringVar(&pf.token, "panel-token", "", "the panel's token (default $"+panelTokenEnv+", else random)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: mcp: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store and -session", errUsage)
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -session, -panel and -panel-token", errUsage)
+	}
+	if pf.token != "" && pf.addr == "" {
+		return fmt.Errorf("%w: mcp: -panel-token needs -panel ADDR (such as -panel 127.0.0.1:0)", errUsage)
 	}
 	if *dir == "" {
 		tmp, err := os.MkdirTemp("", "cordiskit-mcp-")
@@ -160,26 +182,43 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		}
 		*state = s
 	}
+	// The panel's address goes first on stderr, before the boot logs anything.
+	var p *panelServer
+	closePanel := func() error { return nil }
+	if pf.addr != "" {
+		var err error
+		if p, err = listenPanel(pf); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "panel:", p.url)
+		closePanel = func() error { return p.Close(context.WithoutCancel(ctx)) }
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	var store runner.Store
 	closeStore := func() error { return nil }
 	if *durable {
 		s, err := openStore(ctx, *state)
 		if err != nil {
-			return err
+			return errors.Join(err, closePanel())
 		}
 		store, closeStore = s, s.Close
 	}
 	h, err := bootWith(*dir, *state, logger, store)
 	if err != nil {
-		return errors.Join(err, closeStore())
+		return errors.Join(err, closePanel(), closeStore())
 	}
 	h.session = sessionNamer(*session, *durable)
+	if p != nil {
+		if err := p.serve(h.r, *session, logger); err != nil {
+			return errors.Join(err, h.Close(context.WithoutCancel(ctx)), closeStore())
+		}
+	}
 	err = serveMCP(ctx, h, t)
 	if errors.Is(err, context.Canceled) { // interrupted: a normal way to stop a stdio server
 		err = nil
 	}
-	return errors.Join(err, h.Close(context.WithoutCancel(ctx)), closeStore())
+	// The panel before the runner: its listeners are a child of the runner's fiber.
+	return errors.Join(err, closePanel(), h.Close(context.WithoutCancel(ctx)), closeStore())
 }
 
 // defaultStateDir is the state directory of work directory dir: one per directory in the

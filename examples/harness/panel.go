@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/panel"
+	"github.com/cordiskit/cordiskit/runner"
+)
+
+// panelTokenEnv names the environment variable that fixes the panel's token when
+// -panel-token is not given.
+const panelTokenEnv = "CORDIS_PANEL_TOKEN"
+
+// panelFlags are the panel's flags of one command: the address to serve it on ("": no
+// panel) and its token.
+type panelFlags struct {
+	addr  string
+	token string
+}
+
+// resolveToken is the panel's token: -panel-token, else $CORDIS_PANEL_TOKEN, else a random one.
+func (f panelFlags) resolveToken() string {
+	switch {
+	case f.token != "":
+		return f.token
+	case os.Getenv(panelTokenEnv) != "":
+		return os.Getenv(panelTokenEnv)
+	}
+	return rand.Text()
+}
+
+// A panelServer is the panel of one runner served over HTTP on its own listener.
+type panelServer struct {
+	ln    net.Listener
+	token string
+	url   string
+
+	h    *panel.Handler
+	srv  *http.Server
+	done chan error // the Serve goroutine's result
+}
+
+// listenPanel opens the panel's listener and fixes its token and URL, before there is a
+// runner to serve: the URL can then be the first line on stderr, ahead of anything the
+// boot logs. Connections wait in the listener's backlog until serve.
+func listenPanel(f panelFlags) (*panelServer, error) {
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return nil, fmt.Errorf("-panel %s: %v; pass a free loopback address such as 127.0.0.1:0", f.addr, err)
+	}
+	p := &panelServer{ln: ln, token: f.resolveToken()}
+	p.url = "http://" + ln.Addr().String() + "/?token=" + p.token
+	return p, nil
+}
+
+// serve starts serving the panel of r, with session as "this session" ("" : none).
+func (p *panelServer) serve(r *runner.Runner, session string, logger *slog.Logger) error {
+	h, err := panel.New(r, &panel.Options{Token: p.token, Session: session, Logger: logger})
+	if err != nil {
+		return errors.Join(err, p.ln.Close())
+	}
+	p.h = h
+	p.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	p.done = make(chan error, 1)
+	go func() { p.done <- p.srv.Serve(p.ln) }()
+	return nil
+}
+
+// Close ends the panel's event streams, then the server, and waits for it. A panel that
+// never served only closes its listener.
+func (p *panelServer) Close(ctx context.Context) error {
+	if p.h == nil {
+		return p.ln.Close()
+	}
+	// The streams first: Shutdown waits for open requests, and a stream is one until the
+	// handler ends it.
+	err := p.h.Close(ctx)
+	err = errors.Join(err, p.srv.Shutdown(ctx))
+	if serr := <-p.done; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
+
+// panelSession is the session the panel demo's sample belongs to.
+const panelSession = "panel-demo"
+
+// sampleHost and sampleClient are the panel demo's Package: a host half with a handler
+// and a client half whose button calls it through host.call.
+const sampleHost = `harness.handle('greet', (args) => ({ greeting: 'hello, ' + (args && args.name || 'you') + '!' }));
+return { name: 'greeter', apply(ctx) {} }`
+
+const sampleClient = `const h = React.createElement;
+styles.insert('button { font: inherit; padding: 6px 12px; } .answer { color: #17794a; font-weight: 600; }');
+return {
+  name: 'greeter-view',
+  apply(ctx) {
+    ctx.slots.register({ name: 'cordis.card', component: function View() {
+      const [text, setText] = React.useState('Press the button: the host half answers.');
+      const ask = () => host.call('greet', { name: 'panel' }).then((v) => setText(v.greeting), (e) => setText('error: ' + e.message));
+      return h('div', null, h('button', { onClick: ask }, 'Greet me'), h('p', { className: 'answer' }, text));
+    } });
+  },
+}`
+
+// runPanelDemo serves the panel on -addr with a sample definition that asks for approval,
+// for a person to try: it prints "panel: <url>" first on stderr and serves until ctx is
+// done (an interrupt).
+func runPanelDemo(ctx context.Context, args []string, stderr io.Writer) error {
+	f, err := parsePanelDemoFlags(args)
+	if err != nil {
+		return err
+	}
+	p, err := listenPanel(f)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "panel:", p.url)
+	dir, err := os.MkdirTemp("", "cordiskit-panel-")
+	if err != nil {
+		return errors.Join(err, p.Close(ctx))
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Mkdir(filepath.Join(dir, "work"), 0o755); err != nil {
+		return errors.Join(err, p.Close(ctx))
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	h, err := boot(filepath.Join(dir, "work"), filepath.Join(dir, "state"), logger)
+	if err != nil {
+		return errors.Join(err, p.Close(ctx))
+	}
+	err = p.serve(h.r, panelSession, logger)
+	if err == nil {
+		err = defineSample(ctx, h.r)
+	}
+	if err == nil {
+		fmt.Fprintln(stderr, "panel: open the address above; the sample Plugin waits for your approval. Interrupt to stop.")
+		<-ctx.Done()
+	}
+	wctx := context.WithoutCancel(ctx)
+	return errors.Join(err, p.Close(wctx), h.Close(wctx))
+}
+
+// parsePanelDemoFlags parses the panel command's flags.
+func parsePanelDemoFlags(args []string) (panelFlags, error) {
+	fs := flag.NewFlagSet("panel", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var f panelFlags
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "address to serve the panel on")
+	fs.StringVar(&f.token, "panel-token", "", "the panel's token (default $"+panelTokenEnv+", else random)")
+	if err := fs.Parse(args); err != nil {
+		return f, fmt.Errorf("%w: panel: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("%w: panel takes no arguments besides -addr and -panel-token", errUsage)
+	}
+	return f, nil
+}
+
+// defineSample defines the sample Plugin in panelSession and asks to run it: a Package
+// with a client half waits for a person's approval in the panel.
+func defineSample(ctx context.Context, r *runner.Runner) error {
+	sctx := kit.WithSession(ctx, panelSession)
+	host, client := sampleHost, sampleClient
+	d, err := r.Define(sctx, runner.DefineInput{
+		Plugin:  runner.PluginRef{Kind: "new", IDPrefix: "greet"},
+		Name:    "Greeter",
+		Purpose: "Greets you from the host half when you press its button.",
+		Code:    runner.Code{Host: &host, Client: &client},
+	})
+	if err != nil {
+		return fmt.Errorf("defining the sample: %w", err)
+	}
+	if _, err := r.Run(sctx, runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun}); err != nil {
+		return fmt.Errorf("running the sample: %w", err)
+	}
+	return nil
+}
