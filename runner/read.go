@@ -133,6 +133,11 @@ type Summary struct {
 	PendingApproval  *RunInput    `json:"pendingApproval,omitempty"`
 	LatestRun        *Attempt     `json:"latestRun,omitempty"`
 	Packages         []PackageRow `json:"packages,omitempty"`
+	// Restored is Plugin.Restored: a durable Store read the Plugin back at boot.
+	Restored bool `json:"restored,omitempty"`
+	// BootRestart is what the runner did at boot for the Plugin (Runner.BootRestart),
+	// nil when it did not restart it.
+	BootRestart *BootRestart `json:"bootRestart,omitempty"`
 }
 
 // ListPlugins lists the calling session's Plugins in creation order, each with its latest
@@ -220,7 +225,10 @@ func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string)
 // summary derives a Plugin's summary; rejected, cancelled and expired stay distinct.
 func (r *Runner) summary(p Plugin) Summary {
 	s := Summary{PluginID: p.ID, Name: p.reference().Name, PackageCount: len(p.Packages), CurrentPackageID: p.Current,
-		NextPackageID: p.Next, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest}
+		NextPackageID: p.Next, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest, Restored: p.Restored}
+	if b, ok := r.BootRestart(p.ID); ok {
+		s.BootRestart = &b
+	}
 	a := p.Latest
 	switch {
 	case a == nil || a.Status == StatusStopped:

@@ -92,7 +92,10 @@ func attemptState(a *Attempt, hasClient bool) decl.PluginState {
 
 func summaryOut(s Summary) decl.PluginSummary {
 	out := decl.PluginSummary{PluginID: s.PluginID, Name: s.Name, PackageCount: s.PackageCount, State: decl.PluginState(s.State),
-		CurrentPackageID: s.CurrentPackageID, NextPackageID: s.NextPackageID, LatestRun: attemptOut(s.LatestRun)}
+		CurrentPackageID: s.CurrentPackageID, NextPackageID: s.NextPackageID, LatestRun: attemptOut(s.LatestRun), Restored: s.Restored}
+	if b := s.BootRestart; b != nil {
+		out.BootRestart = &decl.BootRestart{PackageID: b.PackageID, PluginRunID: b.PluginRunID, Status: b.Status, Error: b.Error}
+	}
 	if s.ActiveRun != nil {
 		out.ActiveRun = &decl.ActiveRun{PluginRunID: s.ActiveRun.PluginRunID, PackageID: s.ActiveRun.PackageID}
 	}

@@ -186,6 +186,28 @@ type PluginSummary struct {
 	LatestRun *Attempt `json:"latestRun,omitempty"`
 	// Mode "plugin": its Packages in define order, without source.
 	Packages []PackageInfo `json:"packages,omitempty"`
+	// True when the Plugin was defined before the runtime last restarted and was read back
+	// from its definition store: its Packages and grants were kept, its run was not.
+	Restored bool `json:"restored,omitempty"`
+	// Set when the runtime restarted this Plugin at its last boot because it was running
+	// when the previous process ended. Absent on a restored Plugin whose run was not
+	// restarted: start it again with cordis_run.
+	BootRestart *BootRestart `json:"bootRestart,omitempty"`
+}
+
+// BootRestart is what the runtime did at boot for a Plugin that was running when the
+// previous process ended.
+type BootRestart struct {
+	// The Package it started again: the Plugin's current Package.
+	PackageID string `json:"packageId"`
+	// The run it started, such as "run-7"; absent when the start failed before a run was made.
+	PluginRunID string `json:"pluginRunId,omitempty"`
+	// The run's status right after the restart: "running", "waiting", "starting" (a page
+	// of the panel must start its client half), "awaiting-approval" (no grant covers it:
+	// the user must approve it again) or "failed" (see error).
+	Status string `json:"status"`
+	// Why the restart failed, when status is "failed".
+	Error string `json:"error,omitempty"`
 }
 
 // ActiveRun names the live run of a Plugin.

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // TestRunnerRestart runs a Plugin on a runner over the file, shuts it all down, and boots
@@ -22,13 +24,13 @@ func TestRunnerRestart(t *testing.T) {
 	ctx := kit.WithSession(context.Background(), "client-a")
 	host := "return (ctx) => {}"
 
-	boot := func(t *testing.T) (*runner.Runner, func()) {
+	boot := func(t *testing.T, restart bool) (*runner.Runner, func()) {
 		s, err := Open(bg, path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		root := kit.New(nil)
-		r, err := runner.New(root, &runner.Options{Store: s, RestartAtBoot: true})
+		r, err := runner.New(root, &runner.Options{Store: s, RestartAtBoot: restart})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +49,7 @@ func TestRunnerRestart(t *testing.T) {
 		}
 	}
 
-	r, shutdown := boot(t)
+	r, shutdown := boot(t, true)
 	d, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Shows the time.", Code: runner.Code{Host: &host}})
 	if err != nil {
 		t.Fatal(err)
@@ -56,10 +58,12 @@ func TestRunnerRestart(t *testing.T) {
 	if err != nil || out.Status != "running" {
 		t.Fatalf("run: %+v %v", out, err)
 	}
+	if got := selfList(t, ctx, r); len(got) != 1 || got[0].Restored || got[0].BootRestart != nil {
+		t.Fatalf("cordis_inspect_self before any restart: %+v, want clock-1 neither restored nor restarted", got)
+	}
 	shutdown()
 
-	r, shutdown = boot(t)
-	defer shutdown()
+	r, shutdown = boot(t, true)
 	b, ok := r.BootRestart("clock-1")
 	if !ok || b != (runner.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
 		t.Fatalf("BootRestart = %+v, %v; want pkg-1 restarted as run-2", b, ok)
@@ -78,6 +82,45 @@ func TestRunnerRestart(t *testing.T) {
 	if msgs := r.Messages("client-a"); len(msgs) != 1 || msgs[0].Text != "clock-1 was running pkg-1 when the runtime stopped and was restarted at boot as run-2 (status running)." {
 		t.Fatalf("messages kept for the session: %+v", msgs)
 	}
+	got := selfList(t, ctx, r)
+	if len(got) != 2 || !got[0].Restored || got[0].BootRestart == nil ||
+		*got[0].BootRestart != (decl.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
+		t.Fatalf("cordis_inspect_self after a restart at boot: %+v, want clock-1 restored and restarted as run-2", got)
+	}
+	if got[1].Restored || got[1].BootRestart != nil {
+		t.Fatalf("cordis_inspect_self lists clock-2, defined after the restart, as %+v", got[1])
+	}
+	shutdown()
+
+	// Without RestartAtBoot the Plugins are restored and stay stopped: restored, no bootRestart.
+	r, shutdown = boot(t, false)
+	defer shutdown()
+	got = selfList(t, ctx, r)
+	if len(got) != 2 || !got[0].Restored || !got[1].Restored || got[0].BootRestart != nil || got[0].State != decl.StateStopped || got[0].ActiveRun != nil {
+		t.Fatalf("cordis_inspect_self after a boot without RestartAtBoot: %+v, want both restored, clock-1 stopped and not restarted", got)
+	}
+}
+
+// selfList calls the cordis_inspect_self tool as the session on ctx and returns its
+// listing.
+func selfList(t *testing.T, ctx context.Context, r *runner.Runner) []decl.PluginSummary {
+	t.Helper()
+	for _, tool := range r.Tools() {
+		if tool.Name != decl.InspectSelf.Name() {
+			continue
+		}
+		raw, err := tool.Execute(ctx, json.RawMessage(`{}`))
+		if err != nil {
+			t.Fatalf("cordis_inspect_self: %v", err)
+		}
+		var out decl.InspectSelfOutput
+		if err := json.Unmarshal(raw, &out); err != nil || out.Plugins == nil {
+			t.Fatalf("cordis_inspect_self returned %s (%v)", raw, err)
+		}
+		return *out.Plugins
+	}
+	t.Fatal("the runner has no cordis_inspect_self tool")
+	return nil
 }
 
 // TestRunnerFailedWrite: when the file is full, cordis_define and cordis_run fail with
