@@ -16,28 +16,28 @@ import (
 // The price: eval is always indirect. goja treats a call as a direct eval only when the
 // callee is its own intrinsic eval, so eval'd code sees the realm's global scope, never the
 // caller's local variables. (For mount code that is one more thing it cannot reach.)
+//
+// Each guard is installed when its constructor first becomes reachable, not with the
+// realm: goja builds intrinsics on first use, and building the async and generator ones
+// for every realm cost more than the rest of a mount. eval and Function are reachable
+// from the start (globals); AsyncFunction once an async function exists — the mount
+// code's own wrapper, so Run guards it before the body runs; GeneratorFunction once a
+// generator function exists, which takes source with a '*' in it: mount code (Program)
+// or text handed to a guarded eval or constructor.
 
-// functionCtors names the intrinsic constructors that are not globals, by the source of a
-// function whose constructor each is. It is compiled once for every realm.
-var functionCtors = goja.MustCompile("cordis-function-constructors.js",
-	"[(async function () {}).constructor, (function* () {}).constructor]", true)
+// compilerGuard is one realm's guarded eval and Function constructors. Lock held.
+type compilerGuard struct {
+	rt              *goja.Runtime
+	lim             Limits
+	async, generate bool // whether the AsyncFunction and GeneratorFunction guards are in
+}
 
-// guardCompilers installs the measuring eval and Function constructors in rt.
-func guardCompilers(rt *goja.Runtime, lim Limits) {
-	syntaxError := rt.Get("SyntaxError") // the realm's own, taken before mount code can replace it
-	check := func(what, src string) {
-		ne := checkNesting(src, lim.MaxNesting, lim.MaxNestingWork)
-		if ne == nil {
-			return
-		}
-		line, col := position(src, ne.off)
-		e, err := rt.New(syntaxError, rt.ToValue(fmt.Sprintf("%s: line %d, column %d of the code it was given: %s (Limits.MaxNesting, Limits.MaxNestingWork); "+
-			"flatten it: build deep data in a loop or parse it with JSON.parse, and split long expressions into statements", what, line, col, ne.msg)))
-		if err != nil {
-			panic(err)
-		}
-		panic(e)
-	}
+// generatorFunction makes a generator function, whose constructor is GeneratorFunction.
+var generatorFunction = goja.MustCompile("cordis-generator-function.js", "(function* () {})", true)
+
+// guardCompilers installs the measuring eval and Function in rt.
+func guardCompilers(rt *goja.Runtime, lim Limits) *compilerGuard {
+	g := &compilerGuard{rt: rt, lim: lim}
 	global := rt.GlobalObject()
 	if eval, ok := goja.AssertFunction(global.Get("eval")); ok {
 		_ = global.Set("eval", func(call goja.FunctionCall) goja.Value {
@@ -45,7 +45,7 @@ func guardCompilers(rt *goja.Runtime, lim Limits) {
 			if !goja.IsString(src) {
 				return src // eval returns what is not a string, as the intrinsic does
 			}
-			check("eval", src.String())
+			g.check("eval", src.String())
 			v, err := eval(goja.Undefined(), src)
 			if err != nil {
 				panic(err)
@@ -53,37 +53,68 @@ func guardCompilers(rt *goja.Runtime, lim Limits) {
 			return v
 		})
 	}
-	fn, _ := global.Get("Function").(*goja.Object)
-	ctors := []*goja.Object{fn}
-	if v, err := rt.RunProgram(functionCtors); err == nil {
-		list := v.(*goja.Object)
-		for _, k := range []string{"0", "1"} {
-			o, _ := list.Get(k).(*goja.Object)
-			ctors = append(ctors, o)
+	if fn, ok := global.Get("Function").(*goja.Object); ok {
+		_ = global.Set("Function", g.guardCtor(fn, "function", "Function"))
+	}
+	return g
+}
+
+// guardAsync guards AsyncFunction, the constructor of fn (an async function of the realm).
+func (g *compilerGuard) guardAsync(fn goja.Value) {
+	if g == nil || g.async {
+		return
+	}
+	g.async = true
+	if o, ok := fn.(*goja.Object); ok && o.Prototype() != nil {
+		if ctor, ok := o.Prototype().Get("constructor").(*goja.Object); ok {
+			g.guardCtor(ctor, "async function", "AsyncFunction")
 		}
 	}
-	prefixes := []string{"function", "async function", "function*"}
-	for i, ctor := range ctors {
-		if ctor == nil {
-			continue
-		}
-		w := guardCtor(rt, ctor, prefixes[i], check)
-		if i == 0 {
-			_ = global.Set("Function", w)
+}
+
+// sawSource guards GeneratorFunction before src, which may define generator functions, runs.
+func (g *compilerGuard) sawSource(src string) {
+	if g == nil || g.generate || !strings.ContainsRune(src, '*') {
+		return
+	}
+	g.generate = true
+	if v, err := g.rt.RunProgram(generatorFunction); err == nil {
+		if o, ok := v.(*goja.Object); ok && o.Prototype() != nil {
+			if ctor, ok := o.Prototype().Get("constructor").(*goja.Object); ok {
+				g.guardCtor(ctor, "function*", "GeneratorFunction")
+			}
 		}
 	}
+}
+
+// check throws a SyntaxError when src nests too deep; otherwise it lets src run (guarding
+// what src may reach). what names the caller ("eval", "Function").
+func (g *compilerGuard) check(what, src string) {
+	ne := checkNesting(src, g.lim.MaxNesting, g.lim.MaxNestingWork)
+	if ne == nil {
+		g.sawSource(src)
+		return
+	}
+	line, col := position(src, ne.off)
+	msg := fmt.Sprintf("%s: line %d, column %d of the code it was given: %s (Limits.MaxNesting, Limits.MaxNestingWork); "+
+		"flatten it: build deep data in a loop or parse it with JSON.parse, and split long expressions into statements", what, line, col, ne.msg)
+	// The realm's SyntaxError, read only now (most realms never need it); if mount code
+	// replaced it with something that is not a constructor, a TypeError carries the message.
+	if ctor, ok := g.rt.Get("SyntaxError").(*goja.Object); ok {
+		if e, err := g.rt.New(ctor, g.rt.ToValue(msg)); err == nil {
+			panic(e)
+		}
+	}
+	panic(g.rt.NewTypeError(msg))
 }
 
 // guardCtor returns a constructor that builds the same source text as the intrinsic ctor
 // (whose kind of function is prefix), measures it, and then calls ctor with the arguments
 // already converted to strings — each argument's toString runs once, so the text measured
 // is the text parsed. The wrapper takes ctor's place as its prototype's constructor.
-func guardCtor(rt *goja.Runtime, ctor *goja.Object, prefix string, check func(what, src string)) *goja.Object {
+func (g *compilerGuard) guardCtor(ctor *goja.Object, prefix, name string) *goja.Object {
+	rt := g.rt
 	proto, _ := ctor.Get("prototype").(*goja.Object)
-	name := "Function"
-	if prefix != "function" {
-		name = strings.NewReplacer("async function", "AsyncFunction", "function*", "GeneratorFunction").Replace(prefix)
-	}
 	w := rt.ToValue(func(call goja.ConstructorCall) *goja.Object {
 		args := make([]goja.Value, len(call.Arguments))
 		params := make([]string, 0, len(call.Arguments))
@@ -98,7 +129,7 @@ func guardCtor(rt *goja.Runtime, ctor *goja.Object, prefix string, check func(wh
 		if n := len(args); n > 0 {
 			body = args[n-1].String()
 		}
-		check(name, "("+prefix+" anonymous("+strings.Join(params, ",")+"\n) {\n"+body+"\n})")
+		g.check(name, "("+prefix+" anonymous("+strings.Join(params, ",")+"\n) {\n"+body+"\n})")
 		v, err := rt.New(ctor, args...)
 		if err != nil {
 			panic(err)

@@ -48,6 +48,7 @@ func (l *Loop) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
 type Program struct {
 	id   string
 	prog *goja.Program
+	star bool // the code has a '*', so it may define generator functions (see compilerGuard)
 }
 
 // Compile checks and compiles mount code for mount id without entering JavaScript or
@@ -67,7 +68,7 @@ func (l *Loop) Compile(id, code string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{id: id, prog: prog}, nil
+	return &Program{id: id, prog: prog, star: strings.ContainsRune(code, '*')}, nil
 }
 
 // Run evaluates a compiled program in a fresh realm: see Evaluate.
@@ -87,6 +88,11 @@ func (l *Loop) Run(ctx context.Context, p *Program) (*Mount, error) {
 		fv, err := r.rt.RunProgram(prog)
 		if err != nil {
 			return nil, err
+		}
+		// The body has not run yet: guard the constructors it can reach first.
+		r.compilers.guardAsync(fv)
+		if p.star {
+			r.compilers.sawSource("*")
 		}
 		fn, ok := goja.AssertFunction(fv)
 		if !ok {
@@ -299,8 +305,8 @@ func wrapper(prg *ast.Program) *ast.FunctionLiteral {
 // guardParser configures the parsers of a realm: eval and Function parse without source
 // maps, as mount code does (a //# sourceMappingURL=file:///dev/zero line would exhaust
 // memory), and JSON.parse refuses text nested deeper than Limits.MaxNesting.
-func guardParser(rt *goja.Runtime, lim Limits) {
+func guardParser(rt *goja.Runtime, lim Limits) *compilerGuard {
 	rt.SetParserOptions(parser.WithDisableSourceMaps)
 	guardJSONParse(rt, lim.MaxNesting)
-	guardCompilers(rt, lim)
+	return guardCompilers(rt, lim)
 }

@@ -209,18 +209,21 @@ func guardJSONParse(rt *goja.Runtime, max int) {
 		return
 	}
 	parse, ok := goja.AssertFunction(j.Get("parse"))
-	syntaxError := rt.Get("SyntaxError") // the realm's own, taken before mount code can replace it
-	if !ok || syntaxError == nil {
+	if !ok {
 		return
 	}
 	_ = j.Set("parse", func(call goja.FunctionCall) goja.Value {
 		text := call.Argument(0).ToString() // once: a toString runs once, as with the original
 		if jsonDeeper(text.String(), max) {
-			e, err := rt.New(syntaxError, rt.ToValue(fmt.Sprintf("JSON.parse: the text nests deeper than %d levels (Limits.MaxNesting); flatten the data", max)))
-			if err != nil {
-				panic(err)
+			msg := fmt.Sprintf("JSON.parse: the text nests deeper than %d levels (Limits.MaxNesting); flatten the data", max)
+			// The realm's SyntaxError, read only now (building it for every realm costs); if
+			// mount code replaced it with something that is not a constructor, a TypeError.
+			if ctor, ok := rt.Get("SyntaxError").(*goja.Object); ok {
+				if e, err := rt.New(ctor, rt.ToValue(msg)); err == nil {
+					panic(e)
+				}
 			}
-			panic(e)
+			panic(rt.NewTypeError(msg))
 		}
 		args := append([]goja.Value{text}, call.Arguments[min(1, len(call.Arguments)):]...)
 		v, err := parse(call.This, args...)

@@ -60,7 +60,8 @@ type Realm struct {
 	goErrs     map[weak.Pointer[goja.Object]]error
 	intrinsics *intrinsics // lazily captured constructors (TextEncoder needs Uint8Array)
 
-	globals sandboxGlobals // the global object's prototype (see installGlobals)
+	globals   sandboxGlobals // the global object's prototype (see installGlobals)
+	compilers *compilerGuard // the measuring eval and Function constructors
 }
 
 // newRealm creates the runtime for mount id and installs the globals. Called with l.mu held.
@@ -68,7 +69,7 @@ func (l *Loop) newRealm(id string) *Realm {
 	r := &Realm{loop: l, id: id, rt: goja.New()}
 	r.logger = l.logger.With("mount", id)
 	r.rt.SetMaxCallStackSize(l.limits.MaxCallStackSize)
-	guardParser(r.rt, l.limits)
+	r.compilers = guardParser(r.rt, l.limits)
 	r.rt.SetPromiseRejectionTracker(r.trackRejection)
 	r.installGlobals()
 	r.captureDescriptor()
