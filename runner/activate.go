@@ -38,6 +38,7 @@ type startResult struct {
 	run         *liveRun
 	waitingFor  []string
 	startedHere bool
+	stopped     bool // a stop or the runner's Dispose cancelled it: theirs to record
 	err         *Error
 }
 
@@ -93,12 +94,15 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 		r.mu.Unlock()
 		DynamicPackage.Emit(r.ctx(), DynamicPackageEvent{PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, Name: k.Name})
 		r.mu.Lock()
-	} else if a.res.err == nil {
-		// Stopped (or the runner closed) while starting: the half never becomes live.
+	} else if a.stopped || r.closed {
+		// Stopped (or the runner closed) while starting: the half never becomes live, and
+		// the half's own error, if any, is only the cancellation (not a fault of the code).
+		// The attempt reads stopped whichever of this and the stop's record comes first.
 		run := a.res.run
-		a.res = startResult{err: refuse(ReasonCancelled, "%s/%s (%s) was stopped while its host half was starting; nothing of it runs", p.ID, k.ID, att.PluginRunID)}
+		a.res = startResult{stopped: true, err: refuse(ReasonCancelled, "%s/%s (%s) was stopped while its host half was starting; nothing of it runs", p.ID, k.ID, att.PluginRunID)}
+		_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *Attempt) { markStopped(a, false) })
 		r.mu.Unlock()
-		if run.host != nil {
+		if run != nil && run.host != nil {
 			sctx, cancel := r.stopCtx()
 			_ = run.host.Stop(sctx)
 			cancel()
@@ -129,7 +133,13 @@ func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *Attemp
 func hostFailure(p Plugin, k Package, runID string, old *liveRun, err error) *Error {
 	msg := fmt.Sprintf("the host half of %s/%s (%s) failed to start: %v.", p.ID, k.ID, runID, err)
 	if errors.Is(err, context.Canceled) {
+		// The call was cancelled, not the code at fault: say so and how to start again.
 		msg = fmt.Sprintf("the start of %s/%s (%s) was cancelled: %v.", p.ID, k.ID, runID, err)
+		if old != nil {
+			msg += fmt.Sprintf(" Nothing of %s is running now: its previous run %s (%s) was stopped before the new half started.", p.ID, old.id, old.pkg)
+		}
+		msg += fmt.Sprintf(" The code was not at fault: cordis_run {pluginId:%q, packageId:%q} again to start it.", p.ID, k.ID)
+		return &Error{Reason: ReasonCancelled, Message: msg, Err: err}
 	}
 	if old != nil {
 		msg += fmt.Sprintf(" Nothing of %s is running now: its previous run %s (%s) was stopped before the new half started.", p.ID, old.id, old.pkg)
@@ -245,6 +255,15 @@ func failAttempt(id string, phase Phase, e *Error) func(*Attempt) {
 			a.Client.Status, a.Client.Error = HalfFailed, e.Message
 		}
 	}
+}
+
+// failStart records a failed start on its attempt. A start that a stop cancelled is
+// recorded as stopped by activate, not as a failure of the code.
+func (r *Runner) failStart(ctx context.Context, id, runID string, res startResult) {
+	if res.stopped {
+		return
+	}
+	_, _ = r.updateAttempt(ctx, id, runID, Change{}, failAttempt(id, PhaseHostLoad, res.err))
 }
 
 // stackOf returns the JavaScript stack of a thrown value in err's chain, or "".

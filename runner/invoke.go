@@ -16,17 +16,10 @@ import (
 // invalid-capability, method-not-found (also invalid-args), handler-error. A handler error
 // also steers the owning session's model, once per run and (method, message).
 func (r *Runner) Invoke(ctx context.Context, pluginID, pluginRunID, capability, method string, args json.RawMessage) (json.RawMessage, error) {
-	r.mu.Lock()
-	var run *liveRun
-	if l := r.live[pluginID]; l != nil {
-		run = l.run
-	}
-	r.mu.Unlock()
+	run, ie := r.invokedRun(pluginID, pluginRunID, method)
 	switch {
-	case run == nil:
-		return nil, &InvokeError{Code: InvokePluginNotRunning, Message: fmt.Sprintf("%s is not running: it has no active host half (it was stopped or removed)", pluginID)}
-	case run.id != pluginRunID:
-		return nil, &InvokeError{Code: InvokeStaleRun, Message: fmt.Sprintf("host.call(%q) belongs to activation %s of %s, which is no longer active (the live run is %s); reload the client half", method, pluginRunID, pluginID, run.id)}
+	case ie != nil:
+		return nil, ie
 	case subtle.ConstantTimeCompare([]byte(capability), []byte(run.capability)) != 1:
 		return nil, &InvokeError{Code: InvokeForbidden, Message: fmt.Sprintf("the capability does not belong to run %s of %s: only a page that loaded this run (getClientCode) may call its handlers", pluginRunID, pluginID)}
 	case run.host == nil:
@@ -41,6 +34,12 @@ func (r *Runner) Invoke(ctx context.Context, pluginID, pluginRunID, capability, 
 	if errors.Is(err, ErrMethodNotFound) {
 		return nil, &InvokeError{Code: InvokeMethodNotFound, Message: fmt.Sprintf("%s (%s) registered no host method %q; the host half must declare it with harness.handle(%q, async (args) => …)", pluginID, pluginRunID, method, method), Err: err}
 	}
+	if _, gone := r.invokedRun(pluginID, pluginRunID, method); err != nil && gone != nil {
+		// The run was stopped or replaced while its handler ran: that, not the handler,
+		// is why it failed (its realm closed under it).
+		gone.Err = err
+		return nil, gone
+	}
 	if err != nil {
 		ie := &InvokeError{Code: InvokeHandlerError, Message: fmt.Sprintf("host.call(%q) failed inside the host handler of %s (%s): %v", method, pluginID, pluginRunID, err), Stack: stackOf(err), Err: err}
 		r.runtimeFailure(ctx, pluginID, run, "host:"+method, fmt.Sprintf("The host handler %q of %s (%s) failed when the client called host.call(%q): %v%s\nThe Plugin remains running. Fix the handler, cordis_define a new Package on %s and cordis_run it with mode \"update\". If it needs a service, declare it in inject or read it with ctx.get.",
@@ -48,6 +47,24 @@ func (r *Runner) Invoke(ctx context.Context, pluginID, pluginRunID, capability, 
 		return nil, ie
 	}
 	return out, nil
+}
+
+// invokedRun returns the live run of Plugin pluginID when it is run pluginRunID, or the
+// plugin-not-running or stale-run error that says why it is not.
+func (r *Runner) invokedRun(pluginID, pluginRunID, method string) (*liveRun, *InvokeError) {
+	r.mu.Lock()
+	var run *liveRun
+	if l := r.live[pluginID]; l != nil {
+		run = l.run
+	}
+	r.mu.Unlock()
+	switch {
+	case run == nil:
+		return nil, &InvokeError{Code: InvokePluginNotRunning, Message: fmt.Sprintf("%s is not running: it has no active host half (it was stopped or removed)", pluginID)}
+	case run.id != pluginRunID:
+		return nil, &InvokeError{Code: InvokeStaleRun, Message: fmt.Sprintf("host.call(%q) belongs to activation %s of %s, which is no longer active (the live run is %s); reload the client half", method, pluginRunID, pluginID, run.id)}
+	}
+	return run, nil
 }
 
 // RunCapability returns the live run of a Plugin of the calling session and its

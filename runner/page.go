@@ -116,7 +116,7 @@ func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *
 	l := r.liveOf(p.ID)
 	if res.err != nil {
 		if r.claim(q) {
-			_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, failAttempt(p.ID, PhaseHostLoad, res.err))
+			r.failStart(ctx, p.ID, q.runID, res)
 			r.resolved(&ob, q, OutcomeFailed)
 			r.steer(&ob, q.session, p.ID, requestFailedText(q, p, ReasonHostHalfFailed, res.err.Message, res.err.Stack))
 		}
@@ -219,7 +219,7 @@ func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att 
 		return hostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
 	}
 	if res.err != nil {
-		_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, failAttempt(p.ID, PhaseHostLoad, res.err))
+		r.failStart(ctx, p.ID, att.PluginRunID, res)
 		r.tidy(p.ID)
 		r.inject(&ob, p, fmt.Sprintf("The user ran %s/%s (%s) from the Cordis panel, and its host half failed: %s", p.ID, k.ID, att.PluginRunID, res.err.Message))
 		return hostHalfFailed(res.err)

@@ -132,7 +132,7 @@ func (r *Runner) commitHostOnly(ctx context.Context, p Plugin, k Package, att *A
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if res.err != nil {
-		_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, failAttempt(p.ID, PhaseHostLoad, res.err))
+		r.failStart(ctx, p.ID, att.PluginRunID, res)
 		return Plugin{}, res.err
 	}
 	l := r.live[p.ID]
