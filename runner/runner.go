@@ -168,7 +168,11 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 		r.store = NewMemoryStore()
 	}
 	if r.host == nil {
-		r.ownHost = NewSandboxHost(&sandbox.Options{Facade: o.Facade, Timeouts: o.Timeouts, Limits: o.Limits, Logger: r.logger})
+		sopts := &sandbox.Options{Facade: o.Facade, Timeouts: o.Timeouts, Limits: o.Limits, Logger: r.logger}
+		if err := sopts.Validate(); err != nil { // sandbox.New would panic
+			return nil, fmt.Errorf("runner: invalid Options: %w", err)
+		}
+		r.ownHost = NewSandboxHost(sopts)
 		r.host = r.ownHost
 	}
 	r.fiber = c.Plugin(&kit.Plugin{Name: "cordis-runner", Apply: func(c *kit.Context) error {

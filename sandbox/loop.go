@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -160,8 +161,14 @@ type Loop struct {
 	closed bool
 }
 
-// New returns a Loop configured by opts.
+// New returns a Loop configured by opts. It panics if opts is invalid (see
+// [Options.Validate]): a negative bound is a programmer error, and silently replacing it
+// with a default would hide it. A host that takes options from its users (the toolset, the
+// runner) calls Validate first and returns its error.
 func New(opts *Options) *Loop {
+	if err := opts.Validate(); err != nil {
+		panic(err)
+	}
 	l := &Loop{facade: &Facade{}, logger: slog.Default()}
 	l.cond.L = &l.mu
 	if opts != nil {
@@ -198,10 +205,68 @@ func New(opts *Options) *Loop {
 	m.MaxLogLine = orDefault(m.MaxLogLine, DefaultMaxLogLine)
 	m.MaxRejectionReports = orDefault(m.MaxRejectionReports, DefaultMaxRejectionReports)
 	m.Teardown = orDefault(m.Teardown, 2*t.Call)
-	m.MaxTimerShare = min(orDefault(m.MaxTimerShare, DefaultMaxTimerShare), 100)
+	m.MaxTimerShare = orDefault(m.MaxTimerShare, DefaultMaxTimerShare)
 	l.watch.init(l.timeouts)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
+}
+
+// Validate reports every field of o that no default can stand in for: a negative time
+// bound or limit (zero means the default) and a MaxTimerShare over 100 percent. A nil o is
+// valid. [New] panics with the same error; a host that configures a Loop from its users'
+// options calls Validate first and returns the error.
+func (o *Options) Validate() error {
+	if o == nil {
+		return nil
+	}
+	var errs []error
+	bad := func(field string, v any, def string) {
+		errs = append(errs, fmt.Errorf("sandbox: %s is %v: it must be positive, or zero for the default (%s)", field, v, def))
+	}
+	if t := o.Timeouts; t != nil {
+		for _, f := range []struct {
+			name string
+			v    time.Duration
+			def  time.Duration
+		}{{"Timeouts.VM", t.VM, DefaultVMTimeout}, {"Timeouts.Mount", t.Mount, DefaultMountTimeout}, {"Timeouts.Call", t.Call, DefaultCallTimeout}} {
+			if f.v < 0 {
+				bad(f.name, f.v, f.def.String())
+			}
+		}
+	}
+	if m := o.Limits; m != nil {
+		for _, f := range []struct {
+			name string
+			v    int
+			def  int
+		}{
+			{"Limits.MaxCallStackSize", m.MaxCallStackSize, DefaultMaxCallStackSize},
+			{"Limits.MaxDepth", m.MaxDepth, DefaultMaxDepth},
+			{"Limits.MaxBytes", m.MaxBytes, DefaultMaxBytes},
+			{"Limits.MaxNodes", m.MaxNodes, DefaultMaxNodes},
+			{"Limits.MaxNesting", m.MaxNesting, DefaultMaxNesting},
+			{"Limits.MaxNestingWork", m.MaxNestingWork, DefaultMaxNestingWork},
+			{"Limits.MaxTimers", m.MaxTimers, DefaultMaxTimers},
+			{"Limits.MaxListeners", m.MaxListeners, DefaultMaxListeners},
+			{"Limits.MaxTools", m.MaxTools, DefaultMaxTools},
+			{"Limits.MaxServices", m.MaxServices, DefaultMaxServices},
+			{"Limits.MaxLogBytes", m.MaxLogBytes, DefaultMaxLogBytes},
+			{"Limits.MaxLogLine", m.MaxLogLine, DefaultMaxLogLine},
+			{"Limits.MaxRejectionReports", m.MaxRejectionReports, DefaultMaxRejectionReports},
+			{"Limits.MaxTimerShare", m.MaxTimerShare, DefaultMaxTimerShare},
+		} {
+			if f.v < 0 {
+				bad(f.name, f.v, fmt.Sprint(f.def))
+			}
+		}
+		if m.Teardown < 0 {
+			bad("Limits.Teardown", m.Teardown, "2×Timeouts.Call")
+		}
+		if m.MaxTimerShare > 100 {
+			errs = append(errs, fmt.Errorf("sandbox: Limits.MaxTimerShare is %d: it is a percentage of wall time, at most 100, or zero for the default (%d)", m.MaxTimerShare, DefaultMaxTimerShare))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func orDefault[T int | time.Duration](v, def T) T {

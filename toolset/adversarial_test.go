@@ -14,6 +14,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/internal/childtest"
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/toolset"
 )
 
@@ -103,7 +104,7 @@ func TestAdversarial(t *testing.T) {
 	}
 	// Bounds generous enough for a loaded two-core machine under -race (cases are sized to end
 	// by their budget, not by the clock), short enough that the one case that times out is quick.
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: time.Second, MountTimeout: 2 * time.Second, CallTimeout: time.Second})
+	h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: 2 * time.Second, Call: time.Second}})
 	canary := h.mount(canaryCode)
 	if canary.State != "active" {
 		t.Fatalf("canary: %+v", canary)
@@ -235,7 +236,7 @@ func TestRunaway(t *testing.T) {
 	if childtest.Parent(t) {
 		return
 	}
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: 100 * time.Millisecond, MountTimeout: 300 * time.Millisecond, CallTimeout: 100 * time.Millisecond})
+	h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: 100 * time.Millisecond, Mount: 300 * time.Millisecond, Call: 100 * time.Millisecond}})
 	h.mount(canaryCode)
 	tool := func(body string) string {
 		return "return { name: 'r', apply(ctx) { ctx.tools.register({ name: 'probe', description: 'd', parameters: { type: 'object' }, execute: " + body + " }) } }"

@@ -36,7 +36,7 @@ func TestConsoleFlood(t *testing.T) {
 // the canary's tool answers at once again.
 func TestSpinningIntervalStopsStarving(t *testing.T) {
 	const call = 200 * time.Millisecond
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: call, MountTimeout: 2 * call, CallTimeout: call})
+	h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: call, Mount: 2 * call, Call: call}})
 	h.mount(canaryCode)
 	m := h.mount(`return { name: 'spinner', inject: ['timer'], apply(ctx) {
 		ctx.setInterval(() => { const t = Date.now(); while (Date.now() - t < 150) {} }, 1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/toolset"
 )
 
@@ -34,7 +35,7 @@ func linesWith(log string, subs ...string) int {
 func TestGoEmitDoesNotAwaitMountListener(t *testing.T) {
 	const call = 300 * time.Millisecond
 	var logs syncBuffer
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: call, MountTimeout: call, CallTimeout: call,
+	h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: call, Mount: call, Call: call},
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	m := h.mount(`return { name: 'async-listener', inject: ['timer'], apply(ctx) {
 		let runs = 0

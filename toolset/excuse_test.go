@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/internal/childtest"
+	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/toolset"
 )
 
@@ -21,7 +22,7 @@ func TestCooperatingMountsCannotEscapeTheCallBound(t *testing.T) {
 		return
 	}
 	const call = 200 * time.Millisecond
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: call, MountTimeout: call, CallTimeout: call})
+	h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: call, Mount: call, Call: call}})
 	spinner := h.mount(`return { name: 'spinner', apply(ctx) {
 		ctx.on('tools/change', () => { const t = Date.now(); while (Date.now() - t < 60) {} })
 	} }`)

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/toolset"
 )
 
 // fuzzOptions are tiny bounds, so no input can hang the host.
 func fuzzOptions() *toolset.Options {
-	return &toolset.Options{VMTimeout: 50 * time.Millisecond, MountTimeout: 80 * time.Millisecond, CallTimeout: 50 * time.Millisecond}
+	return &toolset.Options{Timeouts: &sandbox.Timeouts{VM: 50 * time.Millisecond, Mount: 80 * time.Millisecond, Call: 50 * time.Millisecond}}
 }
 
 // FuzzMountCode mounts arbitrary code next to the canary: cordis_mount returns (a mount or

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/toolset"
 )
 
@@ -23,7 +24,7 @@ func TestStorm(t *testing.T) {
 	if *storm && !testing.Short() {
 		d = 30 * time.Second
 	}
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: time.Second, MountTimeout: 2 * time.Second, CallTimeout: time.Second})
+	h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: 2 * time.Second, Call: time.Second}})
 	h.mount(canaryCode)
 	provider := h.mount(`return { name: 'storm-provider', apply(ctx) {
 		let n = 0

@@ -49,7 +49,7 @@ func TestTeardownBound(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs syncBuffer
-			h := newHarnessOpts(t, &toolset.Options{VMTimeout: call, MountTimeout: 2 * call, CallTimeout: call,
+			h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: call, Mount: 2 * call, Call: call},
 				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			h.mount(canaryCode)
 			before := h.runtimeState()
@@ -98,7 +98,7 @@ func TestTeardownBound(t *testing.T) {
 // and that a teardown within it reports nothing.
 func TestTeardownBoundOption(t *testing.T) {
 	const call = 100 * time.Millisecond
-	h := newHarnessOpts(t, &toolset.Options{VMTimeout: call, MountTimeout: 2 * call, CallTimeout: call,
+	h := newHarnessOpts(t, &toolset.Options{Timeouts: &sandbox.Timeouts{VM: call, Mount: 2 * call, Call: call},
 		Limits: &sandbox.Limits{Teardown: 5 * call}})
 	quick := h.mount(`return (ctx) => { for (let i = 0; i < 50; i++) ctx.effect(async () => { await null }) }`)
 	h.mustCall("cordis_unmount", map[string]string{"id": quick.ID})

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/generated"
@@ -25,16 +24,21 @@ type Options struct {
 	Catalog *catalog.Catalog
 	Facade  *sandbox.Facade
 
-	// VMTimeout bounds the synchronous evaluation of mount code; default 5 s.
-	VMTimeout time.Duration
-	// MountTimeout bounds the returned promise and apply settling; CallTimeout bounds every
-	// later entry into mount code (listeners, tool bodies, timers). Zero means the sandbox
-	// defaults.
-	MountTimeout, CallTimeout time.Duration
+	// Timeouts bounds every entry into mount code (see [sandbox.Timeouts]); nil or a zero
+	// field means the sandbox default.
+	Timeouts *sandbox.Timeouts
 
-	// Limits caps what mounts may make the host do (sizes, nesting, per-mount budgets); nil
-	// means the sandbox defaults.
+	// Limits caps what mounts may make the host do (sizes, nesting, per-mount budgets; see
+	// [sandbox.Limits]); nil or a zero field means the sandbox default.
 	Limits *sandbox.Limits
+
+	// OnError, if set, also receives the background failures no tool call returns: unhandled
+	// promise rejections, failed emit-mode listeners and timer callbacks, with the mount id
+	// (see [sandbox.Options].OnError, which it is passed to, for when it is called). A mount
+	// whose apply fails later, on a reload after a dependency returns, is logged by the kit
+	// and shown by cordis_inspect, not passed here. It may be called with the sandbox's lock
+	// held, so it must not enter JavaScript.
+	OnError func(mount string, err error)
 
 	// Logger receives mount console output and background failures; nil means the kit's.
 	Logger *slog.Logger
@@ -48,7 +52,7 @@ type Toolset struct {
 	fiber  *kit.Fiber
 	logger *slog.Logger
 
-	// op serializes mount and unmount, which may run for as long as MountTimeout; mu only
+	// op serializes mount and unmount, which may run for as long as Timeouts.Mount; mu only
 	// guards the fields below, so inspection never waits for a mount in progress.
 	op     sync.Mutex
 	mu     sync.Mutex
@@ -71,8 +75,10 @@ func New(c *kit.Context, opts *Options) (*Toolset, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if opts.VMTimeout < 0 || opts.MountTimeout < 0 || opts.CallTimeout < 0 {
-		return nil, errors.New("toolset: timeouts must be positive (or zero for the default)")
+	sopts := &sandbox.Options{Timeouts: opts.Timeouts, Limits: opts.Limits, OnError: opts.OnError}
+	// The sandbox's own check, so both packages accept and refuse the same options.
+	if err := sopts.Validate(); err != nil {
+		return nil, fmt.Errorf("toolset: invalid Options: %w", err)
 	}
 	cat, err := catalog.Merge(generated.Catalog, orEmpty(opts.Catalog))
 	if err != nil {
@@ -86,12 +92,8 @@ func New(c *kit.Context, opts *Options) (*Toolset, error) {
 	if logger == nil {
 		logger = c.Logger()
 	}
-	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(&sandbox.Options{
-		Facade:   facade,
-		Timeouts: &sandbox.Timeouts{VM: opts.VMTimeout, Mount: opts.MountTimeout, Call: opts.CallTimeout},
-		Limits:   opts.Limits,
-		Logger:   logger,
-	})}
+	sopts.Facade, sopts.Logger = facade, logger
+	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(sopts)}
 	t.fiber = c.Plugin(&kit.Plugin{Name: "cordis-toolset", Inject: []string{"tools"}, Apply: t.apply})
 	if err := t.fiber.Err(); err != nil {
 		t.loop.Close(context.Background())

@@ -53,7 +53,7 @@ return {
 func TestMountProvidesTheFSSeam(t *testing.T) {
 	ctx := context.Background()
 	root := kit.New(&kit.Options{Logger: quiet()})
-	ts, err := toolset.New(root, &toolset.Options{Catalog: cordisapi.Catalog, Facade: cordisapi.Facade, Logger: quiet(), CallTimeout: time.Second})
+	ts, err := toolset.New(root, &toolset.Options{Catalog: cordisapi.Catalog, Facade: cordisapi.Facade, Logger: quiet(), Timeouts: &sandbox.Timeouts{Call: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

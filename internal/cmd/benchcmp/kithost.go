@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/toolset"
 	"github.com/cordiskit/cordiskit/toolset/decl"
 )
@@ -39,7 +40,7 @@ func newKitHost() (*kitHost, error) {
 		return nil, err
 	}
 	// Generous call bound: a JS → Go batch runs for tens of milliseconds in one entry.
-	ts, err := toolset.New(root, &toolset.Options{Facade: benchFacade, Logger: logger, CallTimeout: time.Minute})
+	ts, err := toolset.New(root, &toolset.Options{Facade: benchFacade, Logger: logger, Timeouts: &sandbox.Timeouts{Call: time.Minute}})
 	if err != nil {
 		_ = root.Fiber().Dispose(context.Background())
 		return nil, err
