@@ -254,7 +254,8 @@ func TestBrowserApproveRunStopRemove(t *testing.T) {
 	waitJS(t, ctx, `document.querySelector('.empty h2')`)
 	shoot(t, ctx, "empty")
 
-	// A definition appears when the model defines it (no event: the page's read).
+	// A definition appears when the model defines it: cordis/definition-changed, well
+	// before the page's 30 s fallback read.
 	d := e.define(clockHost, clockClient)
 	rowIs(t, ctx, d.PluginID, "idle")
 

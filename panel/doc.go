@@ -59,7 +59,10 @@
 // GET <base>/events is a text/event-stream. Each runner event is sent as
 // "event: cordis/…" with JSON data under the names of spec §9 (cordis/request-run with
 // its ticket, cordis/request-run-resolved, cordis/dynamic-package,
-// cordis/dynamic-retract, cordis/inspect-query, cordis/inspect-query-resolved) and an id
+// cordis/dynamic-retract, cordis/inspect-query, cordis/inspect-query-resolved, and
+// cordis/definition-changed {agentId, pluginId, packageId, change: "defined" |
+// "undefined"}, which spec §9 lacks: a define starts nothing, so without it a page would
+// have to poll for new definitions) and an id
 // "<epoch>-<n>". The stream starts with "event: cordis/connected" and data
 // {"resumed":bool}:
 //

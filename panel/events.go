@@ -42,6 +42,12 @@ type (
 		PluginRunID string `json:"pluginRunId"`
 		Name        string `json:"name,omitempty"`
 	}
+	definitionWire struct {
+		AgentID   string                  `json:"agentId"`
+		PluginID  string                  `json:"pluginId"`
+		PackageID string                  `json:"packageId,omitempty"`
+		Change    runner.DefinitionChange `json:"change"`
+	}
 	inspectWire struct {
 		RequestID string          `json:"requestId"`
 		AgentID   string          `json:"agentId,omitempty"`
@@ -103,6 +109,11 @@ func (hb *hub) listen(c *kit.Context) error {
 		func() (func(), error) {
 			return runner.DynamicRetract.On(c, func(p runner.DynamicRetractEvent) {
 				hb.publish("cordis/dynamic-retract", "", runWire{p.PluginID, p.PackageID, p.PluginRunID, ""})
+			})
+		},
+		func() (func(), error) {
+			return runner.DefinitionChanged.On(c, func(p runner.DefinitionChangedEvent) {
+				hb.publish("cordis/definition-changed", "", definitionWire{p.AgentID, p.PluginID, p.PackageID, p.Change})
 			})
 		},
 		func() (func(), error) {

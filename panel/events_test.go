@@ -30,6 +30,9 @@ func TestEventsStreamResumeAndReplay(t *testing.T) {
 		t.Fatalf("first event = %+v", ev)
 	}
 	out := e.request()
+	if ev := s.next(); ev.name != "cordis/definition-changed" {
+		t.Fatalf("the define's event = %+v", ev)
+	}
 	ev := s.next()
 	var q requestRunWire
 	if err := json.Unmarshal([]byte(ev.data), &q); err != nil || ev.name != "cordis/request-run" || q.RequestID != out.ApprovalRequestID ||
@@ -77,13 +80,9 @@ func TestFreshStreamGetsPendingRequests(t *testing.T) {
 	}
 	s2 := e.stream("")
 	s2.next()
-	e.define(clockHost, "") // emits nothing: the next event is the ping or nothing
-	select {
-	case ev, ok := <-s2.evs:
-		if ok {
-			t.Fatalf("a resolved request was offered again: %+v", ev)
-		}
-	case <-time.After(100 * time.Millisecond):
+	d := e.define(clockHost, "") // its event comes next: nothing was offered before it
+	if ev := s2.next(); ev.name != "cordis/definition-changed" || !strings.Contains(ev.data, `"pluginId":"`+d.PluginID+`"`) {
+		t.Fatalf("a resolved request was offered again: %+v", ev)
 	}
 }
 
@@ -135,4 +134,43 @@ func TestMaxStreams(t *testing.T) {
 		t.Fatalf("second stream = %d %s", res.StatusCode, body)
 	}
 	s.close()
+}
+
+// TestDefinitionChangedEvents: a define and an undefine reach the stream at once (the page
+// needs no poll for them), with the session, the Plugin, the new Package and the change.
+func TestDefinitionChangedEvents(t *testing.T) {
+	e := newEnv(t, nil)
+	s := e.stream("")
+	s.next() // cordis/connected
+	d := e.define(clockHost, "")
+	want := func(change, pkg string) {
+		t.Helper()
+		ev := s.next()
+		var w definitionWire
+		if err := json.Unmarshal([]byte(ev.data), &w); err != nil || ev.name != "cordis/definition-changed" ||
+			w.AgentID != "s1" || w.PluginID != d.PluginID || w.PackageID != pkg || string(w.Change) != change {
+			t.Fatalf("event = %+v (%+v), want cordis/definition-changed %s of %s %q", ev, w, change, d.PluginID, pkg)
+		}
+	}
+	want("defined", d.PackageID)
+	d2, err := e.r.Define(as("s1"), runner.DefineInput{Plugin: runner.PluginRef{Kind: "existing", PluginID: d.PluginID}, Name: "Clock", Purpose: "Shows the time.", Code: runner.Code{Host: ptr(clockHost)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want("defined", d2.PackageID)
+	if _, err := e.r.Undefine(as("s1"), runner.PluginInput{PluginID: d.PluginID}); err != nil {
+		t.Fatal(err)
+	}
+	want("undefined", "")
+	// A refused define changes nothing and says nothing.
+	if _, err := e.r.Define(as("s1"), runner.DefineInput{Plugin: runner.PluginRef{Kind: "existing", PluginID: d.PluginID}, Name: "Clock", Purpose: "x", Code: runner.Code{Host: ptr(clockHost)}}); err == nil {
+		t.Fatal("a define on an undefined Plugin succeeded")
+	}
+	if _, err := e.r.Undefine(as("s1"), runner.PluginInput{PluginID: d.PluginID}); err == nil {
+		t.Fatal("a second undefine succeeded")
+	}
+	d3 := e.define(clockHost, "")
+	if ev := s.next(); !strings.Contains(ev.data, `"pluginId":"`+d3.PluginID+`"`) {
+		t.Fatalf("after refusals the next event = %+v, want the define of %s", ev, d3.PluginID)
+	}
 }

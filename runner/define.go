@@ -66,6 +66,7 @@ func (r *Runner) Define(ctx context.Context, in DefineInput) (DefineOutput, erro
 	if err != nil {
 		return DefineOutput{}, err
 	}
+	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{AgentID: session, PluginID: p.ID, PackageID: k.ID, Change: Defined})
 	return DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
 }
 

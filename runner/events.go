@@ -73,6 +73,29 @@ type DynamicRetractEvent struct {
 	PluginRunID string
 }
 
+// DefinitionChanged reports that a session's definitions changed: a define recorded a new
+// Package (on a new Plugin or an existing one), or a Plugin was undefined (by the model or
+// from a panel). Pages read their inventory again instead of polling for it; a define
+// starts nothing, so no other event would tell them.
+var DefinitionChanged = kit.NewEvent[DefinitionChangedEvent]("cordis/definition-changed")
+
+// DefinitionChangedEvent is the payload of DefinitionChanged.
+type DefinitionChangedEvent struct {
+	AgentID   string // the owning session
+	PluginID  string
+	PackageID string // the new Package; "" for a removal
+	Change    DefinitionChange
+}
+
+// DefinitionChange is what happened to a definition.
+type DefinitionChange string
+
+// Definition changes.
+const (
+	Defined   DefinitionChange = "defined"   // a new Package was recorded
+	Undefined DefinitionChange = "undefined" // the Plugin and its Packages were removed
+)
+
 // InspectQuery asks the pages to answer a client inspect query (cordis_inspect_query on
 // the client platform).
 var InspectQuery = kit.NewEvent[InspectQueryEvent]("cordis/inspect-query")

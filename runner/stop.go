@@ -101,6 +101,9 @@ func (r *Runner) stop(ctx context.Context, session, id string, remove bool) (was
 	if err != nil {
 		return run != nil, err
 	}
+	if remove {
+		DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{AgentID: session, PluginID: id, Change: Undefined})
+	}
 	if !busy {
 		return false, refuse(ReasonNotRunning, "%s is not running", id)
 	}

@@ -8,7 +8,9 @@
   var meta = function (n) { var el = document.querySelector('meta[name="' + n + '"]'); return el ? el.content : ''; };
   var BASE = meta('cordis-base') || '/';
   var PENDING = ['awaiting-approval', 'starting-host', 'client-pending'];
-  var POLL_MS = 2000;
+  // A fallback only: every change the page shows arrives as an event (a define as
+  // cordis/definition-changed); the read catches what a lost connection hid.
+  var POLL_MS = 30000;
 
   function currentSession() {
     var m = /(?:^#|&)session=([^&]*)/.exec(location.hash);
@@ -374,6 +376,7 @@
     on('cordis/request-run', function (q) { openRequest(q); if (!knows(q.pluginId)) refresh(); });
     on('cordis/request-run-resolved', function (d) { closeRequest(d.requestId); refresh(); });
     on('cordis/dynamic-package', function () { refresh(); });
+    on('cordis/definition-changed', function () { refresh(); });
     on('cordis/dynamic-retract', function (d) { frames.unload(d.pluginId, d.pluginRunId); refresh(); });
     es.onerror = function () {
       state.connection = 'reconnecting';
@@ -614,6 +617,6 @@
 
   ReactDOM.createRoot(document.getElementById('root')).render(h(App));
   connect();
-  // A define emits no event (§15.3), so the page also reads the inventory now and then.
+  // Now and then the page reads the inventory anyway (see POLL_MS).
   setInterval(function () { if (state.connection === 'live' && !document.hidden) refresh(); }, POLL_MS);
 })();
