@@ -55,6 +55,7 @@ var groups = []struct {
 	{"gotogo", (*bench).goToGo},
 	{"jstogo", (*bench).jsToGo},
 	{"pipeline", (*bench).pipeline},
+	{"runner", (*bench).runnerGroup},
 }
 
 // bench is one run: its configuration, its results and what the groups share.

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/dop251/goja"
+)
+
+// The runner group measures the dynamic-plugin runner's verbs beside the paths they build
+// on: cordis_define + cordis_run of a host-only Package beside cordis_mount of the same
+// body, Invoke of a host handler beside the sandbox calling the same function, and the
+// heap a defined Package keeps beside its source bytes.
+func (b *bench) runnerGroup(ctx context.Context, floorFirst bool) (err error) {
+	h, err := newKitHost()
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, h.close()) }()
+	r, err := runner.New(h.root, &runner.Options{Facade: benchFacade, Timeouts: &sandbox.Timeouts{Call: time.Minute}})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, r.Dispose(context.Background())) }()
+	ctx = kit.WithSession(ctx, "bench")
+	if err := b.defineRun(ctx, h, floorFirst); err != nil {
+		return err
+	}
+	if err := b.invokeHandler(ctx, r, floorFirst); err != nil {
+		return err
+	}
+	return b.packageHeap(ctx, r)
+}
+
+// defineRun times cordis_define + cordis_run of the body as a host-only Package (through
+// the tool registry, JSON in and out) beside cordis_mount of the same body, the sides in
+// alternating chunks as in the mount group. Undefine and unmount are not timed.
+func (b *bench) defineRun(ctx context.Context, h *kitHost, floorFirst bool) error {
+	run := &cycler{one: func() (time.Duration, time.Duration, error) { return b.runnerCycle(ctx, h) }}
+	mount := &cycler{one: func() (time.Duration, time.Duration, error) { return b.kitCycle(ctx, h) }}
+	for _, c := range []*cycler{run, mount} {
+		if err := c.run(b.cfg.warm, false); err != nil {
+			return err
+		}
+	}
+	for done, chunk := 0, 0; done < b.cfg.mounts; chunk++ {
+		n := min(mountChunk, b.cfg.mounts-done)
+		first, second := run, mount
+		if (chunk%2 == 1) != floorFirst {
+			first, second = mount, run
+		}
+		if err := first.run(n, true); err != nil {
+			return err
+		}
+		if err := second.run(n, true); err != nil {
+			return err
+		}
+		done += n
+	}
+	b.res.fig("runner-define-run-p50", "cordis_define + cordis_run (host-only) p50, µs", "cordis_mount of the same body in the same runtime",
+		target{maxRatio: 1.3}).add(percentile(us(run.mounts), .5), percentile(us(mount.mounts), .5))
+	return nil
+}
+
+// runnerCycle defines a new Plugin with the body as its host half and runs it (timed),
+// then undefines it (untimed; reported as the second duration but not used).
+func (b *bench) runnerCycle(ctx context.Context, h *kitHost) (time.Duration, time.Duration, error) {
+	def, err := json.Marshal(map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "bench"},
+		"name": "Bench", "purpose": "The anchors' plugin body.", "code": map[string]string{"host": b.next()}})
+	if err != nil {
+		return 0, 0, err
+	}
+	t0 := time.Now()
+	out, err := h.tools.Call(ctx, "cordis_define", def)
+	if err != nil {
+		return 0, 0, err
+	}
+	var d runner.DefineOutput
+	if err := json.Unmarshal(out, &d); err != nil { // a model's client decodes it too
+		return 0, 0, err
+	}
+	in := fmt.Appendf(nil, `{"pluginId":%q,"packageId":%q,"mode":"run"}`, d.PluginID, d.PackageID)
+	out, err = h.tools.Call(ctx, "cordis_run", in)
+	elapsed := time.Since(t0)
+	if err != nil {
+		return 0, 0, err
+	}
+	var res runner.RunOutput
+	if err := json.Unmarshal(out, &res); err != nil || res.Status != "running" {
+		return 0, 0, fmt.Errorf("cordis_run %s: %s (%v)", d.PluginID, out, err)
+	}
+	t0 = time.Now()
+	_, err = h.tools.Call(ctx, "cordis_undefine", fmt.Appendf(nil, `{"pluginId":%q}`, d.PluginID))
+	return elapsed, time.Since(t0), err
+}
+
+// invokeBody is the host half of the Invoke figure; invokeFloor defines the same function
+// in a plain sandbox mount.
+const (
+	invokeBody  = `harness.handle('echo', (args) => ({ n: args.n + 1 })); return { name: 'bench-invoke', apply(ctx) {} }`
+	invokeFloor = `globalThis.echo = (args) => ({ n: args.n + 1 }); return { name: 'bench-invoke-floor', apply(ctx) {} }`
+)
+
+// invokeHandler measures Runner.Invoke of a host handler from Go (run lookup, capability
+// check, handler table, JSON in and out) beside the sandbox calling the same function
+// directly: one Realm.Deliver with the same JSON conversions.
+func (b *bench) invokeHandler(ctx context.Context, r *runner.Runner, floorFirst bool) (err error) {
+	d, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "invoke"}, Name: "Invoke",
+		Purpose: "A host handler.", Code: runner.Code{Host: &[]string{invokeBody}[0]}})
+	if err != nil {
+		return err
+	}
+	if _, err := r.Run(ctx, runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun}); err != nil {
+		return err
+	}
+	defer func() { _, e := r.Undefine(ctx, runner.PluginInput{PluginID: d.PluginID}); err = errors.Join(err, e) }()
+	runID, capability, err := r.RunCapability(ctx, d.PluginID)
+	if err != nil {
+		return err
+	}
+	loop := sandbox.New(&sandbox.Options{Timeouts: &sandbox.Timeouts{Call: time.Minute}})
+	defer func() { err = errors.Join(err, loop.Close(context.Background())) }()
+	m, err := loop.Evaluate(ctx, "bench-invoke-floor", invokeFloor)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, m.Close(context.Background())) }()
+	args := json.RawMessage(`{"n":1}`)
+	want := `{"n":2}`
+	viaRunner := func(iters int) error {
+		for range iters {
+			out, err := r.Invoke(ctx, d.PluginID, runID, capability, "echo", args)
+			if err != nil {
+				return err
+			}
+			if string(out) != want {
+				return fmt.Errorf("Invoke = %s, want %s", out, want)
+			}
+		}
+		return nil
+	}
+	direct := func(iters int) error {
+		for range iters {
+			out, err := callDirect(ctx, m.Realm(), args)
+			if err != nil {
+				return err
+			}
+			if string(out) != want {
+				return fmt.Errorf("the direct call = %s, want %s", out, want)
+			}
+		}
+		return nil
+	}
+	kitNs, floorNs, err := b.sides(floorFirst, viaRunner, direct)
+	if err != nil {
+		return err
+	}
+	b.res.fig("runner-invoke", "Invoke of a host handler from Go, ns", "the same JavaScript function called through the sandbox (Realm.Deliver, JSON in and out)",
+		target{maxRatio: 1.5}).add(kitNs, floorNs)
+	return nil
+}
+
+// callDirect calls the realm's global echo with args, as the sandbox does for any Go →
+// JavaScript call: one bounded entry, the JSON converted in and out.
+func callDirect(ctx context.Context, r *sandbox.Realm, args json.RawMessage) (json.RawMessage, error) {
+	var out json.RawMessage
+	fn := func(goja.Value, ...goja.Value) (goja.Value, error) {
+		echo, ok := goja.AssertFunction(r.Runtime().GlobalObject().Get("echo"))
+		if !ok {
+			return nil, errors.New("echo is not a function")
+		}
+		return echo(goja.Undefined(), sandbox.FromJSON(r, args))
+	}
+	err := r.Deliver(ctx, fn, nil, func(res goja.Value) error {
+		out = sandbox.ToJSON(r, res, "result")
+		return nil
+	})
+	return out, err
+}
+
+// packageHeap records the live heap each defined Package keeps (cfg.live Plugins of one
+// Package, none running) beside the Package's source bytes; the target is source + 2 KiB.
+func (b *bench) packageHeap(ctx context.Context, r *runner.Runner) error {
+	src := b.next()
+	ids := make([]string, 0, b.cfg.live)
+	before := liveHeap()
+	for i := range b.cfg.live {
+		host := src + fmt.Sprintf("\n// %06d", i) // distinct, same length
+		d, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "heap"}, Name: "Bench",
+			Purpose: "The anchors' plugin body.", Code: runner.Code{Host: &host}})
+		if err != nil {
+			return err
+		}
+		ids = append(ids, d.PluginID)
+	}
+	after := liveHeap()
+	for _, id := range ids {
+		if _, err := r.Undefine(ctx, runner.PluginInput{PluginID: id}); err != nil {
+			return err
+		}
+	}
+	srcKiB := float64(len(src)+len("\n// 000000")) / 1024
+	b.res.fig("runner-package-heap", fmt.Sprintf("retained heap per defined Package (%d Plugins), KiB", b.cfg.live),
+		"the Package's host source, KiB", target{maxValue: srcKiB + 2}).add(kib(before, after, b.cfg.live), srcKiB)
+	return nil
+}
