@@ -371,17 +371,11 @@ func (t *Toolset) temporarySection() []string {
 			state = "running"
 		}
 		if info.Err != nil {
-			state += ": " + firstLine(info.Err.Error())
+			line, _, _ := strings.Cut(info.Err.Error(), "\n")
+			state += ": " + line
 		}
 		lines = append(lines, fmt.Sprintf("- Temporary Plugin %s: %s [%s] — provides: %s; waiting for: %s; lifetime: until unmounted or the process restarts",
 			m.id, m.name, state, listOrNone(info.Provides), listOrNone(info.WaitingFor)))
 	}
 	return lines
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/ast"
@@ -64,7 +65,7 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	dir, err := filepath.Abs(cmpOr(cfg.Dir, "."))
+	dir, err := filepath.Abs(cmp.Or(cfg.Dir, "."))
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +153,6 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // loadDiags reports a package's errors. When some have a position, those without one

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"fmt"
 	"go/constant"
 	"go/types"
@@ -80,7 +81,7 @@ func (b *builder) fields(st *types.Struct, owner string, seen []*types.Named) []
 			}
 		}
 		fd := catalog.Field{
-			Name: f.Name(), JSName: cmpOr(tag.name, lowerCamel(f.Name())), JSONName: cmpOr(tag.name, f.Name()),
+			Name: f.Name(), JSName: cmp.Or(tag.name, lowerCamel(f.Name())), JSONName: cmp.Or(tag.name, f.Name()),
 			Optional: tag.omitempty, Doc: doc.text,
 		}
 		fd.Go, fd.JS, _ = b.convert(f.Type(), site{pos: f.Pos(), what: fmt.Sprintf("field %s of %s", f.Name(), owner)})

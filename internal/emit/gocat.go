@@ -2,6 +2,7 @@ package emit
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -305,7 +306,7 @@ func (w *catWriter) paramsLit(ps []catalog.Param) jen.Code {
 				field("Role", role),
 			)
 		}
-		return w.shared("Param", "cordisParam"+upperFirst(cmpOr(p.JSName, p.Name))+strings.TrimPrefix(goTypeVarName(p.Go), "cordis"), paramKey(p), lit)
+		return w.shared("Param", "cordisParam"+upperFirst(cmp.Or(p.JSName, p.Name))+strings.TrimPrefix(goTypeVarName(p.Go), "cordis"), paramKey(p), lit)
 	})
 }
 
@@ -380,13 +381,6 @@ func upperFirst(s string) string {
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func (w *catWriter) toolLit(t *catalog.Tool) jen.Code {

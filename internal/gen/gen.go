@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/parser"
@@ -49,7 +50,7 @@ type Config struct {
 // Args returns the canonical command-line arguments of the run, as recorded in the
 // header of every file it generates.
 func (c *Config) Args() []string {
-	args := []string{"-out", cmpOr(c.Out, ".")}
+	args := []string{"-out", cmp.Or(c.Out, ".")}
 	if c.Pkg != "" {
 		args = append(args, "-pkg", c.Pkg)
 	}
@@ -103,7 +104,7 @@ func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	dir, err := filepath.Abs(cmpOr(cfg.Dir, "."))
+	dir, err := filepath.Abs(cmp.Or(cfg.Dir, "."))
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
 		outFiles = append(outFiles, FacadeFile)
 	}
 	res, err := scan.Load(ctx, &scan.Config{Dir: dir, Patterns: cfg.Patterns, Env: cfg.Env,
-		Out: filepath.FromSlash(cmpOr(cfg.Out, ".")), OutFiles: outFiles})
+		Out: filepath.FromSlash(cmp.Or(cfg.Out, ".")), OutFiles: outFiles})
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
 		return nil, err
 	}
 	header := Header(cfg.Args())
-	out := filepath.ToSlash(cmpOr(cfg.Out, "."))
+	out := filepath.ToSlash(cmp.Or(cfg.Out, "."))
 	pkg := cfg.Pkg
 	if pkg == "" {
 		pkg = packageName(filepath.Join(dir, out))
@@ -185,11 +186,4 @@ func packageName(dir string) string {
 		return "api"
 	}
 	return name
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
