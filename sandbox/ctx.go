@@ -9,12 +9,29 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
 )
 
-// ctxMembers are the verbs of the ctx façade, in the order Object.keys lists them.
-var ctxMembers = [...]string{"on", "once", "provide", "get", "effect", "tools", "setTimeout", "setInterval", "sleep"}
+// ctxMembers are the verbs of the ctx façade, in the order Object.keys lists them. They
+// are the names [catalog.FacadeVerbs] documents, so what cordis_inspect and the markdown
+// catalog print is what ctx has; member builds each one.
+var ctxMembers = verbNames(catalog.FacadeVerbs)
+
+// verbNames lists the member names of verbs once each, in order, without the "<key>" form
+// (the injected services, which are not verbs).
+func verbNames(verbs []catalog.Verb) []string {
+	var names []string
+	for _, v := range verbs {
+		for _, n := range v.Names() {
+			if n != "<key>" && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
 
 // objectProtoNames resolve through the ctx façade's prototype (Object.prototype) instead of
 // being denied, so String(ctx), ctx.hasOwnProperty(…) and the like behave normally; then
@@ -34,7 +51,7 @@ type ctxFacade struct {
 	c        *kit.Context
 	inject   []string
 	obj      *goja.Object
-	members  [len(ctxMembers)]goja.Value // the verbs built so far, by their index in ctxMembers
+	members  []goja.Value // the verbs built so far, by their index in ctxMembers
 	services map[string]goja.Value
 	ended    atomic.Bool
 	teardown teardownBudget // shared by the activation's effect disposers
@@ -43,7 +60,7 @@ type ctxFacade struct {
 }
 
 func newCtxFacade(r *Realm, c *kit.Context, inject []string) (*ctxFacade, error) {
-	f := &ctxFacade{r: r, c: c, inject: inject}
+	f := &ctxFacade{r: r, c: c, inject: inject, members: make([]goja.Value, len(ctxMembers))}
 	// Registered first, so it is undone last: disposers that run on unload may still use ctx.
 	if err := c.Effect(func() error { f.ended.Store(true); return nil }); err != nil {
 		return nil, err
@@ -56,7 +73,7 @@ func (f *ctxFacade) injects(key string) bool { return slices.Contains(f.inject, 
 
 // Get implements goja.DynamicObject.
 func (f *ctxFacade) Get(key string) goja.Value {
-	if i := slices.Index(ctxMembers[:], key); i >= 0 {
+	if i := slices.Index(ctxMembers, key); i >= 0 {
 		if f.members[i] == nil {
 			f.members[i] = f.member(key)
 		}
@@ -74,12 +91,12 @@ func (f *ctxFacade) Get(key string) goja.Value {
 
 // Has implements goja.DynamicObject: the verbs and the declared services.
 func (f *ctxFacade) Has(key string) bool {
-	return slices.Contains(ctxMembers[:], key) || f.injects(key)
+	return slices.Contains(ctxMembers, key) || f.injects(key)
 }
 
 // Keys implements goja.DynamicObject.
 func (f *ctxFacade) Keys() []string {
-	keys := slices.Clone(ctxMembers[:])
+	keys := slices.Clone(ctxMembers)
 	for _, k := range f.inject {
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -100,14 +117,17 @@ func (f *ctxFacade) Delete(key string) bool {
 	return false
 }
 
+// ctxOffers names every verb for the error a missing member throws (TestFacadeVerbsDocumentEveryMember
+// checks it names each of ctxMembers).
+const ctxOffers = "on, once, provide, get, effect, tools, setTimeout/setInterval/sleep (with inject: ['timer'])"
+
 // deny throws the error for reading a name the façade does not grant.
 func (f *ctxFacade) deny(key string) {
 	if f.exists(key) {
 		f.r.throwf("ctx.%s: service %q exists but is not injected — add it to inject: inject: ['%s'] "+
 			"(the plugin then waits while %q is missing and is parked when it goes away)", key, key, key, key)
 	}
-	f.r.throwf("ctx.%s does not exist. The mount ctx offers on, once, provide, get, effect, tools, "+
-		"setTimeout/setInterval/sleep (with inject: ['timer']) and the services you list in inject; "+
+	f.r.throwf("ctx.%s does not exist. The mount ctx offers "+ctxOffers+" and the services you list in inject; "+
 		"framework internals (root, fiber, plugin, emit, …) are not available to mounts. "+
 		"cordis_inspect what:\"services\" lists the services", key)
 }
