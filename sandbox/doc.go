@@ -3,32 +3,36 @@
 //
 // The first calls a user (the toolset) makes:
 //
-//	loop := sandbox.New(&sandbox.Options{Facade: generated.Facade})
+//	loop := sandbox.New(&sandbox.Options{Facade: generated.Facade}) // see [Options.Validate]
 //	defer loop.Close(ctx)
 //	m, err := loop.Evaluate(ctx, "dyn-1", code) // compile, run the body, validate the plugin
-//	fiber := group.Plugin(m.Plugin())           // apply runs the JS apply through a fresh ctx façade
+//	fiber, err := m.Start(ctx, parent)          // a child plugin of parent (a *kit.Context); apply runs the JS apply through a fresh ctx façade
 //	…
 //	fiber.Dispose(ctx)
-//	m.Close()
+//	m.Close(ctx)
+//
+// [Mount.Start] waits for the plugin to settle and, when it fails, disposes its fiber and
+// closes the mount itself. [New] panics on invalid [Options]; a host configured by its
+// users calls [Options.Validate] first.
 //
 // # The loop
 //
 // All realms of a Loop share one lock: at most one goroutine runs JavaScript at a time, and
 // any goroutine may enter (there is no loop goroutine, so delivering a Go event to a JS
 // listener costs a lock, not a channel handoff). A native function that calls into Go
-// releases the lock around the call (Realm.Sync), so a Go method that emits back into
+// releases the lock around the call ([Realm.Sync]), so a Go method that emits back into
 // JavaScript — even into the calling realm — re-enters inline. goja drains a realm's
 // promise jobs when its outermost call returns. Context-taking Go methods run on goroutines
 // the loop owns (Realm.Async) and settle their promise by re-entering under the lock.
 //
 // # Time bounds
 //
-// Every entry into JavaScript is bounded (Timeouts): VM for the synchronous evaluation of
+// Every entry into JavaScript is bounded ([Timeouts]): VM for the synchronous evaluation of
 // mount code, Mount for the body's promise and apply, Call for every later entry — a
 // listener, a tool's execute, a timer callback, a cross-mount call. An entry that exceeds
 // its bound is interrupted (goja's Runtime.Interrupt), fails with an error for which
 // errors.Is(err, context.DeadlineExceeded) holds, and the realm and loop keep serving.
-// Unbounded recursion ends the entry with a *goja.StackOverflowError (Limits). Time an
+// Unbounded recursion ends the entry with a *goja.StackOverflowError ([Limits]). Time an
 // entry spends out in a Go call while another mount's listener runs inline is not
 // charged to it, up to its own bound once: whatever other mounts do, an entry ends within
 // about three times its bound (its own, the excuse, the foreign run in progress).

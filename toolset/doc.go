@@ -8,6 +8,9 @@
 //	defer ts.Dispose(ctx)
 //	tools, _ := kit.ToolsService.Get(root) // the three tools are registered there
 //
+// [Options] passes Timeouts, Limits and OnError through to the sandbox ([sandbox.Options]);
+// [New] refuses what [sandbox.Options.Validate] refuses, with its error.
+//
 // # Mounts
 //
 // Every mount is a child fiber of one "cordis-dynamic" group fiber, tracked under an id
