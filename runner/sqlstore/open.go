@@ -33,6 +33,11 @@ var ErrLocked = errors.New("sqlstore: the definition store is in use")
 // application's, or a newer schema. The file is left as it was.
 var ErrRefused = errors.New("sqlstore: the file is not a usable definition store")
 
+// ErrNotWritable reports a file, or its directory, that this process cannot write. Every
+// change is written before it is kept, so Open refuses such a file rather than serve
+// definitions that every define would then fail to record. The file is left as it was.
+var ErrNotWritable = errors.New("sqlstore: the definition store is not writable")
+
 // ErrClosed reports a call on a closed Store.
 var ErrClosed = errors.New("sqlstore: the definition store is closed")
 
@@ -76,6 +81,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("sqlstore: creating the directory of %s: %w", abs, err)
+	}
+	if err := checkWritable(abs); err != nil {
+		return nil, err
 	}
 	if err := s.open(ctx); err != nil {
 		s.closeDB()
@@ -150,6 +158,42 @@ func checkHeader(path string) error {
 	return nil
 }
 
+// checkWritable refuses a file or a directory this process cannot write. SQLite would
+// open a read-only file read-only and fail at the lock with a bare I/O error, and WAL
+// creates its log beside the file, so the directory must be writable too.
+func checkWritable(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	switch {
+	case err == nil:
+		f.Close()
+	case !errors.Is(err, os.ErrNotExist):
+		return notWritable(fmt.Sprintf("%s cannot be opened for writing (%v)", path, osReason(err)))
+	}
+	dir := filepath.Dir(path)
+	probe, err := os.CreateTemp(dir, ".cordis-write-probe-*")
+	if err == nil {
+		probe.Close()
+		err = os.Remove(probe.Name())
+	}
+	if err != nil {
+		return notWritable(fmt.Sprintf("the directory of %s does not let this process create and remove files (%v)", path, osReason(err)))
+	}
+	return nil
+}
+
+// osReason is err without the path an *os.PathError repeats.
+func osReason(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func notWritable(what string) error {
+	return fmt.Errorf("%w: %s. The store writes every change to the file and keeps its write-ahead log beside it: make the file and its directory writable by the user this runtime runs as (chmod u+w, or chown), or give the runtime another path; the file is left as it was", ErrNotWritable, what)
+}
+
 // migrate takes the file's exclusive lock, checks that it is a definition store of a
 // schema this build knows, and runs the missing steps, in one transaction.
 func (s *Store) migrate(ctx context.Context) (err error) {
@@ -212,6 +256,8 @@ func (s *Store) fileError(what string, err error) error {
 	switch e.Code() & 0xff {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return fmt.Errorf("%w: %s is held by another open definition store (another process running this runtime, or a second Open in this one): %v. Stop the other process or close its Store first, or give this one its own file", ErrLocked, s.path, err)
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN:
+		return notWritable(fmt.Sprintf("%s could not be written (%v)", s.path, err)) // made read-only after checkWritable
 	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
 		return fmt.Errorf("%w: %s is corrupt (%v); it is left as it was. Restore it from a backup, or move it aside to start an empty definition store there", ErrRefused, s.path, err)
 	}
