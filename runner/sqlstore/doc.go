@@ -31,7 +31,9 @@
 // user_version is the schema version; Open migrates an older schema forward, one numbered
 // step at a time, in the transaction that opens it. Open refuses, naming the file and what
 // to do, and never resets: a file that is not a SQLite database or is corrupt, a database
-// of another application, and a schema newer than this build knows.
+// of another application, and a schema newer than this build knows (ErrRefused); a file,
+// or a directory, this process cannot write (ErrNotWritable), since every change must be
+// written and WAL keeps its log beside the file.
 //
 // One process at a time: the file is opened in SQLite's exclusive locking mode, and a
 // second Open of it (another process, or the same one) is refused with ErrLocked until the
@@ -43,6 +45,23 @@
 // client to find its Plugins after a restart must give that client the same session name
 // every time (kit.WithSession). A name derived from a connection (a random MCP session id)
 // makes every restart a new session, whose Plugins of the last run read as absent.
+//
+// What a runtime must keep stable across restarts, for a session to find and run what it
+// defined:
+//
+//   - the session name of each client: derive it from something the client keeps (its
+//     configured name, a user id), never from the connection; two clients given one name
+//     share their Plugins;
+//   - the file: the same path, opened by one process at a time;
+//   - the façade and the services stored host halves inject: a Package is source, run
+//     again against the façade of the new build, so a service it injects that is gone
+//     leaves the run waiting (waitingFor says for what), and a changed one can fail it,
+//     with the diagnostic in latestRun;
+//   - the runner's Options that decide approval (ApproveHostHalves): grants are kept and
+//     honoured, but a run with a client half restarted at boot is a run request again,
+//     started by the next page of the panel (approved again only when no grant covers it).
+//
+// Ids need nothing from the runtime: the counters are in the file and never go back.
 //
 // # Retention
 //
