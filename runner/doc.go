@@ -26,7 +26,10 @@
 // requests the previous process lost and tells their sessions (kept ModelMessages);
 // with Options.RestartAtBoot it runs again the Plugins that were running
 // (Plugin.Running), and BootRestart says what it did. Plugin.Restored marks what a
-// durable Store read back.
+// durable Store read back; cordis_inspect_self shows both to the model (restored,
+// bootRestart). A Plugin stays with the session name that defined it, so a runtime must
+// name each client's session the same way on every start (the sqlstore package doc lists
+// what else must stay stable).
 //
 // # Runs
 //
