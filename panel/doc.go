@@ -95,4 +95,13 @@
 // args) is a message to the page, which invokes only that frame's run with the run
 // capability it keeps. A failed load names its stage: evaluate, module-import (the code
 // returned no plugin) or activate (apply threw).
+//
+// # Cards
+//
+// A runtime with its own chat UI shows the model's cordis_define, cordis_run,
+// cordis_stop and cordis_undefine calls as the cards of spec §15.5: DefineCardOf,
+// RunCardOf and RowCardOf derive a card from a Call (its arguments and result) alone, so
+// a replay renders the same card; DefineCard.Reading and RunCard.Reading say what the
+// Plugin does now on a Page (inventory, removed Plugins, loaded runs), and VisibleStatus
+// is the reading of spec §15.1.
 package panel
