@@ -5,60 +5,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"go/format"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/cordiskit/cordiskit/catalog/scan"
+	goldenfile "github.com/cordiskit/cordiskit/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // golden compares got with testdata/golden/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	file := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from its golden file (go test -update rewrites it):\n%s", name, lineDiff(want, got))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
-// lineDiff shows the first lines where two texts differ.
-func lineDiff(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n-" + wl + "\n+" + gl
-		}
-	}
-	return "(no line differs)"
-}
+// lineDiff is a unified diff from want to got.
+func lineDiff(want, got []byte) string { return goldenfile.Diff("want", want, "got", got) }
 
 // fixtureConfig generates the fixture runtime in testdata/fixture/rt, as if from
 // //go:generate gen-cordis-api -out api -docs docs . in that directory.
