@@ -3,21 +3,18 @@ package toolset_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	goldenfile "github.com/cordiskit/cordiskit/internal/golden"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/toolset"
 	"go.uber.org/goleak"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
@@ -119,20 +116,7 @@ func contains(t *testing.T, got string, wants ...string) {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("%s differs from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", name, path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 func TestListenerObservesEvent(t *testing.T) {
