@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -11,11 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/diff"
+	goldenfile "github.com/cordiskit/cordiskit/internal/golden"
 	"go.uber.org/goleak"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/demo.golden with the demo's output")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
@@ -34,21 +31,7 @@ func TestDemo(t *testing.T) {
 	if logs.Len() > 0 {
 		t.Errorf("the demo logged errors:\n%s", logs.String())
 	}
-	golden := filepath.Join("testdata", "demo.golden")
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./examples/harness -run TestDemo -update to create it)", err)
-	}
-	if got := out.String(); got != string(want) {
-		t.Errorf("the demo's transcript differs from %s (if the change is intended, rerun with -update):\n%s",
-			golden, lineDiff(string(want), got))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "demo.golden"), out.Bytes())
 }
 
 // TestDemoDeterministic checks that two runs in different work directories print the same
@@ -70,7 +53,7 @@ func TestDemoDeterministic(t *testing.T) {
 
 // lineDiff is a unified diff from want to got.
 func lineDiff(want, got string) string {
-	return string(diff.Diff("want", []byte(want), "got", []byte(got)))
+	return goldenfile.Diff("want", []byte(want), "got", []byte(got))
 }
 
 func TestUsage(t *testing.T) {
