@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
-)
 
-var updatePrompt = flag.Bool("update-prompt", false, "rewrite testdata/prompt_*.golden")
+	goldenfile "github.com/cordiskit/cordiskit/internal/golden"
+)
 
 func TestPromptSection(t *testing.T) {
 	for name, c := range map[string]PromptConfig{
@@ -17,22 +15,7 @@ func TestPromptSection(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := PromptSection(c)
-			path := filepath.Join("testdata", "prompt_"+name+".golden")
-			if *updatePrompt {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestPromptSection -update-prompt)", err)
-			}
-			if got != string(want) {
-				t.Errorf("PromptSection(%+v) differs from %s (run with -update-prompt and review the diff):\n%s", c, path, got)
-			}
+			goldenfile.Check(t, filepath.Join("testdata", "prompt_"+name+".golden"), []byte(got))
 		})
 	}
 }
