@@ -3,6 +3,9 @@ package catalog
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func testCatalog() *Catalog {
@@ -25,8 +28,10 @@ func testCatalog() *Catalog {
 
 func TestLookups(t *testing.T) {
 	c := testCatalog()
-	if e, ok := c.Event("tools/change"); !ok || e.Var.Name != "ToolsChange" {
-		t.Errorf("Event = %v, %v", e, ok)
+	if e, ok := c.Event("tools/change"); !ok {
+		t.Error("Event(tools/change) not found")
+	} else if diff := cmp.Diff(&Event{Name: "tools/change", Mode: ModeEmit, Var: Ref{"k", "ToolsChange"}}, e); diff != "" {
+		t.Errorf("Event(tools/change) (-want +got):\n%s", diff)
 	}
 	if _, ok := c.Event("nope"); ok {
 		t.Error("Event(nope) found something")
@@ -35,23 +40,29 @@ func TestLookups(t *testing.T) {
 	if !ok {
 		t.Fatal("Service(fs) not found")
 	}
-	if m, ok := s.Method("read"); !ok || m.Name != "Read" {
-		t.Errorf("Method(read) = %v, %v", m, ok)
+	if m, ok := s.Method("read"); !ok {
+		t.Error("Method(read) not found")
+	} else if diff := cmp.Diff(&Method{Name: "Read", JSName: "read", Signature: "async read(f: FileRef): Promise<string>"}, m); diff != "" {
+		t.Errorf("Method(read) (-want +got):\n%s", diff)
 	}
-	if _, ok := c.Tool("echo"); !ok {
+	if tool, ok := c.Tool("echo"); !ok {
 		t.Error("Tool(echo) not found")
+	} else if diff := cmp.Diff(&Tool{Name: "echo", Var: Ref{"k", "Echo"}}, tool); diff != "" {
+		t.Errorf("Tool(echo) (-want +got):\n%s", diff)
 	}
-	if typ, ok := c.Type("Mode"); !ok || typ.Go.Name != "Mode" {
-		t.Errorf("Type(Mode) = %v, %v", typ, ok)
+	if typ, ok := c.Type("Mode"); !ok {
+		t.Error("Type(Mode) not found")
+	} else if diff := cmp.Diff(&Type{Name: "Mode", Go: Ref{"k", "Mode"}}, typ); diff != "" {
+		t.Errorf("Type(Mode) (-want +got):\n%s", diff)
 	}
 }
 
-func names(ts []*Type) string {
+func names(ts []*Type) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Name)
 	}
-	return strings.Join(out, ",")
+	return out
 }
 
 func TestTypeClosure(t *testing.T) {
@@ -59,20 +70,20 @@ func TestTypeClosure(t *testing.T) {
 	s, _ := c.Service("fs")
 	for _, tc := range []struct {
 		sigs []string
-		want string
+		want []string
 	}{
-		{s.Signatures(), "FileRef,Info,Mode"},
-		{[]string{"stat(path: string): Info"}, "Info,Mode"},
-		{[]string{"x(info: Infos, Index: In2)"}, ""},          // whole words only
-		{[]string{"x(a: In[], b: Record<string, In>)"}, "In"}, // delimited by punctuation
-		{nil, ""},
+		{s.Signatures(), []string{"FileRef", "Info", "Mode"}},
+		{[]string{"stat(path: string): Info"}, []string{"Info", "Mode"}},
+		{[]string{"x(info: Infos, Index: In2)"}, nil},                   // whole words only
+		{[]string{"x(a: In[], b: Record<string, In>)"}, []string{"In"}}, // delimited by punctuation
+		{nil, nil},
 	} {
-		if got := names(c.TypeClosure(tc.sigs...)); got != tc.want {
-			t.Errorf("TypeClosure(%q) = %q, want %q", tc.sigs, got, tc.want)
+		if diff := cmp.Diff(tc.want, names(c.TypeClosure(tc.sigs...)), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("TypeClosure(%q) (-want +got):\n%s", tc.sigs, diff)
 		}
 	}
-	if got := names(c.Closure("FileRef", "nope")); got != "FileRef,Info,Mode" {
-		t.Errorf("Closure = %q", got)
+	if diff := cmp.Diff([]string{"FileRef", "Info", "Mode"}, names(c.Closure("FileRef", "nope"))); diff != "" {
+		t.Errorf("Closure(FileRef, nope) (-want +got):\n%s", diff)
 	}
 }
 
@@ -86,8 +97,20 @@ func TestMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Events) != 2 || m.Events[0].Name != "agent/error" || len(m.Types) != 5 {
-		t.Errorf("Merge = %d events (first %q), %d types", len(m.Events), m.Events[0].Name, len(m.Types))
+	want := &Catalog{
+		Events:   []Event{own.Events[0], core.Events[0]},
+		Services: core.Services,
+		Tools:    core.Tools,
+		Types: []Type{
+			{Name: "FileRef", Go: Ref{"k", "FileRef"}, Refs: []string{"Info"}},
+			{Name: "In", Go: Ref{"k", "In"}},
+			own.Types[0], // the first catalog's declaration of the shared type
+			{Name: "Mode", Go: Ref{"k", "Mode"}},
+			{Name: "Unused", Go: Ref{"k", "Unused"}},
+		},
+	}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("Merge (-want +got):\n%s", diff)
 	}
 
 	clash := &Catalog{
