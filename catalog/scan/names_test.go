@@ -1,6 +1,10 @@
 package scan
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 func TestLowerCamel(t *testing.T) {
 	for in, want := range map[string]string{
@@ -32,8 +36,8 @@ func TestParseJSONTag(t *testing.T) {
 		`yaml:"x" json:"y,string"`:  {name: "y"},
 		`json:"a,string,omitempty"`: {name: "a", omitempty: true},
 	} {
-		if got := parseJSONTag(tag); got != want {
-			t.Errorf("parseJSONTag(%q) = %+v, want %+v", tag, got, want)
+		if diff := cmp.Diff(want, parseJSONTag(tag), cmp.AllowUnexported(jsonTag{})); diff != "" {
+			t.Errorf("parseJSONTag(%q) (-want +got):\n%s", tag, diff)
 		}
 	}
 }

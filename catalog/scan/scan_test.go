@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/catalog"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var (
@@ -30,29 +32,26 @@ func loadFixture(t *testing.T) *Result {
 
 func TestEvents(t *testing.T) {
 	c := loadFixture(t).Catalog
-	for _, tc := range []struct {
-		name string
-		mode catalog.Mode
-		sig  string
-	}{
+	type event struct {
+		Name      string
+		Mode      catalog.Mode
+		Signature string
+	}
+	want := []event{
 		{"agent/error", catalog.ModeEmit, "'agent/error'(agent: Agent, turn: number, step: number, error: Error): void"},
 		{"session/flush", catalog.ModeParallel, "'session/flush'(session: Session): Promise<void> | void"},
 		{"agent/pre-step", catalog.ModeSerial, "'agent/pre-step'(agent: Agent, fullSystemPrompt: string): Promise<boolean | null | undefined> | boolean | null | undefined"},
 		{"pick", catalog.ModeBail, "'pick'(): string | null | undefined | false"}, // what passes
 		{"agent/request", catalog.ModeWaterfall, "'agent/request'(agent: Agent, options: Options, next: () => Promise<Options>): Promise<Options>"},
 		{"session/changed", catalog.ModeEmit, "'session/changed'(): void"}, // via an alias and a wrapper
-	} {
-		e, ok := c.Event(tc.name)
-		if !ok {
-			t.Errorf("event %q not found", tc.name)
-			continue
-		}
-		if e.Mode != tc.mode || e.Signature != tc.sig {
-			t.Errorf("event %q: mode %s, signature\n\t%s\nwant %s,\n\t%s", tc.name, e.Mode, e.Signature, tc.mode, tc.sig)
-		}
 	}
-	if len(c.Events) != 6 {
-		t.Errorf("%d events, want 6 (a re-export is not a declaration)", len(c.Events))
+	var got []event
+	for _, e := range c.Events {
+		got = append(got, event{e.Name, e.Mode, e.Signature})
+	}
+	// Exactly these six: a re-export is not a declaration.
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b event) bool { return a.Name < b.Name })); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	e, _ := c.Event("agent/error")
 	if e.Summary != "AgentError reports that a step or turn failed." || !strings.Contains(e.Doc, "in-turn position") {
@@ -75,8 +74,8 @@ func TestServices(t *testing.T) {
 		"watch(path: string, fn: (change: Change, at: number) => void): () => void",
 		"head(path: string, lines: number, opts: HeadOptions): string",
 	}
-	if got := fs.Signatures(); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("fs signatures (Close is internal):\n%s", strings.Join(got, "\n"))
+	if diff := cmp.Diff(want, fs.Signatures()); diff != "" {
+		t.Errorf("fs signatures (Close is internal) (-want +got):\n%s", diff)
 	}
 	watch, _ := fs.Method("watch")
 	if watch.Params[0].Role != catalog.RoleKit || watch.Params[0].JSName != "" {
@@ -91,23 +90,30 @@ func TestServices(t *testing.T) {
 		names = append(names, m.JSName)
 	}
 	// Declaration order, with value- and pointer-receiver methods, without unexported ones.
-	if got := strings.Join(names, ","); got != "list,get,meta,flush,tags" {
-		t.Errorf("sessions methods = %s", got)
+	if diff := cmp.Diff([]string{"list", "get", "meta", "flush", "tags"}, names); diff != "" {
+		t.Errorf("sessions methods (-want +got):\n%s", diff)
 	}
 	flush, _ := st.Method("flush")
 	if !flush.Async || flush.Signature != "async flush(ids: SessionID[]): Promise<void>" {
 		t.Errorf("flush = %+v", flush)
 	}
-	if got := strings.Join(st.Types, ","); got != "Session,SessionID,Tags" {
-		t.Errorf("sessions types = %s", got)
+	if diff := cmp.Diff([]string{"Session", "SessionID", "Tags"}, st.Types); diff != "" {
+		t.Errorf("sessions types (-want +got):\n%s", diff)
 	}
 }
 
 func TestTypes(t *testing.T) {
 	c := loadFixture(t).Catalog
 	status, _ := c.Type("Status")
-	if status.Kind != catalog.TypeEnum || len(status.Enum) != 2 || status.Enum[1].Value != "running" || status.Enum[0].Doc != "waiting for a message" {
-		t.Errorf("Status = %+v", status)
+	if status.Kind != catalog.TypeEnum {
+		t.Errorf("Status is a %s, want an enum", status.Kind)
+	}
+	wantEnum := []catalog.EnumValue{
+		{Name: "StatusIdle", Value: "idle", Doc: "waiting for a message"},
+		{Name: "StatusRunning", Value: "running", Doc: "in a turn"},
+	}
+	if diff := cmp.Diff(wantEnum, status.Enum); diff != "" {
+		t.Errorf("Status constants (-want +got):\n%s", diff)
 	}
 	// The constants' docs are in the shape cordis_inspect and the markdown print, and
 	// so is the zero value '', which the façade accepts though no constant has it.
@@ -123,20 +129,27 @@ func TestTypes(t *testing.T) {
 		t.Errorf("SessionID.Decl = %q, want %q", sid.Decl, want)
 	}
 	session, _ := c.Type("Session")
-	var fields []string
+	type field struct{ JSName, JS string }
+	var fields []field
 	for _, f := range session.Fields {
-		fields = append(fields, f.JSName+":"+f.JS)
+		fields = append(fields, field{f.JSName, f.JS})
 	}
 	// Base is embedded (promoted), Secret is //cordis:internal.
-	if got := strings.Join(fields, ","); got != "id:SessionID,created:string,events:SessionEntry[]" {
-		t.Errorf("Session fields = %s", got)
+	wantFields := []field{{"id", "SessionID"}, {"created", "string"}, {"events", "SessionEntry[]"}}
+	if diff := cmp.Diff(wantFields, fields); diff != "" {
+		t.Errorf("Session fields (-want +got):\n%s", diff)
 	}
-	if got := strings.Join(session.Refs, ","); got != "SessionEntry,SessionID" {
-		t.Errorf("Session refs = %s", got)
+	if diff := cmp.Diff([]string{"SessionEntry", "SessionID"}, session.Refs); diff != "" {
+		t.Errorf("Session refs (-want +got):\n%s", diff)
 	}
 	agent, _ := c.Type("Agent")
-	if f := agent.Fields[2]; f.JSName != "httpProxy" || !f.Optional || f.JSONName != "HTTPProxy" {
-		t.Errorf("Agent.HTTPProxy = %+v", f)
+	wantProxy := catalog.Field{Name: "HTTPProxy", JSName: "httpProxy", JSONName: "HTTPProxy", JS: "string", Optional: true, Doc: "HTTPProxy is the proxy its tools use, if any."}
+	if len(agent.Fields) < 3 {
+		t.Fatalf("Agent has %d fields, want HTTPProxy third: %+v", len(agent.Fields), agent.Fields)
+	}
+	// Go is the scanned type, which TestGoTypeString covers; the rest is what JavaScript sees.
+	if diff := cmp.Diff(wantProxy, agent.Fields[2], cmpopts.IgnoreFields(catalog.Field{}, "Go")); diff != "" {
+		t.Errorf("Agent.HTTPProxy (-want +got):\n%s", diff)
 	}
 	if want := "interface Agent {\n  // ID identifies the agent in the registry.\n  id: string\n"; !strings.Contains(agent.Decl, want) {
 		t.Errorf("Agent decl:\n%s", agent.Decl)
@@ -144,17 +157,17 @@ func TestTypes(t *testing.T) {
 	if tags, _ := c.Type("Tags"); tags.Kind != catalog.TypeValue || tags.JS != "string[]" {
 		t.Errorf("Tags = %+v", tags)
 	}
-	if got := names(c.TypeClosure("list(): Session[]")); got != "Session,SessionEntry,SessionID" {
-		t.Errorf("closure of Session = %s", got)
+	if diff := cmp.Diff([]string{"Session", "SessionEntry", "SessionID"}, names(c.TypeClosure("list(): Session[]"))); diff != "" {
+		t.Errorf("closure of Session (-want +got):\n%s", diff)
 	}
 }
 
-func names(ts []*catalog.Type) string {
+func names(ts []*catalog.Type) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Name)
 	}
-	return strings.Join(out, ",")
+	return out
 }
 
 func TestInherited(t *testing.T) {
@@ -172,8 +185,15 @@ func TestInherited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if core.Inherited != nil || len(core.Catalog.Services) != 2 {
-		t.Errorf("scanning the kit itself: inherited %v, %d services", core.Inherited, len(core.Catalog.Services))
+	if core.Inherited != nil {
+		t.Errorf("scanning the kit itself gave an inherited tier: %v", core.Inherited)
+	}
+	var keys []string
+	for _, sv := range core.Catalog.Services {
+		keys = append(keys, sv.Key)
+	}
+	if diff := cmp.Diff([]string{"timer", "tools"}, keys); diff != "" {
+		t.Errorf("scanning the kit itself: services (-want +got):\n%s", diff)
 	}
 }
 
