@@ -3,11 +3,12 @@ package kit_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 type Greeter interface{ Greet(name string) string }
@@ -38,8 +39,8 @@ func TestInjectLifecycle(t *testing.T) {
 	}))
 
 	mustState(t, consumer, kit.StatePending)
-	if got := consumer.WaitingFor(); !slices.Equal(got, []string{"greeter"}) {
-		t.Fatalf("WaitingFor = %v", got)
+	if diff := cmp.Diff([]string{"greeter"}, consumer.WaitingFor()); diff != "" {
+		t.Fatalf("WaitingFor (-want +got):\n%s", diff)
 	}
 
 	p1 := root.Plugin(provider("provider-1"))
@@ -148,25 +149,24 @@ func TestInspection(t *testing.T) {
 	root := newRoot(t, nil)
 	root.Plugin(provider("greeter-provider"))
 	root.Plugin(plugin("waiting", []string{"missing-svc"}, noop))
-	var names []string
-	for _, fi := range root.Fibers() {
-		names = append(names, fi.Name+"["+fi.State.String()+"]")
-		if fi.Name == "waiting" && !slices.Equal(fi.WaitingFor, []string{"missing-svc"}) {
-			t.Errorf("waiting: WaitingFor=%v", fi.WaitingFor)
-		}
-		if fi.Name == "greeter-provider" && !slices.Equal(fi.Provides, []string{"greeter"}) {
-			t.Errorf("provider: Provides=%v", fi.Provides)
-		}
+	// IDs are the runtime's to assign; the rest is what an inspector shows, in creation order.
+	ids := cmpopts.IgnoreFields(kit.FiberInfo{}, "ID", "Parent")
+	wantFibers := []kit.FiberInfo{
+		{Name: "root", State: kit.StateActive},
+		{Name: "tools", State: kit.StateActive, Provides: []string{"tools"}},
+		{Name: "timer", State: kit.StateActive, Provides: []string{"timer"}},
+		{Name: "greeter-provider", State: kit.StateActive, Provides: []string{"greeter"}},
+		{Name: "waiting", State: kit.StatePending, WaitingFor: []string{"missing-svc"}},
 	}
-	want := "root[active] tools[active] timer[active] greeter-provider[active] waiting[pending]"
-	if got := strings.Join(names, " "); got != want {
-		t.Fatalf("Fibers: %s\nwant:   %s", got, want)
+	if diff := cmp.Diff(wantFibers, root.Fibers(), ids, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("Fibers (-want +got):\n%s", diff)
 	}
-	var svcs []string
-	for _, s := range root.Services() {
-		svcs = append(svcs, s.Key+"<"+s.Owner)
+	wantServices := []kit.ServiceInfo{
+		{Key: "tools", Owner: "tools", OwnerState: kit.StateActive},
+		{Key: "timer", Owner: "timer", OwnerState: kit.StateActive},
+		{Key: "greeter", Owner: "greeter-provider", OwnerState: kit.StateActive},
 	}
-	if got := strings.Join(svcs, " "); got != "tools<tools timer<timer greeter<greeter-provider" {
-		t.Fatalf("Services: %s", got)
+	if diff := cmp.Diff(wantServices, root.Services(), cmpopts.IgnoreFields(kit.ServiceInfo{}, "OwnerID")); diff != "" {
+		t.Fatalf("Services (-want +got):\n%s", diff)
 	}
 }
