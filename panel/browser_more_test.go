@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -198,4 +199,54 @@ func TestBrowserReload(t *testing.T) {
 	rowIs(t, ctx, both.PluginID, "running")
 	clickInFrame(t, ctx, "#ask")
 	frameText(t, ctx, "#answer", "The host says t = 42")
+}
+
+func TestBrowserTwoPagesAnswerAtOnce(t *testing.T) {
+	first := browser(t)
+	e := newEnv(t, nil)
+	e.open(first)
+	second, cancel := chromedp.NewContext(first)
+	defer cancel()
+	e.open(second)
+	d := e.define(clockHost, clockClient)
+	e.run(d)
+	pages := []context.Context{first, second}
+	for _, p := range pages {
+		rowIs(t, p, d.PluginID, "awaiting-approval")
+	}
+
+	// Both people press at the same moment: one answer reaches the model, the other is no
+	// second answer and no error; both pages then read the run.
+	js := fmt.Sprintf(`([...document.querySelectorAll('#row-%s button')].find(b => b.textContent === 'Approve once').click(), true)`, d.PluginID)
+	errs := make([]error, len(pages))
+	var wg sync.WaitGroup
+	for i, p := range pages {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, errs[i] = chromedp.Run(p, chromedp.Evaluate[bool](js)) }()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+	}
+	e.told("completed; currentPackageId is pkg-1")
+	for i, p := range pages {
+		rowIs(t, p, d.PluginID, "running")
+		waitJS(t, p, fmt.Sprintf(`document.querySelector('#row-%s .approval') === null`, d.PluginID))
+		errs, _ := chromedp.Run(p, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector('#row-%s .errors') || {}).innerText || ''`, d.PluginID)))
+		if errs != "" {
+			t.Fatalf("page %d shows errors after both answered: %q", i, errs)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // a second answer, were there one, would be told by now
+	n := 0
+	for _, m := range e.r.Messages("s1") {
+		if strings.Contains(m.Text, d.PluginID) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the model was told %d times about %s, want once: %+v", n, d.PluginID, e.r.Messages("s1"))
+	}
 }
