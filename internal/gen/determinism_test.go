@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestDeterminism generates the same module in two directories: the outputs must be
@@ -38,8 +40,8 @@ func TestDeterminism(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if !slices.Equal(names(a), names(b)) {
-		t.Fatalf("different files: %v and %v", names(a), names(b))
+	if diff := cmp.Diff(names(a), names(b)); diff != "" {
+		t.Fatalf("the two runs generated different files (-first +second):\n%s", diff)
 	}
 	for name, data := range a {
 		if !bytes.Equal(data, b[name]) {

@@ -2,11 +2,15 @@ package gen
 
 import (
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestHeaderRoundTrip(t *testing.T) {
@@ -26,8 +30,8 @@ func TestHeaderRoundTrip(t *testing.T) {
 			t.Errorf("configFromLine(%q): %v", m[1], err)
 			continue
 		}
-		if !slices.Equal(back.Args(), cfg.Args()) {
-			t.Errorf("round trip of %q: %q, want %q", h, back.Args(), cfg.Args())
+		if diff := cmp.Diff(cfg.Args(), back.Args()); diff != "" {
+			t.Errorf("round trip of %q (-want +got):\n%s", h, diff)
 		}
 		if !mdHeader.MatchString("<!-- " + h + " -->") {
 			t.Errorf("header %q does not match the markdown header pattern", h)
@@ -37,8 +41,11 @@ func TestHeaderRoundTrip(t *testing.T) {
 
 func TestSplitArgs(t *testing.T) {
 	got, err := splitArgs(`go run ../cmd/gen-cordis-api  -out "a b" ./...`)
-	if err != nil || !slices.Equal(got, []string{"go", "run", "../cmd/gen-cordis-api", "-out", "a b", "./..."}) {
-		t.Errorf("splitArgs = %q, %v", got, err)
+	if err != nil {
+		t.Errorf("splitArgs: %v", err)
+	}
+	if diff := cmp.Diff([]string{"go", "run", "../cmd/gen-cordis-api", "-out", "a b", "./..."}, got); diff != "" {
+		t.Errorf("splitArgs (-want +got):\n%s", diff)
 	}
 	if _, err := splitArgs(`"open`); err == nil {
 		t.Error("an unterminated quote parsed")
@@ -99,8 +106,12 @@ func TestWrite(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string][]byte{"a/x.go": []byte("x"), "../" + filepath.Base(dir) + "/y.md": []byte("y")}
 	written, err := Write(dir, files)
-	if err != nil || len(written) != 2 {
-		t.Fatalf("first Write = %v, %v", written, err)
+	if err != nil {
+		t.Fatalf("first Write: %v", err)
+	}
+	// Everything is new, so every file is written, under the name it was given.
+	if diff := cmp.Diff(slices.Sorted(maps.Keys(files)), written, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Fatalf("first Write wrote (-want +got):\n%s", diff)
 	}
 	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(filepath.Join(dir, "a/x.go"), old, old); err != nil {
@@ -109,8 +120,11 @@ func TestWrite(t *testing.T) {
 	files["y.md"] = []byte("changed")
 	delete(files, "../"+filepath.Base(dir)+"/y.md")
 	written, err = Write(dir, files)
-	if err != nil || !slices.Equal(written, []string{"y.md"}) {
-		t.Fatalf("second Write = %v, %v", written, err)
+	if err != nil {
+		t.Fatalf("second Write: %v", err)
+	}
+	if diff := cmp.Diff([]string{"y.md"}, written); diff != "" {
+		t.Fatalf("second Write wrote (-want +got):\n%s", diff)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, "a/x.go")); !fi.ModTime().Equal(old) {
 		t.Error("an unchanged file was rewritten")

@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"go/format"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cordiskit/cordiskit/catalog/scan"
 	goldenfile "github.com/cordiskit/cordiskit/internal/golden"
+	"github.com/google/go-cmp/cmp"
 )
 
 // golden compares got with testdata/golden/name, or rewrites it with -update.
@@ -37,8 +40,8 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"api/catalog_gen.go", "api/facade_gen.go", "docs/events-and-services.md", "docs/tool-catalog.md"}
-	if len(files) != len(want) {
-		t.Errorf("generated %d files, want %v", len(files), want)
+	if diff := cmp.Diff(want, slices.Sorted(maps.Keys(files))); diff != "" {
+		t.Errorf("generated files (-want +got):\n%s", diff)
 	}
 	for _, name := range want {
 		got, ok := files[name]
