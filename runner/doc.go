@@ -106,7 +106,7 @@
 //
 // # Provisional
 //
-// The host half's harness (harness.handle) is a JavaScript prelude until the sandbox
-// installs the seed's harness symbols natively; harness.defineTool and registerTool throw
-// a teaching error until then (ctx.tools.register works).
+// The host half's harness is native (installed through sandbox.RunOptions, frozen, before
+// the body runs); harness.defineTool and registerTool still throw a teaching error
+// (ctx.tools.register works).
 package runner

@@ -20,8 +20,8 @@ type builtinsOut struct {
 }
 
 // harnessNotYet is what harness.defineTool and registerTool do until the sandbox installs
-// them natively: throw and name ctx.tools.register (prelude.go). A test keeps this text
-// and the prelude in step.
+// them: throw and name ctx.tools.register (sandboxhost_harness.go). A test keeps this text
+// and the harness in step.
 const harnessNotYet = "not available in this runtime yet: it throws; register a tool with ctx.tools.register({ name, description, parameters, execute }) inside apply."
 
 // hostBuiltins lists what a host half has (spec §11.2, §11.3): the ctx it is handed, its

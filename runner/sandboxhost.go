@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
@@ -35,30 +34,38 @@ func (h *SandboxHost) Close(ctx context.Context) error { return h.loop.Close(ctx
 func (h *SandboxHost) Loop() *sandbox.Loop { return h.loop }
 
 // Check compiles code as the body of an async function without running it. A host half is
-// compiled with the harness prelude, so a half that declares `harness` itself is refused
-// here rather than at run time.
+// compiled behind a declaration of `harness`, so a half that declares the name itself (at
+// its top level, where it would shadow the harness it is given) is refused here rather
+// than failing obscurely at run time; the declaration stands before the code on its first
+// line, so line numbers are the code's own.
 func (h *SandboxHost) Check(half, code string) error {
 	if half != "code.host" {
 		_, err := h.loop.Compile(half, code)
 		return err
 	}
-	if _, err := h.loop.Compile(half, harnessPrelude+code); err == nil {
+	if _, err := h.loop.Compile(half, harnessCheckPrefix+code); err == nil {
 		return nil
 	}
-	// The prelude shifts columns on line 1: report the code's own error, as written.
+	// The prefix shifts columns on line 1: report the code's own error, as written.
 	if _, err := h.loop.Compile(half, code); err != nil {
 		return err
 	}
 	return errors.New("code.host declares the name `harness`, which the host half is given (harness.handle registers a handler the client half calls with host.call); rename your variable")
 }
 
-// Start implements HostStarter.
+// harnessCheckPrefix makes a top-level declaration of `harness` a redeclaration, which the
+// compiler refuses.
+const harnessCheckPrefix = "let harness; "
+
+// Start implements HostStarter. The half gets `harness` natively (sandbox.RunOptions): its
+// handle records into this run's handler table.
 func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostSpec) (HostRun, error) {
-	prog, err := h.loop.Compile(spec.PluginID, harnessPrelude+spec.Code)
+	prog, err := h.loop.Compile(spec.PluginID, spec.Code)
 	if err != nil {
 		return nil, err
 	}
-	m, err := h.loop.Run(ctx, prog)
+	tab := &handlerTable{}
+	m, err := h.loop.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +73,7 @@ func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostS
 	if err != nil {
 		return nil, teachStartFailure(err)
 	}
-	return &sandboxRun{mount: m, fiber: f}, nil
+	return &sandboxRun{mount: m, fiber: f, handlers: tab}, nil
 }
 
 // teachStartFailure adds the next step to a name collision.
@@ -78,44 +85,23 @@ func teachStartFailure(err error) error {
 }
 
 type sandboxRun struct {
-	mount *sandbox.Mount
-	fiber *kit.Fiber
+	mount    *sandbox.Mount
+	fiber    *kit.Fiber
+	handlers *handlerTable
 }
 
 func (s *sandboxRun) WaitingFor() []string { return s.fiber.WaitingFor() }
 func (s *sandboxRun) Provides() []string   { return s.fiber.Provides() }
 
-// Stop disposes the fiber (at quiescence) and then releases the realm.
+// Stop disposes the fiber (at quiescence), releases the realm and drops the handlers.
 func (s *sandboxRun) Stop(ctx context.Context) error {
-	return errors.Join(s.fiber.Dispose(ctx), s.mount.Close(ctx))
+	err := errors.Join(s.fiber.Dispose(ctx), s.mount.Close(ctx))
+	s.handlers.clear()
+	return err
 }
 
-// Handlers reads the method names from the realm's handler table.
-func (s *sandboxRun) Handlers(ctx context.Context) []string {
-	r := s.mount.Realm()
-	var names []string
-	fn := func(goja.Value, ...goja.Value) (goja.Value, error) {
-		tab := handlerTable(r)
-		if tab == nil {
-			return goja.Undefined(), nil
-		}
-		list, ok := goja.AssertFunction(tab.Get("names"))
-		if !ok {
-			return goja.Undefined(), nil
-		}
-		return list(goja.Undefined())
-	}
-	_ = r.Deliver(ctx, fn, nil, func(res goja.Value) error {
-		if o, ok := res.(*goja.Object); ok {
-			for _, v := range sandbox.ToSlice(r, o, "names") {
-				names = append(names, v.String())
-			}
-		}
-		return nil
-	})
-	sort.Strings(names)
-	return names
-}
+// Handlers returns the methods of the run's handler table, sorted.
+func (s *sandboxRun) Handlers(context.Context) []string { return s.handlers.names() }
 
 // Invoke calls a handler of the table with args (JSON), awaits its promise and converts its
 // result to JSON, strictly. The entry is bounded by the loop's CallTimeout.
@@ -124,7 +110,7 @@ func (s *sandboxRun) Invoke(ctx context.Context, method string, args json.RawMes
 	var missing, badResult bool
 	var out json.RawMessage
 	fn := func(goja.Value, ...goja.Value) (goja.Value, error) {
-		handler := lookupHandler(r, method)
+		handler := s.handlers.lookup(method)
 		if handler == nil {
 			missing = true
 			return goja.Undefined(), nil
@@ -153,28 +139,4 @@ func (s *sandboxRun) Invoke(ctx context.Context, method string, args json.RawMes
 		return nil, err
 	}
 	return out, nil
-}
-
-// handlerTable returns the realm's handler table, or nil. Lock held.
-func handlerTable(r *sandbox.Realm) *goja.Object {
-	tab, _ := r.Runtime().GlobalObject().Get(handlerTableKey).(*goja.Object)
-	return tab
-}
-
-// lookupHandler returns the handler for method, or nil. Lock held.
-func lookupHandler(r *sandbox.Realm, method string) goja.Callable {
-	tab := handlerTable(r)
-	if tab == nil {
-		return nil
-	}
-	get, ok := goja.AssertFunction(tab.Get("get"))
-	if !ok {
-		return nil
-	}
-	hv, err := get(goja.Undefined(), r.Runtime().ToValue(method))
-	if err != nil {
-		return nil
-	}
-	fn, _ := goja.AssertFunction(hv)
-	return fn
 }

@@ -140,3 +140,21 @@ func TestSandboxHostCheck(t *testing.T) {
 		}
 	}
 }
+
+// The harness is native and frozen: a half cannot replace it or its handle, and what it
+// registers lands in the run's table even after it tried.
+func TestSandboxHostHarnessFrozen(t *testing.T) {
+	h, root := newTestHost(t)
+	run, err := startHost(t, h, root, `harness.handle = () => {}; globalThis.harness = null; harness = null;
+if (delete globalThis.harness || !Object.isFrozen(harness)) throw new Error('harness is not frozen');
+harness.handle('a', () => 'kept'); return () => {}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Handlers(context.Background()); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("Handlers = %v, want [a]", got)
+	}
+	if out, err := run.Invoke(context.Background(), "a", nil); err != nil || string(out) != `"kept"` {
+		t.Fatalf("Invoke = %s, %v; want \"kept\"", out, err)
+	}
+}

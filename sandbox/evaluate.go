@@ -72,7 +72,21 @@ func (l *Loop) Compile(id, code string) (*Program, error) {
 }
 
 // Run evaluates a compiled program in a fresh realm: see Evaluate.
-func (l *Loop) Run(ctx context.Context, p *Program) (*Mount, error) {
+func (l *Loop) Run(ctx context.Context, p *Program) (*Mount, error) { return l.RunWith(ctx, p, nil) }
+
+// RunOptions adds to one Run what only its caller knows. Nil means none.
+type RunOptions struct {
+	// Globals, if set, returns extra globals of the fresh realm, called with the lock held
+	// before the body runs (so the body cannot replace what they capture). Each is installed
+	// as a read-only, non-configurable own property of the global object, and an object
+	// value is frozen, so the body can neither redirect nor patch it. A name the body
+	// declares at its top level shadows the global, as any local does: a caller that must
+	// refuse such code checks it when it compiles (see Compile).
+	Globals func(r *Realm) map[string]goja.Value
+}
+
+// RunWith is Run with per-run options: see RunOptions.
+func (l *Loop) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*Mount, error) {
 	id, prog := p.id, p.prog
 	l.mu.Lock()
 	if l.closed {
@@ -85,6 +99,11 @@ func (l *Loop) Run(ctx context.Context, p *Program) (*Mount, error) {
 	var m *Mount
 	b := bound{what: "evaluation of the mount code", name: "VMTimeout", limit: l.timeouts.VM, wait: l.timeouts.Mount, waitName: "MountTimeout"}
 	err := r.call(ctx, b, func() (goja.Value, error) {
+		if opts != nil && opts.Globals != nil {
+			if err := r.installExtraGlobals(opts.Globals(r)); err != nil {
+				return nil, err
+			}
+		}
 		fv, err := r.rt.RunProgram(prog)
 		if err != nil {
 			return nil, err

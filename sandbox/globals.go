@@ -87,6 +87,29 @@ func (r *Realm) installGlobals() {
 	_ = rt.GlobalObject().SetPrototype(rt.NewDynamicObject(&r.globals))
 }
 
+// installExtraGlobals installs a run's extra globals (RunOptions.Globals): read-only,
+// non-configurable own properties of the global object, object values frozen with the
+// intrinsic Object.freeze (no mount code has run yet to replace it). Lock held.
+func (r *Realm) installExtraGlobals(globals map[string]goja.Value) error {
+	if len(globals) == 0 {
+		return nil
+	}
+	rt := r.rt
+	freeze, _ := goja.AssertFunction(rt.Get("Object").(*goja.Object).Get("freeze"))
+	g := rt.GlobalObject()
+	for name, v := range globals {
+		if o, ok := v.(*goja.Object); ok && freeze != nil {
+			if _, err := freeze(goja.Undefined(), o); err != nil {
+				return fmt.Errorf("sandbox: freezing the global %s: %w", name, err)
+			}
+		}
+		if err := g.DefineDataProperty(name, v, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return fmt.Errorf("sandbox: installing the global %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // sandboxGlobals is the global object's prototype in a realm: the sandbox globals, built
 // on first access. All methods run with the lock held (JavaScript is running).
 type sandboxGlobals struct {

@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"sync"
+
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/dop251/goja"
+)
+
+// handlerTable is one run's harness.handle registrations (spec §11.5). It belongs to the
+// run, not to a fiber: handlers stay callable while the fiber is parked and go only when
+// the run stops. JavaScript adds and removes entries with the realm's lock held; Go reads
+// them (Handlers, Invoke) under mu without entering JavaScript.
+type handlerTable struct {
+	mu sync.Mutex
+	m  map[string]*handlerEntry
+}
+
+// A handlerEntry is one registration; a disposer compares entries, not functions, so a
+// stale disposer cannot remove a later registration of the same function.
+type handlerEntry struct{ fn goja.Callable }
+
+// harnessGlobals returns the host half's `harness` for the sandbox to install (frozen,
+// read-only) before the body runs: natives bound to t, so the half can neither redirect
+// them nor reach the table except through them. Lock held.
+func (t *handlerTable) harnessGlobals(r *sandbox.Realm) map[string]goja.Value {
+	rt := r.Runtime()
+	h := rt.NewObject()
+	_ = h.Set("handle", t.handle(rt))
+	for _, name := range [...]string{"defineTool", "registerTool"} {
+		msg := "harness." + name + " is not available in this runtime yet; register a tool with ctx.tools.register({ name, description, parameters, execute }) inside apply"
+		_ = h.Set(name, func(goja.FunctionCall) goja.Value { panic(rt.NewTypeError(msg)) })
+	}
+	return map[string]goja.Value{"harness": h}
+}
+
+// handle is harness.handle(method, fn): it refuses a blank method, a non-function and a
+// method this half already registered (the original replaced it silently), and returns a
+// disposer that removes only its own entry.
+func (t *handlerTable) handle(rt *goja.Runtime) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		mv := call.Argument(0)
+		if !goja.IsString(mv) || mv.String() == "" {
+			panic(rt.NewTypeError("harness.handle(method, fn): method must be a non-empty string, such as harness.handle('refresh', async (args) => ({ ok: true }))"))
+		}
+		method := mv.String()
+		fn, ok := goja.AssertFunction(call.Argument(1))
+		if !ok {
+			panic(rt.NewTypeError("harness.handle(" + jsQuote(method) + ", fn): fn must be a function that takes the JSON arguments and returns JSON data (or null)"))
+		}
+		e := &handlerEntry{fn: fn}
+		t.mu.Lock()
+		_, dup := t.m[method]
+		if !dup {
+			if t.m == nil {
+				t.m = make(map[string]*handlerEntry, 4)
+			}
+			t.m[method] = e
+		}
+		t.mu.Unlock()
+		if dup {
+			panic(rt.NewTypeError("harness.handle(" + jsQuote(method) + "): this host half already registered that method; register each method once (dispatch on the arguments inside one handler), or call the disposer the first harness.handle returned before registering it again"))
+		}
+		return rt.ToValue(func(goja.FunctionCall) goja.Value {
+			t.mu.Lock()
+			if t.m[method] == e {
+				delete(t.m, method)
+			}
+			t.mu.Unlock()
+			return goja.Undefined()
+		})
+	}
+}
+
+// lookup returns the handler for method, or nil.
+func (t *handlerTable) lookup(method string) goja.Callable {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.m[method]; e != nil {
+		return e.fn
+	}
+	return nil
+}
+
+// names returns the registered methods, sorted (nil for none).
+func (t *handlerTable) names() []string {
+	t.mu.Lock()
+	var names []string
+	for k := range t.m {
+		names = append(names, k)
+	}
+	t.mu.Unlock()
+	sort.Strings(names)
+	return names
+}
+
+// clear drops every handler (the run stopped).
+func (t *handlerTable) clear() {
+	t.mu.Lock()
+	t.m = nil
+	t.mu.Unlock()
+}
+
+// jsQuote quotes s as JSON.stringify does for the messages (no HTML escaping).
+func jsQuote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return string(bytes.TrimRight(b.Bytes(), "\n"))
+}
