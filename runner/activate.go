@@ -52,6 +52,12 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 		return startResult{err: err.(*Error)}
 	}
 	l := r.liveOf(p.ID)
+	for l.stopping > 0 && l.start == nil && !l.gone {
+		// An old run still holds its tools and services: wait for its stop (bounded by the
+		// sandbox's teardown bound), then read the entry again (tidy may have replaced it).
+		r.stopped.Wait()
+		l = r.liveOf(p.ID)
+	}
 	if l.gone {
 		r.mu.Unlock()
 		return startResult{err: missing(p.ID)}
@@ -76,8 +82,7 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 	defer cancel()
 	a := &activation{runID: att.PluginRunID, pkg: k.ID, done: make(chan struct{}), cancel: cancel}
 	l.start = a
-	old := l.run
-	l.run = nil
+	old := l.detach()
 	r.mu.Unlock()
 	defer close(a.done)
 
@@ -168,6 +173,13 @@ func (r *Runner) stopRun(ctx context.Context, id string, run *liveRun) {
 			r.logger.Warn("cordis runner: stopping a run reported", "plugin", id, "run", run.id, "err", err)
 		}
 	}
+	r.mu.Lock()
+	if l := r.live[id]; l != nil && l.stopping > 0 {
+		l.stopping--
+		r.tidy(id)
+	}
+	r.stopped.Broadcast()
+	r.mu.Unlock()
 	r.retracted(ctx, id)
 	DynamicRetract.Emit(r.ctx(), DynamicRetractEvent{PluginID: id, PackageID: run.pkg, PluginRunID: run.id})
 }

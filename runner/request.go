@@ -86,7 +86,7 @@ func (r *Runner) expire(q *request) {
 		l.start.stop() // it will not install the run
 	}
 	if l.run != nil && l.run.id == q.runID {
-		stale, l.run = l.run, nil
+		stale = l.detach()
 	}
 	var text string
 	if !q.started {

@@ -118,10 +118,12 @@ type Runner struct {
 	group   *kit.Fiber // "cordis-runs": every host half is a child
 	logger  *slog.Logger
 
-	mu     sync.Mutex
-	live   map[string]*live // by Plugin id; entries only while something is live
-	closed bool
-	timers sync.WaitGroup // deadline callbacks in flight
+	mu sync.Mutex
+	// stopped is broadcast when a detached run's stop finishes (see live.stopping).
+	stopped sync.Cond
+	live    map[string]*live // by Plugin id; entries only while something is live
+	closed  bool
+	timers  sync.WaitGroup // deadline callbacks in flight
 
 	msgMu     sync.Mutex
 	connected map[string]int
@@ -137,9 +139,24 @@ type live struct {
 	start *activation // the activation in flight
 	req   *request    // the pending run request, or a direct run's wait for its page
 	gone  bool        // being undefined: nothing may start
+	// stopping counts runs detached from the Plugin (detach) whose stop has not finished:
+	// a new half must not start while an old one still holds its tools and services.
+	stopping int
 }
 
-func (l *live) idle() bool { return l.run == nil && l.start == nil && l.req == nil && !l.gone }
+func (l *live) idle() bool {
+	return l.run == nil && l.start == nil && l.req == nil && !l.gone && l.stopping == 0
+}
+
+// detach takes the live run off l for stopRun, which must follow. r.mu held.
+func (l *live) detach() *liveRun {
+	run := l.run
+	l.run = nil
+	if run != nil {
+		l.stopping++
+	}
+	return run
+}
 
 // A liveRun is the one activation that is live now.
 type liveRun struct {
@@ -158,6 +175,7 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 	o := opts.withDefaults()
 	r := &Runner{opts: o, store: o.Store, host: o.Host, logger: o.Logger, live: map[string]*live{},
 		connected: map[string]int{}, queued: map[string]*mailbox{}}
+	r.stopped.L = &r.mu
 	if err := r.initInspect(o.Catalog); err != nil {
 		return nil, err
 	}

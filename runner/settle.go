@@ -168,8 +168,7 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 		return nil, Accepted{Accepted: true}
 	}
 	// The page that started the run failed: it owns the run, so the run goes.
-	stale := l.run
-	l.run = nil
+	stale := l.detach()
 	reason, phase := ReasonClientHalfFailed, PhaseClientApply
 	if res.Reason == ReasonHostHalfFailed {
 		reason, phase = ReasonHostHalfFailed, PhaseHostApply

@@ -85,8 +85,7 @@ func (r *Runner) stop(ctx context.Context, session, id string, remove bool) (was
 		}
 	}
 	r.mu.Lock()
-	run := l.run
-	l.run = nil
+	run := l.detach()
 	if remove {
 		err = r.store.Remove(ctx, id)
 		delete(r.live, id)
