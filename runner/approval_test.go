@@ -157,7 +157,9 @@ func TestDeclineCancelExpire(t *testing.T) {
 	run()
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" {
+		// The state is stored before the resolution is announced: wait for both (a durable
+		// store's write takes long enough for the test to see one without the other).
+		if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" && e.sawEvent("resolved approval-3 expired") {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,9 @@ func newEnv(t *testing.T, opts *Options) *env {
 	e := &env{t: t, root: kit.New(nil)}
 	if opts == nil {
 		opts = &Options{}
+	}
+	if opts.Store == nil && testStore != nil {
+		opts.Store = testStore(t)
 	}
 	if opts.Host == nil {
 		e.host = NewSandboxHost(&sandbox.Options{Timeouts: &sandbox.Timeouts{VM: 500 * time.Millisecond, Mount: 500 * time.Millisecond, Call: 500 * time.Millisecond}})
@@ -89,6 +93,13 @@ func (e *env) takeEvents() []string {
 	ev := e.events
 	e.events = nil
 	return ev
+}
+
+// sawEvent reports whether ev has been recorded (and not yet taken).
+func (e *env) sawEvent(ev string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Contains(e.events, ev)
 }
 
 func (e *env) lastRequest() RequestRunEvent {

@@ -21,7 +21,7 @@ func TestPromptSection(t *testing.T) {
 }
 
 func TestRunnerPromptSection(t *testing.T) {
-	e := newEnv(t, &Options{Host: &fakeHost{}})
+	e := newEnv(t, &Options{Host: &fakeHost{}, Store: NewMemoryStore()}) // the memory store's wording, whichever store the suite runs on
 	if got, want := e.r.PromptSection(), PromptSection(PromptConfig{}); got != want {
 		t.Errorf("a runner with the memory store and default options:\n%s\nwant\n%s", got, want)
 	}
