@@ -18,7 +18,6 @@ import (
 var hostileValues = []struct {
 	name, expr, want string
 	needsCtx         bool
-	proxy            bool // a Proxy is thrown or is on the thrown value's prototype chain
 }{
 	{name: "toString throws a value whose toString throws",
 		expr: `return { toString() { throw { toString() { throw { toString() { for (;;) {} } } } } } }`, want: "[object Object]"},
@@ -41,11 +40,11 @@ var hostileValues = []struct {
 			return new Error('s')`, want: "[object Error]"},
 	{name: "replaced Object.getOwnPropertyDescriptor",
 		expr: `Object.getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor = () => { for (;;) {} }; return new Error('d')`, want: "Error: d"},
-	{name: "proxy of an Error", proxy: true,
+	{name: "proxy of an Error",
 		expr: `const loop = () => { for (;;) {} }; return new Proxy(new Error('p'), { get: loop, getPrototypeOf: loop, getOwnPropertyDescriptor: loop, ownKeys: loop, has: loop })`, want: "[object Proxy]"},
-	{name: "revoked proxy", proxy: true,
+	{name: "revoked proxy",
 		expr: `const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy`, want: "[object Proxy]"},
-	{name: "proxy on the prototype chain", proxy: true,
+	{name: "proxy on the prototype chain",
 		expr: `return Object.create(new Proxy({}, { getPrototypeOf() { for (;;) {} }, getOwnPropertyDescriptor() { for (;;) {} } }))`, want: "[object Object]"},
 	{name: "class instance with getters",
 		expr: `return new (class Foo { get message() { for (;;) {} } get name() { for (;;) {} } toString() { for (;;) {} } })()`, want: "[object Foo]"},
@@ -126,7 +125,6 @@ var hostilePaths = []struct {
 	name    string
 	noCtx   bool
 	crossed bool // the value crosses the membrane first (a copy or a view of it is thrown)
-	struck  bool // a ctx.on listener: its errors pass strike.go's counter first
 	run     func(h *host, fn string) string
 }{
 	{name: "evaluation", noCtx: true, run: func(h *host, fn string) string {
@@ -144,7 +142,7 @@ var hostilePaths = []struct {
 	{name: "rejected tool call", run: func(h *host, fn string) string {
 		return toolErr(h, fn, `async () => { await 0; throw hostile(ctx) }`)
 	}},
-	{name: "listener", struck: true, run: func(h *host, fn string) string {
+	{name: "listener", run: func(h *host, fn string) string {
 		m, f, err := h.mount(fn + `return { name: 'h', apply(ctx) { ctx.on('test/ask', () => { throw hostile(ctx) }) } }`)
 		if err != nil {
 			return "mount: " + err.Error()
@@ -152,7 +150,7 @@ var hostilePaths = []struct {
 		defer h.unmount(m, f)
 		return errText(testAsk.Emit(context.Background(), h.root, askEvent{Question: "q"}))
 	}},
-	{name: "emit listener", struck: true, run: func(h *host, fn string) string {
+	{name: "emit listener", run: func(h *host, fn string) string {
 		m, f, err := h.mount(fn + `return { name: 'h', apply(ctx) { ctx.on('bench/tick', () => { throw hostile(ctx) }) } }`)
 		if err != nil {
 			return "mount: " + err.Error()
