@@ -72,6 +72,7 @@ type Server struct {
 	forwarders map[*mcp.ServerSession]*forwarder // messages to clients that enabled them
 	closing    bool                              // Close began: no new forwarders
 	forwards   sync.WaitGroup                    // forwarder goroutines
+	watches    sync.WaitGroup                    // watch goroutines, one per client session seen
 
 	mu      sync.Mutex
 	served  map[string]servedTool // what the mcp.Server lists, by tool name

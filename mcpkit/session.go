@@ -57,10 +57,12 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 }
 
 // watch forgets a client session and stops its forwarder when the session ends. The
-// goroutine ends with the session, which its owner waits for (Server.Run, the SDK's HTTP
-// handler, or the caller of MCP().Connect). s.sessMu held.
+// goroutine ends with the session, which its owner ends (Server.Run, CloseSessions, or
+// the caller of MCP().Connect); CloseSessions waits for it. s.sessMu held.
 func (s *Server) watch(ss *mcp.ServerSession) {
+	s.watches.Add(1)
 	go func() {
+		defer s.watches.Done()
 		_ = ss.Wait()
 		s.sessMu.Lock()
 		f := s.forwarders[ss]

@@ -7,6 +7,7 @@
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
 //	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] [-panel ADDR [-panel-token TOKEN]] # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness mcp -http ADDR [-dir DIR] [-state STATE] [-store] [-panel ADDR [-panel-token TOKEN]] # … to many clients over streamable HTTP
 //	go run ./examples/harness panel [-addr ADDR] [-panel-token TOKEN] # the panel with a sample definition to try
 //
 // demo boots the runtime in a temporary work directory and plays a short session through
@@ -33,6 +34,13 @@
 // "panel: <url with token>" for a person to open; the token is TOKEN (-panel-token), else
 // $CORDIS_PANEL_TOKEN, else random per process.
 //
+// With -http ADDR (such as 127.0.0.1:0; an ADDR without a host is loopback) mcp serves
+// MCP's streamable HTTP transport at http://ADDR/mcp instead of stdio, to any number of
+// clients at once: they share the one runtime, and each client is its own session (so
+// -session, which would put them all in one, is refused). The line "mcp: <url>" is first
+// on stderr, after the panel's line when -panel is given too. mcp -http serves until
+// interrupted (SIGINT), then ends every client's session and shuts the runtime down.
+//
 // panel serves only the panel, on ADDR (default 127.0.0.1:0), with a sample Plugin whose
 // client half waits for approval: it prints "panel: <url>" first on stderr and runs until
 // interrupted.
@@ -50,6 +58,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -73,6 +82,9 @@ Commands:
       [-panel ADDR [-panel-token TOKEN]]
                     also serve the panel on ADDR (such as 127.0.0.1:0); the first line on
                     stderr is "panel: <url>"; TOKEN default $CORDIS_PANEL_TOKEN, else random
+      [-http ADDR]  serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio,
+                    to many clients, each its own session, until interrupted; the line
+                    "mcp: <url>" is first on stderr (after "panel: <url>"); not with -session
   panel [-addr ADDR] [-panel-token TOKEN]
                     serve the panel with a sample definition to try, until interrupted
                     (ADDR default 127.0.0.1:0)
@@ -149,6 +161,7 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	state := fs.String("state", "", "state directory")
 	durable := fs.Bool("store", false, "keep the runner's definitions in STATE/definitions.db")
 	session := fs.String("session", "", "the MCP client's session name")
+	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address")
 	var pf panelFlags
 	fs.StringVar(&pf.addr, "panel", "", "serve the panel on this address")
 	fs.StringVar(&pf.token, "panel-token", "", "the panel's token (default $"+panelTokenEnv+", else random)")
@@ -156,7 +169,10 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		return fmt.Errorf("%w: mcp: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -session, -panel and -panel-token", errUsage)
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -session, -http, -panel and -panel-token", errUsage)
+	}
+	if *httpAddr != "" && *session != "" {
+		return fmt.Errorf("%w: mcp: -session puts every client in one session, and -http serves many clients, each its own session; drop -session (with -store a client's session is named after its clientInfo.name)", errUsage)
 	}
 	if pf.token != "" && pf.addr == "" {
 		return fmt.Errorf("%w: mcp: -panel-token needs -panel ADDR (such as -panel 127.0.0.1:0)", errUsage)
@@ -182,7 +198,8 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		}
 		*state = s
 	}
-	// The panel's address goes first on stderr, before the boot logs anything.
+	// The panel's address goes first on stderr, then the MCP endpoint's, before the boot
+	// logs anything.
 	var p *panelServer
 	closePanel := func() error { return nil }
 	if pf.addr != "" {
@@ -193,27 +210,41 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		fmt.Fprintln(stderr, "panel:", p.url)
 		closePanel = func() error { return p.Close(context.WithoutCancel(ctx)) }
 	}
+	var ln net.Listener
+	closeListener := func() error { return nil }
+	if *httpAddr != "" {
+		l, url, err := listenMCP(*httpAddr)
+		if err != nil {
+			return errors.Join(err, closePanel())
+		}
+		fmt.Fprintln(stderr, "mcp:", url)
+		ln, closeListener = l, l.Close
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	var store runner.Store
 	closeStore := func() error { return nil }
 	if *durable {
 		s, err := openStore(ctx, *state)
 		if err != nil {
-			return errors.Join(err, closePanel())
+			return errors.Join(err, closeListener(), closePanel())
 		}
 		store, closeStore = s, s.Close
 	}
 	h, err := bootWith(*dir, *state, logger, store)
 	if err != nil {
-		return errors.Join(err, closePanel(), closeStore())
+		return errors.Join(err, closeListener(), closePanel(), closeStore())
 	}
 	h.session = sessionNamer(*session, *durable)
 	if p != nil {
 		if err := p.serve(h.r, *session, logger); err != nil {
-			return errors.Join(err, h.Close(context.WithoutCancel(ctx)), closeStore())
+			return errors.Join(err, closeListener(), h.Close(context.WithoutCancel(ctx)), closeStore())
 		}
 	}
-	err = serveMCP(ctx, h, t)
+	if ln != nil {
+		err = serveMCPHTTP(ctx, h, ln, logger) // closes ln
+	} else {
+		err = serveMCP(ctx, h, t)
+	}
 	if errors.Is(err, context.Canceled) { // interrupted: a normal way to stop a stdio server
 		err = nil
 	}

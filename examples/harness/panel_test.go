@@ -46,6 +46,13 @@ var panelLine = regexp.MustCompile(`^panel: (http://127\.0\.0\.1:\d+/\?token=(\S
 // the rest of stderr is drained until cmd returns. wait returns cmd's error.
 func firstLine(t *testing.T, cmd func(stderr io.Writer) error) (line string, wait func() error) {
 	t.Helper()
+	lines, wait := firstLines(t, 1, cmd)
+	return lines[0], wait
+}
+
+// firstLines is firstLine for the first n lines.
+func firstLines(t *testing.T, n int, cmd func(stderr io.Writer) error) (lines []string, wait func() error) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
@@ -54,13 +61,19 @@ func firstLine(t *testing.T, cmd func(stderr io.Writer) error) (line string, wai
 		done <- err
 	}()
 	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
+	var err error
+	for len(lines) < n && err == nil {
+		var line string
+		line, err = br.ReadString('\n')
+		lines = append(lines, line)
+	}
 	drained := make(chan struct{})
 	go func() { io.Copy(io.Discard, br); close(drained) }()
+	wait = func() error { err := <-done; <-drained; return err }
 	if err != nil {
-		t.Fatalf("reading the first line on stderr: %v", err)
+		t.Fatalf("reading line %d on stderr: %v (so far %q; the command returned %v)", len(lines), err, lines, wait())
 	}
-	return line, func() error { err := <-done; <-drained; return err }
+	return lines, wait
 }
 
 // openPanel gets the page at url as a browser does (the token sets the cookie, the 303
@@ -84,8 +97,15 @@ func openPanel(t *testing.T, url string) string {
 // inventory calls the inventory verb with the token as a bearer.
 func inventory(t *testing.T, url, token string) string {
 	t.Helper()
+	return panelVerb(t, url, token, "inventory", "{}")
+}
+
+// panelVerb calls a page verb of the panel at url with the token as a bearer, as the
+// panel's page does, and returns the answer's body.
+func panelVerb(t *testing.T, url, token, verb, body string) string {
+	t.Helper()
 	base := url[:strings.Index(url, "?")]
-	req, _ := http.NewRequest("POST", base+"rpc/inventory", strings.NewReader("{}"))
+	req, _ := http.NewRequest("POST", base+"rpc/"+verb, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
 	if err != nil {
@@ -94,7 +114,7 @@ func inventory(t *testing.T, url, token string) string {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusOK {
-		t.Fatalf("inventory: %s %s", res.Status, b)
+		t.Fatalf("%s: %s %s", verb, res.Status, b)
 	}
 	return string(b)
 }

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordiskit/cordiskit/mcpkit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpLine matches the MCP endpoint's line on stderr and captures the URL.
+var mcpLine = regexp.MustCompile(`^mcp: (http://127\.0\.0\.1:\d+/mcp)\n$`)
+
+// httpClient is one MCP client of mcp -http, with the log notifications it receives.
+type httpClient struct {
+	*mcp.ClientSession
+	logs chan map[string]any
+}
+
+func connectHTTP(t *testing.T, ctx context.Context, url, name string) *httpClient {
+	t.Helper()
+	logs := make(chan map[string]any, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			b, _ := json.Marshal(r.Params.Data)
+			var m map[string]any
+			_ = json.Unmarshal(b, &m)
+			logs <- m
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("%s connects to %s: %v", name, url, err)
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcpkit.MessageLevel}); err != nil {
+		t.Fatal(err)
+	}
+	return &httpClient{cs, logs}
+}
+
+// call calls a tool that must succeed and returns its structured result as JSON.
+func (c *httpClient) call(t *testing.T, ctx context.Context, tool string, args map[string]any) string {
+	t.Helper()
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %+v", tool, err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	return string(b)
+}
+
+// TestMCPHTTP: mcp -http serves one runtime to several MCP clients over streamable HTTP,
+// each its own session: each defines a Plugin and sees only its own, and a message for
+// one (a person stopped its Plugin in the panel) reaches that client only. The URL is on
+// stderr after the panel's; an interrupt ends the command cleanly with clients connected.
+func TestMCPHTTP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	serve, stop := context.WithCancel(ctx)
+	defer stop()
+	args := []string{"-dir", t.TempDir(), "-state", t.TempDir(), "-http", ":0", "-panel", "127.0.0.1:0", "-panel-token", "tok"}
+	lines, wait := firstLines(t, 2, func(stderr io.Writer) error { return runMCP(serve, args, nil, stderr) })
+	if !panelLine.MatchString(lines[0]) {
+		t.Fatalf("first line on stderr %q is not the panel's", lines[0])
+	}
+	m := mcpLine.FindStringSubmatch(lines[1])
+	if m == nil {
+		t.Fatalf("second line on stderr %q is not mcp: http://127.0.0.1:PORT/mcp (an address without a host is loopback)", lines[1])
+	}
+	panelURL := panelLine.FindStringSubmatch(lines[0])[1]
+
+	a, b := connectHTTP(t, ctx, m[1], "alpha"), connectHTTP(t, ctx, m[1], "beta")
+	ids := map[*httpClient]string{}
+	for _, c := range []*httpClient{a, b} {
+		var out struct{ PluginID string }
+		res := c.call(t, ctx, "cordis_define", map[string]any{
+			"plugin": map[string]any{"kind": "new", "idPrefix": "clock"}, "name": "Clock", "purpose": "Shows the time.",
+			"code": map[string]any{"host": "return (ctx) => {}"}})
+		if err := json.Unmarshal([]byte(res), &out); err != nil || out.PluginID == "" {
+			t.Fatalf("define: %s", res)
+		}
+		ids[c] = out.PluginID
+	}
+	a.call(t, ctx, "cordis_run", map[string]any{"pluginId": ids[a], "packageId": "pkg-1", "mode": "run"})
+	for _, tc := range []struct{ c, other *httpClient }{{a, b}, {b, a}} {
+		self := tc.c.call(t, ctx, "cordis_inspect_self", map[string]any{})
+		if !strings.Contains(self, `"pluginId":"`+ids[tc.c]+`"`) || strings.Contains(self, ids[tc.other]) {
+			t.Errorf("%s lists %s; want its %s and not %s", tc.c.InitializeResult().ServerInfo.Name, self, ids[tc.c], ids[tc.other])
+		}
+	}
+
+	var inv struct {
+		Value []struct{ PluginID, AgentID string }
+	}
+	if err := json.Unmarshal([]byte(inventory(t, panelURL, "tok")), &inv); err != nil || len(inv.Value) != 2 || inv.Value[0].AgentID == inv.Value[1].AgentID {
+		t.Fatalf("the panel's inventory %+v (%v): want two Plugins in two sessions", inv.Value, err)
+	}
+	if inv.Value[0].PluginID != ids[a] {
+		t.Fatalf("the panel's inventory %+v does not list a's %s first", inv.Value, ids[a])
+	}
+	panelVerb(t, panelURL, "tok", "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, inv.Value[0].AgentID, ids[a]))
+	select {
+	case msg := <-a.logs:
+		if msg["pluginId"] != ids[a] || !strings.Contains(fmt.Sprint(msg["text"]), "The user stopped "+ids[a]) {
+			t.Errorf("a's message: %v", msg)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the owner of %s was not told that the user stopped it", ids[a])
+	}
+	select {
+	case msg := <-b.logs:
+		t.Errorf("b received a's message %v", msg)
+	case <-time.After(100 * time.Millisecond):
+	}
+
+	stop() // an interrupt, with both clients still connected
+	if err := wait(); err != nil {
+		t.Fatalf("mcp -http after an interrupt: %v", err)
+	}
+	a.Close()
+	b.Close()
+}
+
+// TestMCPHTTPUsage: -http with -session, or an address that is not HOST:PORT, is refused
+// with what to do instead.
+func TestMCPHTTPUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"mcp", "-http", "127.0.0.1:0", "-session", "me"}, 2, "drop -session"},
+		{[]string{"mcp", "-http", "8080"}, 1, "pass HOST:PORT such as 127.0.0.1:0"},
+	} {
+		var stderr strings.Builder
+		code := run(context.Background(), tc.args, io.NopCloser(strings.NewReader("")), io.Discard, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("harness %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.stderr)
+		}
+	}
+}

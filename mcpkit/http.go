@@ -1,0 +1,80 @@
+package mcpkit
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPPath is where ServeHTTP answers MCP requests: a client's endpoint is
+// http://ADDR/mcp.
+const HTTPPath = "/mcp"
+
+// HTTPHandler returns an http.Handler that serves s over MCP's streamable HTTP transport
+// (mcp.NewStreamableHTTPHandler). Every client session it opens (one Mcp-Session-Id) is a
+// client session of s like any other: its own kit session (Options.Session), its own
+// messages. The transport is stateful: a stateless request has no client session to own
+// Plugins or receive messages, so opts.Stateless is ignored. A nil opts means the SDK's
+// defaults (which refuse a loopback request whose Host header is not loopback).
+func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
+	var o mcp.StreamableHTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Stateless = false
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &o)
+}
+
+// CloseSessions ends every client session of s and waits for the goroutines s keeps for
+// them. A server with many clients (an HTTP one) calls it at shutdown, after no more
+// requests arrive (http.Server.Shutdown) and before Close.
+func (s *Server) CloseSessions() error {
+	var err error
+	for ss := range s.mcp.Sessions() {
+		err = errors.Join(err, ss.Close())
+	}
+	s.watches.Wait()
+	return err
+}
+
+// ServeHTTP serves the tools of c's runtime to any number of MCP clients over the
+// streamable HTTP transport on ln, at HTTPPath, until ctx is done; each client is its own
+// session. Then it shuts down: open requests are cancelled (a client's event stream
+// would otherwise hold the server open), the server waits for their handlers, ends every
+// client session, detaches from the runtime and closes ln. It returns nil after a
+// shutdown that ctx began, as Serve does for a client that hung up. A nil opts means
+// defaults.
+func ServeHTTP(ctx context.Context, c *kit.Context, ln net.Listener, opts *Options) (err error) {
+	s, err := NewServer(c, opts)
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
+	mux := http.NewServeMux()
+	mux.Handle(HTTPPath, s.HTTPHandler(&mcp.StreamableHTTPOptions{Logger: s.logger}))
+	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+
+	served := false
+	select {
+	case <-ctx.Done():
+	case err = <-done: // the listener failed
+		served = true
+	}
+	cancel()
+	wctx := context.WithoutCancel(ctx)
+	err = errors.Join(err, srv.Shutdown(wctx))
+	if !served {
+		if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
+			err = errors.Join(err, serr)
+		}
+	}
+	return errors.Join(err, s.CloseSessions(), s.Close(wctx))
+}
