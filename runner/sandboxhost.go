@@ -33,29 +33,21 @@ func (h *SandboxHost) Close(ctx context.Context) error { return h.loop.Close(ctx
 // Loop returns the loop host halves run on.
 func (h *SandboxHost) Loop() *sandbox.Loop { return h.loop }
 
-// Check compiles code as the body of an async function without running it. A host half is
-// compiled behind a declaration of `harness`, so a half that declares the name itself (at
-// its top level, where it would shadow the harness it is given) is refused here rather
-// than failing obscurely at run time; the declaration stands before the code on its first
-// line, so line numbers are the code's own.
+// Check parses code as the body of an async function without compiling or running it
+// (the run compiles it once), with the sandbox's own checks and teaching errors
+// (sandbox.Loop.Parse). A host half that declares `harness` in its function scope (var,
+// let, const, function or class, destructuring too), where it would shadow the harness it
+// is given, is refused here rather than failing obscurely at run time.
 func (h *SandboxHost) Check(half, code string) error {
-	if half != "code.host" {
-		_, err := h.loop.Compile(half, code)
+	fn, err := h.loop.Parse(half, code)
+	if err != nil {
 		return err
 	}
-	if _, err := h.loop.Compile(half, harnessCheckPrefix+code); err == nil {
-		return nil
+	if half == "code.host" && declares(fn, "harness") {
+		return errors.New("code.host declares the name `harness`, which the host half is given (harness.handle registers a handler the client half calls with host.call); rename your variable")
 	}
-	// The prefix shifts columns on line 1: report the code's own error, as written.
-	if _, err := h.loop.Compile(half, code); err != nil {
-		return err
-	}
-	return errors.New("code.host declares the name `harness`, which the host half is given (harness.handle registers a handler the client half calls with host.call); rename your variable")
+	return nil
 }
-
-// harnessCheckPrefix makes a top-level declaration of `harness` a redeclaration, which the
-// compiler refuses.
-const harnessCheckPrefix = "let harness; "
 
 // Start implements HostStarter. The half gets `harness` natively (sandbox.RunOptions): its
 // handle records into this run's handler table.

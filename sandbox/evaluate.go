@@ -58,17 +58,41 @@ type Program struct {
 // nesting work than Limits.MaxNestingWork is a *SyntaxError, and so is code that does not
 // parse.
 func (l *Loop) Compile(id, code string) (*Program, error) {
-	if len(code) > l.limits.MaxBytes {
-		return nil, fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit (Limits.MaxBytes); split it into smaller mounts that share services through ctx.provide and inject", id, len(code), l.limits.MaxBytes)
-	}
-	if ne := checkNesting(code, l.limits.MaxNesting, l.limits.MaxNestingWork); ne != nil {
-		return nil, nestingSyntaxError(id, code, ne)
+	if err := l.precheck(id, code); err != nil {
+		return nil, err
 	}
 	prog, err := compileMount(id, code)
 	if err != nil {
 		return nil, err
 	}
 	return &Program{id: id, prog: prog, star: strings.ContainsRune(code, '*')}, nil
+}
+
+// Parse checks mount code as Compile does and parses it without compiling, returning the
+// async function it is the body of (its Body.List is the code's top-level statements, its
+// DeclarationList every var it declares), for a caller that looks at the code's
+// declarations without keeping a program. Its errors are Compile's, except those only the
+// compiler finds (a redeclared let, for one): those come from Compile when the code runs.
+func (l *Loop) Parse(id, code string) (*ast.FunctionLiteral, error) {
+	if err := l.precheck(id, code); err != nil {
+		return nil, err
+	}
+	prg, err := parseMount(id, code)
+	if err != nil {
+		return nil, err
+	}
+	return wrapper(prg), nil
+}
+
+// precheck bounds the work of parsing code: its size, then its nesting.
+func (l *Loop) precheck(id, code string) error {
+	if len(code) > l.limits.MaxBytes {
+		return fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit (Limits.MaxBytes); split it into smaller mounts that share services through ctx.provide and inject", id, len(code), l.limits.MaxBytes)
+	}
+	if ne := checkNesting(code, l.limits.MaxNesting, l.limits.MaxNestingWork); ne != nil {
+		return nestingSyntaxError(id, code, ne)
+	}
+	return nil
 }
 
 // Run evaluates a compiled program in a fresh realm: see Evaluate.
@@ -271,6 +295,25 @@ func (r *Realm) plugin(v goja.Value) (*Mount, error) {
 // splicing text into a bigger script) means the body cannot close the wrapper early: the
 // parsed program must be exactly one function whose body ends where the code ends.
 func compileMount(id, code string) (*goja.Program, error) {
+	prg, err := parseMount(id, code)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := goja.CompileAST(prg, false)
+	if err != nil {
+		var ce *goja.CompilerSyntaxError
+		if errors.As(err, &ce) && ce.File != nil {
+			p := ce.File.Position(ce.Offset)
+			return nil, newSyntaxError(id, code, p.Line, p.Column, ce.Message)
+		}
+		return nil, newSyntaxError(id, code, 0, 0, err.Error())
+	}
+	return prog, nil
+}
+
+// parseMount parses code as the body of an async function (see compileMount) and checks
+// that the body ends where the code ends.
+func parseMount(id, code string) (*ast.Program, error) {
 	name := "cordis-mount-" + id + ".js"
 	src := wrapPrefix + code + wrapSuffix
 	// Source maps stay off: a //# sourceMappingURL= line would make the parser read any
@@ -295,16 +338,7 @@ func compileMount(id, code string) (*goja.Program, error) {
 			"Do not wrap it in `(async () => { … })()` and do not close braces you did not open."
 		return nil, se
 	}
-	prog, err := goja.CompileAST(prg, false)
-	if err != nil {
-		var ce *goja.CompilerSyntaxError
-		if errors.As(err, &ce) && ce.File != nil {
-			p := ce.File.Position(ce.Offset)
-			return nil, newSyntaxError(id, code, p.Line, p.Column, ce.Message)
-		}
-		return nil, newSyntaxError(id, code, 0, 0, err.Error())
-	}
-	return prog, nil
+	return prg, nil
 }
 
 // wrapper returns the function literal the program starts with (the wrapper, if the code
