@@ -87,6 +87,10 @@ const greeterV2 = `return {
   },
 }`
 
+// politely is the user's message of the dynamic act: it mentions the Plugin the model
+// defined, in the middle of a sentence.
+const politely = "Could @greet-1 greet people more politely?"
+
 // demo plays the scripted session on a fresh harness in dir (the work directory and the
 // state directory are made inside it) and writes the
 // transcript to w. Every tool call goes through the runtime's CallTool, as an agent
@@ -145,6 +149,9 @@ func demo(ctx context.Context, w io.Writer, dir string, logger *slog.Logger) (er
 // dynamicAct is the runner's part of the demo: a Plugin the session keeps, with versioned
 // Packages, instead of a throw-away mount.
 func dynamicAct(ctx context.Context, t *transcript) {
+	t.step("The runtime's system prompt carries the runner's section: the workflow, what each run status means, @pluginId mentions, the code rules (go run ./examples/harness prompt prints it).")
+	t.runtime("headings(systemPrompt())", func() string { return headings(t.h.systemPrompt()) })
+
 	t.step("The model defines a dynamic Plugin: a Package whose host half registers a tool and a handler. Defining runs nothing.")
 	t.call(ctx, succeeds, rdecl.Define.Name(), defineArgs(`{"kind":"new","idPrefix":"greet"}`, "Greeter", "Greets people by name.", greeterV1))
 
@@ -168,7 +175,16 @@ func dynamicAct(ctx context.Context, t *transcript) {
 		return fmt.Sprintf("%s (from %s)", out, run)
 	})
 
-	t.step("It defines a new Package on the same Plugin and updates to it: the old run stops first.")
+	t.step("The user asks for a change and names the Plugin. The runtime begins the turn and puts the reference block after the user's message: the Plugin's state and how to change that exact Plugin.")
+	t.runtime(fmt.Sprintf("userTurn(ctx, %q, %q)", demoSession, politely), func() string {
+		turn, blocks := t.h.userTurn(ctx, demoSession, politely)
+		if len(blocks) != 1 {
+			t.fail("userTurn", fmt.Errorf("%d reference blocks for one mention", len(blocks)))
+		}
+		return fmt.Sprintf("turn %d began; the model reads after the user's message:\n%s", turn, strings.Join(blocks, "\n"))
+	})
+
+	t.step("As the block says, it defines a new Package on the same Plugin and updates to it: the old run stops first.")
 	t.call(ctx, succeeds, rdecl.Define.Name(), defineArgs(`{"kind":"existing","pluginId":"greet-1"}`, "Polite greeter", "Greets people by name, politely.", greeterV2))
 	t.call(ctx, succeeds, rdecl.Run.Name(), `{"pluginId":"greet-1","packageId":"pkg-2","mode":"update"}`)
 	t.call(ctx, succeeds, "greet", `{"name":"Ada"}`)

@@ -6,6 +6,7 @@
 // Usage:
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
+//	go run ./examples/harness prompt           # the system prompt an agent loop gives the model
 //	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] [-panel ADDR [-panel-token TOKEN]] # serve the runtime's tools over MCP on stdio
 //	go run ./examples/harness mcp -http ADDR [-dir DIR] [-state STATE] [-store] [-panel ADDR [-panel-token TOKEN]] # … to many clients over streamable HTTP
 //	go run ./examples/harness panel [-addr ADDR] [-panel-token TOKEN] # the panel with a sample definition to try
@@ -15,7 +16,12 @@
 // mounts a plugin that registers a tool and listens to agent/turn-start, calls the tool,
 // begins a turn, shows that the listener ran, makes a mount that fails, unmounts and
 // inspects again; then it defines a dynamic Plugin with a host half, runs it, calls its
-// tool, invokes its handler, updates it to a new Package, stops and undefines it.
+// tool, invokes its handler, takes a user's message that mentions the Plugin as @greet-1
+// (the runtime adds the reference block after it), updates it to a new Package, stops and
+// undefines it.
+//
+// prompt prints the system prompt an agent loop gives the model: the runtime's own part,
+// then the dynamic-plugin runner's section.
 //
 // mcp serves the ten cordis tools and every tool a mount or a host half registers to one
 // MCP client on stdin/stdout, announcing every change of the tool list. The client is its
@@ -71,6 +77,7 @@ const usage = `usage: harness <command> [flags]
 
 Commands:
   demo              play a short scripted session with the cordis tools and print it
+  prompt            print the system prompt an agent loop gives this runtime's model
   mcp [-dir DIR] [-state STATE] [-store] [-session NAME]
                     serve the runtime's tools over MCP on stdin/stdout
                     (DIR is the work directory; default: a temporary one, removed on exit;
@@ -124,6 +131,12 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout, stderr
 			break
 		}
 		err = runDemo(ctx, stdout, stderr)
+	case "prompt":
+		if len(args) > 1 {
+			err = fmt.Errorf("%w: prompt takes no arguments", errUsage)
+			break
+		}
+		err = runPrompt(ctx, stdout, stderr)
 	case "panel":
 		err = runPanelDemo(ctx, args[1:], stderr)
 	case "mcp":

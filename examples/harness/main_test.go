@@ -65,6 +65,7 @@ func TestUsage(t *testing.T) {
 		{nil, 2, "usage: harness"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"demo", "extra"}, 2, "demo takes no arguments"},
+		{[]string{"prompt", "extra"}, 2, "prompt takes no arguments"},
 		{[]string{"mcp", "-port", "80"}, 2, "flag provided but not defined: -port"},
 		{[]string{"mcp", "stdio"}, 2, "mcp takes no arguments"},
 		{[]string{"help"}, 0, ""},
