@@ -1,11 +1,12 @@
 package sandbox
 
 // Benchmarks for the four performance targets, each beside its floor (bare goja, the
-// shape of ../shared/anchors-bench/go/host.go):
+// shape of ../shared/anchors-bench/go/host.go). The plugin body and the floor's host are
+// the benchmark command's (package internal/benchfix):
 //
 //	go test -run '^$' -bench . -benchmem ./sandbox
 //
-//	BenchmarkMount*     mount of testdata/plugin-body.js (evaluate + façade + apply), then unmount
+//	BenchmarkMount*     mount of plugin-body.js (evaluate + façade + apply), then unmount
 //	BenchmarkGoToJS*    a Go event delivered to JS listeners, payload converted
 //	BenchmarkJSToGo*    a JS call into a Go service method through a binding (run inside one JS loop;
 //	                    subtract BenchmarkJSToGoEmptyLoop for the call alone)
@@ -16,25 +17,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
 )
 
-func pluginBody(tb testing.TB) string {
-	src, err := os.ReadFile("testdata/plugin-body.js")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	// The kit's ctx.on takes only catalogued events: use the test catalog's bench/tick.
-	return strings.ReplaceAll(string(src), "some/event", "bench/tick")
-}
+// pluginBody is plugin-body.js listening to the test catalog's bench/tick: the kit's
+// ctx.on takes only catalogued events.
+func pluginBody() string { return benchfix.OnEvent(benchfix.PluginBody, "bench/tick") }
 
 func benchHost(tb testing.TB) (*kit.Context, *Loop) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -50,7 +45,7 @@ func benchHost(tb testing.TB) (*kit.Context, *Loop) {
 
 func benchMount(tb testing.TB, root *kit.Context, loop *Loop, body string, i int) (*Mount, *kit.Fiber) {
 	ctx := context.Background()
-	m, err := loop.Evaluate(ctx, fmt.Sprintf("dyn-%d", i), strings.ReplaceAll(body, "__ID__", fmt.Sprint(i)))
+	m, err := loop.Evaluate(ctx, fmt.Sprintf("dyn-%d", i), benchfix.WithID(body, i))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -73,7 +68,7 @@ func reportP50(b *testing.B, d []time.Duration) {
 // Target: p50 ≤ 150 µs.
 func BenchmarkMount(b *testing.B) {
 	root, loop := benchHost(b)
-	body := pluginBody(b)
+	body := pluginBody()
 	ctx := context.Background()
 	var d []time.Duration
 	b.ReportAllocs()
@@ -87,50 +82,15 @@ func BenchmarkMount(b *testing.B) {
 	reportP50(b, d)
 }
 
-// bareMount is the floor: a goja runtime, a console, compile, run, and apply(ctx) with a
-// native ctx.on that stores the listener — host.go of the anchors.
-type bareHost struct{ hooks []goja.Callable }
-
-func (h *bareHost) mount(src string) (*goja.Runtime, error) {
-	rt := goja.New()
-	console := rt.NewObject()
-	noop := func(goja.FunctionCall) goja.Value { return goja.Undefined() }
-	_ = console.Set("log", noop)
-	_ = console.Set("error", noop)
-	_ = rt.Set("console", console)
-	prg, err := goja.Compile("plugin.js", "(async () => {\n"+src+"\n})()", false)
-	if err != nil {
-		return nil, err
-	}
-	timer := time.AfterFunc(5*time.Second, func() { rt.Interrupt("timeout") })
-	defer timer.Stop()
-	v, err := rt.RunProgram(prg)
-	if err != nil {
-		return nil, err
-	}
-	obj := v.Export().(*goja.Promise).Result().ToObject(rt)
-	apply, _ := goja.AssertFunction(obj.Get("apply"))
-	ctx := rt.NewObject()
-	_ = ctx.Set("on", func(call goja.FunctionCall) goja.Value {
-		fn, _ := goja.AssertFunction(call.Argument(1))
-		h.hooks = append(h.hooks, fn)
-		return goja.Undefined()
-	})
-	if _, err := apply(obj, ctx); err != nil {
-		return nil, err
-	}
-	return rt, nil
-}
-
-// BenchmarkMountFloorGoja is the same mount in bare goja.
+// BenchmarkMountFloorGoja is the same mount in bare goja ([benchfix.BareHost]).
 func BenchmarkMountFloorGoja(b *testing.B) {
-	body := pluginBody(b)
+	body := pluginBody()
 	var d []time.Duration
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		h := &bareHost{}
+		h := benchfix.NewBareHost()
 		t0 := time.Now()
-		if _, err := h.mount(strings.ReplaceAll(body, "__ID__", fmt.Sprint(i))); err != nil {
+		if _, err := h.Mount(benchfix.BareSource(benchfix.WithID(body, i))); err != nil {
 			b.Fatal(err)
 		}
 		d = append(d, time.Since(t0))
@@ -144,7 +104,7 @@ func BenchmarkGoToJS(b *testing.B) {
 	for _, k := range []int{1, 10} {
 		b.Run(fmt.Sprintf("listeners=%d", k), func(b *testing.B) {
 			root, loop := benchHost(b)
-			body := pluginBody(b)
+			body := pluginBody()
 			var ms []*Mount
 			for i := range k {
 				m, _ := benchMount(b, root, loop, body, i)
@@ -253,28 +213,20 @@ func BenchmarkJSToGoEmptyLoop(b *testing.B) {
 	jsLoop(b, r, `(n) => { let s = 0; for (let i = 0; i < n; i++) { if (i !== -1) s++ } return s }`)
 }
 
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // BenchmarkHeapPerMount keeps 1,000 mounts of plugin-body.js alive and reports the live
 // heap per mount. Target: ≤ 48 KiB.
 func BenchmarkHeapPerMount(b *testing.B) {
 	const n = 1000
-	body := pluginBody(b)
+	body := pluginBody()
 	for b.Loop() {
 		root, loop := benchHost(b)
-		before := liveHeap()
+		before := benchfix.LiveHeap()
 		ms := make([]*Mount, 0, n)
 		for i := range n {
 			m, _ := benchMount(b, root, loop, body, i)
 			ms = append(ms, m)
 		}
-		after := liveHeap()
+		after := benchfix.LiveHeap()
 		b.ReportMetric(float64(after-before)/n/1024, "KiB/mount")
 		benchTick.Emit(root, tickEvent{ID: 1, Text: "x"}) // all alive and listening
 		runtime.KeepAlive(ms)
@@ -284,21 +236,21 @@ func BenchmarkHeapPerMount(b *testing.B) {
 // BenchmarkHeapPerMountFloorGoja is the same with bare goja runtimes.
 func BenchmarkHeapPerMountFloorGoja(b *testing.B) {
 	const n = 1000
-	body := pluginBody(b)
+	body := pluginBody()
 	for b.Loop() {
-		h := &bareHost{}
-		before := liveHeap()
-		rts := make([]*goja.Runtime, 0, n)
+		h := benchfix.NewBareHost()
+		before := benchfix.LiveHeap()
+		pls := make([]*benchfix.BarePlugin, 0, n)
 		for i := range n {
-			rt, err := h.mount(strings.ReplaceAll(body, "__ID__", fmt.Sprint(i)))
+			pl, err := h.Mount(benchfix.BareSource(benchfix.WithID(body, i)))
 			if err != nil {
 				b.Fatal(err)
 			}
-			rts = append(rts, rt)
+			pls = append(pls, pl)
 		}
-		after := liveHeap()
+		after := benchfix.LiveHeap()
 		b.ReportMetric(float64(after-before)/n/1024, "KiB/mount")
-		runtime.KeepAlive(rts)
+		runtime.KeepAlive(pls)
 		runtime.KeepAlive(h)
 	}
 }

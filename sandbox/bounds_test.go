@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
 )
@@ -192,14 +193,14 @@ func TestHeapPerMount(t *testing.T) {
 	}
 	const n = 200
 	root, loop := benchHost(t)
-	body := pluginBody(t)
-	before := liveHeap()
+	body := pluginBody()
+	before := benchfix.LiveHeap()
 	ms := make([]*Mount, 0, n)
 	for i := range n {
 		m, _ := benchMount(t, root, loop, body, i)
 		ms = append(ms, m)
 	}
-	perMount := float64(liveHeap()-before) / n / 1024
+	perMount := float64(benchfix.LiveHeap()-before) / n / 1024
 	runtime.KeepAlive(ms)
 	t.Logf("%.1f KiB per live mount", perMount)
 	if perMount > 48 {

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"strings"
 	"time"
-)
 
-//go:embed testdata/plugin-body.js
-var anchorsBody string
+	"github.com/cordiskit/cordiskit/internal/benchfix"
+)
 
 // config sizes a run. full is the documented run; quick a smoke run; tiny the test's.
 type config struct {
@@ -22,7 +19,7 @@ type config struct {
 	live      int // live mounts for the heap figure
 	listeners int // k for the Go → JS and Go → Go figures
 	batch     batcher
-	synth     synthSize
+	synth     benchfix.SynthSize
 	only      map[string]bool // groups to run; empty means all
 }
 
@@ -30,17 +27,17 @@ var (
 	fullConfig = config{
 		rounds: 5, mounts: 2000, warm: 100, live: 1000, listeners: 100,
 		batch: batcher{ms: 40, warm: 3, batches: 15},
-		synth: synthSize{pkgs: 10, events: 500, services: 200, methods: 10, tools: 50},
+		synth: benchfix.Budget,
 	}
 	quickConfig = config{
 		rounds: 2, mounts: 300, warm: 30, live: 1000, listeners: 20,
 		batch: batcher{ms: 10, warm: 1, batches: 5},
-		synth: synthSize{pkgs: 2, events: 100, services: 40, methods: 10, tools: 10},
+		synth: benchfix.SynthSize{Pkgs: 2, Events: 100, Services: 40, Methods: 10, Tools: 10},
 	}
 	tinyConfig = config{
 		rounds: 1, mounts: 10, warm: 2, live: 20, listeners: 3,
 		batch: batcher{ms: 1, warm: 0, batches: 2},
-		synth: synthSize{pkgs: 1, events: 5, services: 2, methods: 2, tools: 1},
+		synth: benchfix.SynthSize{Pkgs: 1, Events: 5, Services: 2, Methods: 2, Tools: 1},
 	}
 )
 
@@ -70,12 +67,12 @@ type bench struct {
 }
 
 // catalogued replaces the anchors' 'some/event' with the event the kit catalogues.
-func catalogued(body string) string { return strings.ReplaceAll(body, "some/event", Tick.Name()) }
+func catalogued(body string) string { return benchfix.OnEvent(body, Tick.Name()) }
 
 // next returns the body with a fresh __ID__.
 func (b *bench) next() string {
 	b.seq++
-	return strings.ReplaceAll(b.body, "__ID__", fmt.Sprint(b.seq))
+	return benchfix.WithID(b.body, b.seq)
 }
 
 // run runs every round and returns the figures. Progress goes to b.log.
@@ -120,13 +117,4 @@ func pair(floorFirst bool, side, floor func() error) error {
 	}
 	runtime.GC()
 	return second()
-}
-
-// liveHeap is HeapAlloc after two collections.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }

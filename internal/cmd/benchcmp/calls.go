@@ -9,6 +9,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
 )
@@ -24,7 +25,7 @@ func (b *bench) goToJS(ctx context.Context, floorFirst bool) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, h.close()) }()
-	bh := newBareHost()
+	bh := benchfix.NewBareHost()
 	ev := TickEvent{ID: 1, Text: "hello"}
 	kitEmit := func(iters int) error {
 		for range iters {
@@ -34,7 +35,7 @@ func (b *bench) goToJS(ctx context.Context, floorFirst bool) (err error) {
 	}
 	bareEmit := func(iters int) error {
 		for range iters {
-			if err := bh.emit(Tick.Name(), ev); err != nil {
+			if err := bh.Emit(Tick.Name(), ev.ID, ev.Text); err != nil {
 				return err
 			}
 		}
@@ -42,11 +43,11 @@ func (b *bench) goToJS(ctx context.Context, floorFirst bool) (err error) {
 	}
 	// listen brings each side to n listeners, one mount each.
 	listen := func(n int) error {
-		for len(bh.hooks[Tick.Name()]) < n {
+		for bh.Listeners(Tick.Name()) < n {
 			if _, err := h.mountID(ctx, b.next()); err != nil {
 				return err
 			}
-			if _, err := bh.mount(bareSource(b.next())); err != nil {
+			if _, err := bh.Mount(benchfix.BareSource(b.next())); err != nil {
 				return err
 			}
 		}

@@ -42,9 +42,11 @@
 // median. Absolute times on a shared machine are noise; ratios measured side by side are
 // not, or much less.
 //
-// The anchors' plugin body is embedded (testdata/plugin-body.js) with its 'some/event'
-// replaced by bench/tick, an event this command declares and catalogues in its own façade
-// tier, written exactly as the binding contract prescribes for generated code.
+// The fixtures are shared with the benchmarks of sandbox and internal/gen (package
+// internal/benchfix): the anchors' plugin body (plugin-body.js, embedded there), mounted
+// with its 'some/event' replaced by bench/tick, an event this command declares and
+// catalogues in its own façade tier, written exactly as the binding contract prescribes
+// for generated code; the bare goja floor host; and the synthetic module.
 //
 // # Profiling
 //

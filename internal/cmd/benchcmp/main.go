@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 )
 
 const usage = `usage: go run ./internal/cmd/benchcmp [-quick] [-rounds N] [-only GROUPS] [-scale]
@@ -60,7 +62,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 			cfg.only[g] = true
 		}
 	}
-	src := anchorsBody
+	src := benchfix.PluginBody
 	if *body != "" {
 		data, err := os.ReadFile(*body)
 		if err != nil {

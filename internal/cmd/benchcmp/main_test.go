@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -16,7 +18,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // value, a floor where it has one, and a verdict where it has a target.
 func TestTinyRun(t *testing.T) {
 	var log bytes.Buffer
-	b := &bench{cfg: tinyConfig, body: catalogued(anchorsBody), log: &log}
+	b := &bench{cfg: tinyConfig, body: catalogued(benchfix.PluginBody), log: &log}
 	res, err := b.run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())

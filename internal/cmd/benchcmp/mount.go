@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 )
 
 // mountCycle records mount and unmount latency: each side mounts plugin-body.js and
@@ -21,7 +23,7 @@ func (b *bench) mountCycle(ctx context.Context, floorFirst bool) (err error) {
 	}
 	defer func() { err = errors.Join(err, h.close()) }()
 	kit := &cycler{one: func() (time.Duration, time.Duration, error) { return b.kitCycle(ctx, h) }}
-	bare := &cycler{one: b.bareCycle(newBareHost())}
+	bare := &cycler{one: b.bareCycle(benchfix.NewBareHost())}
 	if err := kit.run(b.cfg.warm, false); err != nil {
 		return err
 	}
@@ -95,20 +97,20 @@ func (b *bench) kitCycle(ctx context.Context, h *kitHost) (mount, unmount time.D
 	return mount, time.Since(t0), err
 }
 
-func (b *bench) bareCycle(h *bareHost) func() (time.Duration, time.Duration, error) {
+func (b *bench) bareCycle(h *benchfix.BareHost) func() (time.Duration, time.Duration, error) {
 	return func() (mount, unmount time.Duration, err error) {
-		src := bareSource(b.next())
+		src := benchfix.BareSource(b.next())
 		t0 := time.Now()
-		pl, err := h.mount(src)
+		pl, err := h.Mount(src)
 		mount = time.Since(t0)
 		if err != nil {
 			return 0, 0, err
 		}
-		if n := len(h.hooks[Tick.Name()]); n != 1 {
+		if n := h.Listeners(Tick.Name()); n != 1 {
 			return 0, 0, fmt.Errorf("bare mount: %d listeners, want 1", n)
 		}
 		t0 = time.Now()
-		h.unmount(pl)
+		h.Unmount(pl)
 		return mount, time.Since(t0), nil
 	}
 }
@@ -151,7 +153,7 @@ func (b *bench) kitHeap(ctx context.Context) (perMount float64, err error) {
 		}
 	}
 	ids := make([]string, 0, b.cfg.live)
-	before := liveHeap()
+	before := benchfix.LiveHeap()
 	for range b.cfg.live {
 		id, err := h.mountID(ctx, b.next())
 		if err != nil {
@@ -159,7 +161,7 @@ func (b *bench) kitHeap(ctx context.Context) (perMount float64, err error) {
 		}
 		ids = append(ids, id)
 	}
-	after := liveHeap()
+	after := benchfix.LiveHeap()
 	Tick.Emit(h.root, TickEvent{ID: 1, Text: "hello"}) // every mount is alive and listening
 	for _, id := range ids {
 		if err := h.unmount(ctx, unmountInput(id)); err != nil {
@@ -170,25 +172,25 @@ func (b *bench) kitHeap(ctx context.Context) (perMount float64, err error) {
 }
 
 func (b *bench) bareHeap() (float64, error) {
-	h := newBareHost()
+	h := benchfix.NewBareHost()
 	for range min(50, b.cfg.warm) {
-		pl, err := h.mount(bareSource(b.next()))
+		pl, err := h.Mount(benchfix.BareSource(b.next()))
 		if err != nil {
 			return 0, err
 		}
-		h.unmount(pl)
+		h.Unmount(pl)
 	}
-	live := make([]*barePlugin, 0, b.cfg.live)
-	before := liveHeap()
+	live := make([]*benchfix.BarePlugin, 0, b.cfg.live)
+	before := benchfix.LiveHeap()
 	for range b.cfg.live {
-		pl, err := h.mount(bareSource(b.next()))
+		pl, err := h.Mount(benchfix.BareSource(b.next()))
 		if err != nil {
 			return 0, err
 		}
 		live = append(live, pl)
 	}
-	after := liveHeap()
-	if err := h.emit(Tick.Name(), TickEvent{ID: 1, Text: "hello"}); err != nil {
+	after := benchfix.LiveHeap()
+	if err := h.Emit(Tick.Name(), 1, "hello"); err != nil {
 		return 0, err
 	}
 	runtime.KeepAlive(live)

@@ -14,15 +14,9 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/cordiskit/cordiskit/catalog/scan"
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/internal/gen"
 )
-
-// synthSize is the shape of the synthetic module.
-type synthSize struct{ pkgs, events, services, methods, tools int }
-
-func (s synthSize) String() string {
-	return fmt.Sprintf("%d events, %d services × %d methods, %d tools in %d packages", s.events, s.services, s.methods, s.tools, s.pkgs)
-}
 
 // synthModule is the synthetic module on disk, generated once per run.
 type synthModule struct {
@@ -130,7 +124,7 @@ func (m *synthModule) verify(ctx context.Context) func() error {
 // newSynthModule writes the synthetic module to a temp dir, requiring this repository
 // through a replace directive, and runs the generator once (untimed) so the build cache
 // holds the dependencies' export data and the outputs exist for verify.
-func newSynthModule(ctx context.Context, size synthSize) (*synthModule, error) {
+func newSynthModule(ctx context.Context, size benchfix.SynthSize) (*synthModule, error) {
 	repo, err := repoRoot(ctx)
 	if err != nil {
 		return nil, err
@@ -140,7 +134,7 @@ func newSynthModule(ctx context.Context, size synthSize) (*synthModule, error) {
 		return nil, err
 	}
 	m := &synthModule{dir: dir, api: filepath.Join(dir, "api")}
-	for p := range size.pkgs {
+	for p := range size.Pkgs {
 		m.decls = append(m.decls, fmt.Sprintf("../p%d", p))
 	}
 	if err := writeSynth(dir, repo, size); err != nil {
@@ -191,9 +185,8 @@ func repoRoot(ctx context.Context) (string, error) {
 
 // writeSynth lays out the synthetic module: go.mod (with a replace to repo, and repo's
 // own requirements, since the generated façade imports goja directly), repo's go.sum, and
-// size.pkgs packages declaring events of every mode, services and tools with documented
-// payload, item and input types.
-func writeSynth(dir, repo string, size synthSize) error {
+// the declaring packages of size ([benchfix.SynthSize.Packages]).
+func writeSynth(dir, repo string, size benchfix.SynthSize) error {
 	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
 	if err != nil {
 		return err
@@ -202,14 +195,10 @@ func writeSynth(dir, repo string, size synthSize) error {
 	if err != nil {
 		return err
 	}
-	files := map[string]string{
-		"go.sum": string(sum),
-		"go.mod": "module example.com/synth\n\ngo 1.26.0\n\nrequire github.com/cordiskit/cordiskit v0.0.0\n\n" +
-			requirements(string(mod)) + "replace github.com/cordiskit/cordiskit => " + repo + "\n",
-	}
-	for p := range size.pkgs {
-		files[fmt.Sprintf("p%d/p%d.go", p, p)] = synthPackage(p, size)
-	}
+	files := size.Packages()
+	files["go.sum"] = string(sum)
+	files["go.mod"] = "module example.com/synth\n\ngo 1.26.0\n\nrequire github.com/cordiskit/cordiskit v0.0.0\n\n" +
+		requirements(string(mod)) + "replace github.com/cordiskit/cordiskit => " + repo + "\n"
 	for name, content := range files {
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -220,43 +209,6 @@ func writeSynth(dir, repo string, size synthSize) error {
 		}
 	}
 	return os.MkdirAll(filepath.Join(dir, "api"), 0o755)
-}
-
-// synthPackage is package p of the synthetic module: its share of the events (cycling
-// through the five dispatch modes), services and tools. Catalog type names are global,
-// so every type carries the package's prefix.
-func synthPackage(p int, size synthSize) string {
-	r := strings.NewReplacer("$P", fmt.Sprintf("P%d", p), "$p", fmt.Sprintf("p%d", p))
-	var b strings.Builder
-	w := func(format string, args ...any) { b.WriteString(r.Replace(fmt.Sprintf(format, args...))) }
-	w("// Package $p is part of the synthetic runtime.\npackage $p\n\nimport (\n\t\"context\"\n\n\t\"github.com/cordiskit/cordiskit/kit\"\n)\n\n")
-	w("// $PResult is what listeners return.\ntype $PResult struct {\n\t// OK says whether it worked.\n\tOK bool `json:\"ok\"`\n}\n\n")
-	w("// $PItem is a thing services move around.\ntype $PItem struct {\n\t// ID identifies it.\n\tID string `json:\"id\"`\n\t// Tags label it.\n\tTags []string `json:\"tags,omitempty\"`\n\t// Kind says what it is.\n\tKind $PKind `json:\"kind\"`\n}\n\n")
-	w("// $PKind is an item's kind.\ntype $PKind string\n\n// The kinds.\nconst (\n\t$PKindA $PKind = \"a\"\n\t$PKindB $PKind = \"b\"\n)\n\n")
-	modes := []string{"NewEvent[%s]", "NewParallel[%s]", "NewSerial[%s, bool]", "NewBail[%s, string]", "NewWaterfall[%s, $PResult]"}
-	for e := range size.events / size.pkgs {
-		payload := fmt.Sprintf("$PEv%dPayload", e)
-		w("// Ev%d fires when event %d of package $p happens.\nvar Ev%d = kit.%s(\"$p/ev-%d\")\n\n", e, e, e, fmt.Sprintf(modes[e%len(modes)], payload), e)
-		w("// %s is the payload of Ev%d.\ntype %s struct {\n\t// Item is the item concerned.\n\tItem *$PItem\n\tCount int\n\tNote string `json:\"note\"`\n}\n\n", payload, e, payload)
-	}
-	for s := range size.services / size.pkgs {
-		w("// Svc%d is service %d.\nvar Svc%d = kit.NewService[$PService%d](\"$p-svc-%d\")\n\n", s, s, s, s, s)
-		w("// $PService%d is an abstract seam.\ntype $PService%d interface {\n", s, s)
-		for m := range size.methods {
-			if m%2 == 0 {
-				w("\t// Get%d returns an item.\n\tGet%d(ctx context.Context, id string) (*$PItem, error)\n", m, m)
-			} else {
-				w("\t// List%d lists items.\n\tList%d(kind $PKind) []$PItem\n", m, m)
-			}
-		}
-		w("}\n\n")
-	}
-	for t := range size.tools / size.pkgs {
-		w("// Tool%d is tool %d: it looks items up.\nvar Tool%d = kit.NewTool[$PTool%dInput, $PItem](\"$p_tool_%d\")\n\n", t, t, t, t, t)
-		w("// $PTool%dInput is Tool%d's input.\ntype $PTool%dInput struct {\n\t// Query to run.\n\tQuery string `json:\"query\"`\n\t// Limit on results.\n\tLimit *int `json:\"limit,omitempty\"`\n}\n\n", t, t, t)
-	}
-	w("var _ = context.Background\n")
-	return b.String()
 }
 
 // requirements returns the require directives of a go.mod file, verbatim.

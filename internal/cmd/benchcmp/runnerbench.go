@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/cordiskit/cordiskit/sandbox"
@@ -189,7 +190,7 @@ func callDirect(ctx context.Context, r *sandbox.Realm, args json.RawMessage) (js
 func (b *bench) packageHeap(ctx context.Context, r *runner.Runner) error {
 	src := b.next()
 	ids := make([]string, 0, b.cfg.live)
-	before := liveHeap()
+	before := benchfix.LiveHeap()
 	for i := range b.cfg.live {
 		host := src + fmt.Sprintf("\n// %06d", i) // distinct, same length
 		d, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "heap"}, Name: "Bench",
@@ -199,7 +200,7 @@ func (b *bench) packageHeap(ctx context.Context, r *runner.Runner) error {
 		}
 		ids = append(ids, d.PluginID)
 	}
-	after := liveHeap()
+	after := benchfix.LiveHeap()
 	for _, id := range ids {
 		if _, err := r.Undefine(ctx, runner.PluginInput{PluginID: id}); err != nil {
 			return err

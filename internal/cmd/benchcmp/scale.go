@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 )
 
 // scaleConfig is a scale sweep: the counts at which each scenario is measured. The last
@@ -57,7 +59,7 @@ func scaleMounts(ctx context.Context, body string, n int) (p scalePoint, err err
 		ins[i] = mountInput(strings.ReplaceAll(body, "__ID__", fmt.Sprint(i)))
 	}
 	ids := make([]string, 0, n)
-	before := liveHeap()
+	before := benchfix.LiveHeap()
 	t0 := time.Now()
 	for _, in := range ins {
 		out, err := h.mount(ctx, in)
@@ -71,7 +73,7 @@ func scaleMounts(ctx context.Context, body string, n int) (p scalePoint, err err
 		ids = append(ids, id)
 	}
 	p.mount = time.Since(t0)
-	p.heap = float64(int64(liveHeap())-int64(before)) / 1024
+	p.heap = float64(int64(benchfix.LiveHeap())-int64(before)) / 1024
 	probe, err := h.mountID(ctx, probeBody)
 	if err != nil {
 		return p, err
@@ -118,7 +120,7 @@ func scaleListeners(ctx context.Context, n int) (p scalePoint, err error) {
 	defer func() { err = errors.Join(err, h.close()) }()
 	p.n = n
 	in := mountInput(manyListenersBody(n))
-	before := liveHeap()
+	before := benchfix.LiveHeap()
 	t0 := time.Now()
 	out, err := h.mount(ctx, in)
 	p.mount = time.Since(t0)
@@ -129,7 +131,7 @@ func scaleListeners(ctx context.Context, n int) (p scalePoint, err error) {
 	if err != nil {
 		return p, err
 	}
-	p.heap = float64(int64(liveHeap())-int64(before)) / 1024
+	p.heap = float64(int64(benchfix.LiveHeap())-int64(before)) / 1024
 	if p.emit, err = emitMedian(h, 5); err != nil {
 		return p, err
 	}

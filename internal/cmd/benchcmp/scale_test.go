@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"testing"
+
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 )
 
 // TestScale runs the scale sweeps: up to 10,000 live mounts of plugin-body.js (mount all,
@@ -14,14 +16,14 @@ import (
 //
 //	go test -run TestScale -v ./internal/cmd/benchcmp
 func TestScale(t *testing.T) {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		t.Skip("the scale sweeps take about half a minute; skipped with -short")
-	}
-	if raceEnabled {
+	case raceEnabled:
 		t.Skip("the race detector makes the scale numbers meaningless; run without -race")
 	}
 	var out bytes.Buffer
-	if err := printScale(context.Background(), &out, catalogued(anchorsBody), fullScale); err != nil {
+	if err := printScale(context.Background(), &out, catalogued(benchfix.PluginBody), fullScale); err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + out.String())
@@ -30,7 +32,7 @@ func TestScale(t *testing.T) {
 // TestScaleTiny checks the sweeps themselves at a tiny size, also under -short and -race.
 func TestScaleTiny(t *testing.T) {
 	var out bytes.Buffer
-	if err := printScale(context.Background(), &out, catalogued(anchorsBody), tinyScale); err != nil {
+	if err := printScale(context.Background(), &out, catalogued(benchfix.PluginBody), tinyScale); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(out.Bytes(), []byte("growth exponent 5→10")) {

@@ -1,4 +1,4 @@
-package main
+package benchfix
 
 import (
 	"errors"
@@ -8,20 +8,22 @@ import (
 	"github.com/dop251/goja"
 )
 
-// bareHost is the floor: the anchors' minimal goja host (anchors-bench/go/host.go), one
-// runtime per plugin with a console of native no-ops, the body compiled and run under a
-// 5 s interrupt timer, and apply(ctx) with a native ctx.on that stores the listener in a
-// Go registry. Nothing is validated or bounded beyond that.
-type bareHost struct {
+// BareHost is the floor of the mount, heap and Go → JS figures: the anchors' minimal goja
+// host (anchors-bench/go/host.go), one runtime per plugin with a console of native
+// no-ops, the body compiled and run under a 5 s interrupt timer, and apply(ctx) with a
+// native ctx.on that stores the listener in a Go registry. Nothing is validated or
+// bounded beyond that. A BareHost is not safe for concurrent use.
+type BareHost struct {
 	hooks map[string][]*bareHook
 }
 
 type bareHook struct {
-	plugin *barePlugin
+	plugin *BarePlugin
 	fn     goja.Callable
 }
 
-type barePlugin struct {
+// BarePlugin is one plugin mounted by a [BareHost]: its runtime and its listeners.
+type BarePlugin struct {
 	rt    *goja.Runtime
 	name  string
 	obj   *goja.Object
@@ -29,12 +31,15 @@ type barePlugin struct {
 	event goja.Value // the prebuilt event argument of this runtime
 }
 
-func newBareHost() *bareHost { return &bareHost{hooks: map[string][]*bareHook{}} }
+// NewBareHost returns a host with no plugins.
+func NewBareHost() *BareHost { return &BareHost{hooks: map[string][]*bareHook{}} }
 
-// bareSource wraps a body the way the anchors do.
-func bareSource(body string) string { return "(async () => {\n" + body + "\n})()" }
+// BareSource wraps a plugin body the way the anchors do, as an async function called at
+// once: the source [BareHost.Mount] takes.
+func BareSource(body string) string { return "(async () => {\n" + body + "\n})()" }
 
-func (h *bareHost) mount(src string) (*barePlugin, error) {
+// Mount runs src (see [BareSource]) in a new runtime and applies the plugin it returns.
+func (h *BareHost) Mount(src string) (*BarePlugin, error) {
 	rt := goja.New()
 	console := rt.NewObject()
 	noop := func(goja.FunctionCall) goja.Value { return goja.Undefined() }
@@ -56,7 +61,7 @@ func (h *bareHost) mount(src string) (*barePlugin, error) {
 		return nil, errors.New("the body's promise did not fulfil")
 	}
 	obj := p.Result().ToObject(rt)
-	pl := &barePlugin{rt: rt, obj: obj, name: obj.Get("name").String()}
+	pl := &BarePlugin{rt: rt, obj: obj, name: obj.Get("name").String()}
 	var inject []string
 	if inj := obj.Get("inject"); inj != nil && !goja.IsUndefined(inj) {
 		if err := rt.ExportTo(inj, &inject); err != nil {
@@ -68,13 +73,13 @@ func (h *bareHost) mount(src string) (*barePlugin, error) {
 		return nil, errors.New("plugin has no apply()")
 	}
 	if _, err := apply(obj, h.newCtx(pl)); err != nil {
-		h.unmount(pl)
+		h.Unmount(pl)
 		return nil, err
 	}
 	return pl, nil
 }
 
-func (h *bareHost) newCtx(pl *barePlugin) *goja.Object {
+func (h *BareHost) newCtx(pl *BarePlugin) *goja.Object {
 	rt := pl.rt
 	ctx := rt.NewObject()
 	_ = ctx.Set("on", func(call goja.FunctionCall) goja.Value {
@@ -91,7 +96,7 @@ func (h *bareHost) newCtx(pl *barePlugin) *goja.Object {
 	return ctx
 }
 
-func (h *bareHost) off(name string, hk *bareHook) bool {
+func (h *BareHost) off(name string, hk *bareHook) bool {
 	hs := h.hooks[name]
 	for i, x := range hs {
 		if x == hk {
@@ -102,8 +107,11 @@ func (h *bareHost) off(name string, hk *bareHook) bool {
 	return false
 }
 
-// unmount removes the plugin's listeners and drops its runtime (Go GC does the rest).
-func (h *bareHost) unmount(pl *barePlugin) {
+// Listeners returns how many listeners of event name the mounted plugins hold.
+func (h *BareHost) Listeners(name string) int { return len(h.hooks[name]) }
+
+// Unmount removes the plugin's listeners and drops its runtime (Go GC does the rest).
+func (h *BareHost) Unmount(pl *BarePlugin) {
 	for name, hs := range h.hooks {
 		kept := hs[:0]
 		for _, x := range hs {
@@ -121,15 +129,15 @@ func (h *bareHost) unmount(pl *barePlugin) {
 	pl.hooks, pl.obj, pl.event, pl.rt = nil, nil, nil, nil
 }
 
-// emit calls every listener of name with its runtime's prebuilt event object: the pure
-// Go → JS call, no conversion.
-func (h *bareHost) emit(name string, ev TickEvent) error {
+// Emit calls every listener of name with its runtime's event object {id, text}, built
+// on the first call and reused after: the pure Go → JS call, no conversion.
+func (h *BareHost) Emit(name string, id int, text string) error {
 	for _, hk := range h.hooks[name] {
 		pl := hk.plugin
 		if pl.event == nil {
 			o := pl.rt.NewObject()
-			_ = o.Set("id", ev.ID)
-			_ = o.Set("text", ev.Text)
+			_ = o.Set("id", id)
+			_ = o.Set("text", text)
 			pl.event = o
 		}
 		if _, err := hk.fn(goja.Undefined(), pl.event); err != nil {
