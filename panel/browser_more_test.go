@@ -80,7 +80,8 @@ func TestBrowserApproveFutureVersions(t *testing.T) {
 
 func TestBrowserTwoPagesFirstAnswerWins(t *testing.T) {
 	first := browser(t)
-	e := newEnv(t, nil)
+	gate := newStreamGate(t)
+	e := newEnvWith(t, nil, serving{wrap: gate.wrap})
 	e.open(first)
 	second, cancel := chromedp.NewContext(first) // another tab of the same browser, with its cookie
 	defer cancel()
@@ -93,9 +94,18 @@ func TestBrowserTwoPagesFirstAnswerWins(t *testing.T) {
 	// Both pages offer the answer, so the second one's card has something to close.
 	waitJS(t, second, fmt.Sprintf(`[...document.querySelectorAll('#row-%s .approval button')].some(b => b.textContent === 'Approve once')`, d.PluginID))
 
+	// The second page hears late (its stream is held): its person clicks after the first
+	// page answered. That is no failure: the page says, calmly, that it was answered
+	// elsewhere, and closes the buttons.
+	gate.hold(2)
 	press(t, first, d.PluginID, "Approve once")
 	rowIs(t, first, d.PluginID, "running")
 	e.told("completed; currentPackageId is pkg-1")
+	press(t, second, d.PluginID, "Approve once")
+	waitJS(t, second, fmt.Sprintf(`((document.querySelector('#row-%s .settled') || {}).innerText || '').includes('Already answered in another panel page: approved.')`, d.PluginID))
+	waitJS(t, second, fmt.Sprintf(`document.querySelector('#row-%s .approval') === null`, d.PluginID))
+	shoot(t, second, "answered-elsewhere")
+	gate.release(2)
 
 	// The other page's approval card closes: no buttons left to answer with, and it
 	// reads what the first page's answer did (running on the host, not loaded there).

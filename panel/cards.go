@@ -120,14 +120,15 @@ func hasClient(row runner.InventoryRow, packageID string) bool {
 // A DefineCard shows a cordis_define call: what the model defined, its sources, and the
 // ids the runner gave it. It has no switch and no approval button.
 type DefineCard struct {
-	State   CardState
-	Error   string // the tool error, or ErrorInterrupted
-	Name    string // from the arguments; their first line when they do not parse
-	Purpose string
-	Host    *string // the host half's source; nil when absent
-	Client  *string // the client half's source
+	State   CardState `json:"state"`
+	Error   string    `json:"error,omitempty"` // the tool error, or ErrorInterrupted
+	Name    string    `json:"name"`            // from the arguments; their first line when they do not parse
+	Purpose string    `json:"purpose"`
+	Host    *string   `json:"host,omitempty"`   // the host half's source; nil when absent
+	Client  *string   `json:"client,omitempty"` // the client half's source
 	// PluginID and PackageID come from the result: only on a success.
-	PluginID, PackageID string
+	PluginID  string `json:"pluginId,omitempty"`
+	PackageID string `json:"packageId,omitempty"`
 }
 
 // DefineCardOf is the card of a cordis_define call.
@@ -165,14 +166,16 @@ func (d DefineCard) Reading(p Page) Reading {
 // A RunCard shows a cordis_run call. While it reads running it renders the
 // tool.view.cordis slot keyed ViewKey with the props {pluginId, packageId, pluginRunId}.
 type RunCard struct {
-	State   CardState
-	Error   string
-	Session string
-	Seq     int64
+	State   CardState `json:"state"`
+	Error   string    `json:"error,omitempty"`
+	Session string    `json:"session"`
+	Seq     int64     `json:"seq"`
 	// PluginID, PackageID and Mode come from the result, else the arguments;
 	// PluginRunID from the result only.
-	PluginID, PackageID, PluginRunID string
-	Mode                             runner.Mode
+	PluginID    string      `json:"pluginId"`
+	PackageID   string      `json:"packageId"`
+	PluginRunID string      `json:"pluginRunId,omitempty"`
+	Mode        runner.Mode `json:"mode,omitempty"`
 }
 
 // RunCardOf is the card of a cordis_run call.
@@ -231,11 +234,11 @@ func (r RunCard) ShowsView(p Page, cards []RunCard) bool {
 // A RowCard is the compact row of a cordis_stop or cordis_undefine call: the Plugin it
 // names and what the call answered.
 type RowCard struct {
-	State    CardState
-	Error    string
-	Tool     string
-	PluginID string // from the arguments
-	Output   string // the result as JSON; "" unless it succeeded
+	State    CardState `json:"state"`
+	Error    string    `json:"error,omitempty"`
+	Tool     string    `json:"tool"`
+	PluginID string    `json:"pluginId"`         // from the arguments
+	Output   string    `json:"output,omitempty"` // the result as JSON; "" unless it succeeded
 }
 
 // RowCardOf is the card of a cordis_stop or cordis_undefine call.

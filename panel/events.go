@@ -48,6 +48,13 @@ type (
 		PackageID string                  `json:"packageId,omitempty"`
 		Change    runner.DefinitionChange `json:"change"`
 	}
+	// connectedWire starts every stream. Page is the id the runner gave this connection
+	// (runner.ConnectPage): the page passes it to syncInspectManifest and
+	// resolveInspectQuery, and it expires when the stream ends.
+	connectedWire struct {
+		Resumed bool   `json:"resumed"`
+		Page    string `json:"page"`
+	}
 	inspectWire struct {
 		RequestID string          `json:"requestId"`
 		AgentID   string          `json:"agentId,omitempty"`
@@ -75,6 +82,9 @@ type hub struct {
 	seq     uint64
 	ring    []entry          // the last max events, oldest first
 	pending map[string]entry // cordis/request-run by request id, until resolved
+	// settled keeps how the last max requests ended, oldest first, so an answer that
+	// comes too late (another page answered first) is told what happened.
+	settled []settledRequest
 	subs    map[chan struct{}]struct{}
 	streams int
 	closed  bool
@@ -98,7 +108,7 @@ func (hb *hub) listen(c *kit.Context) error {
 		func() (func(), error) {
 			return runner.RequestRunResolved.On(c, func(p runner.RequestRunResolvedEvent) {
 				hb.publish("cordis/request-run-resolved", "", resolvedWire{p.RequestID, p.PluginID, p.Outcome})
-				hb.resolve(p.RequestID)
+				hb.resolve(p.RequestID, p.Outcome)
 			})
 		},
 		func() (func(), error) {
@@ -168,10 +178,32 @@ func (hb *hub) publish(name, pendingID string, v any) {
 	}
 }
 
-func (hb *hub) resolve(id string) {
+// A settledRequest is how a run request ended.
+type settledRequest struct {
+	id      string
+	outcome runner.Outcome
+}
+
+func (hb *hub) resolve(id string, outcome runner.Outcome) {
 	hb.mu.Lock()
+	defer hb.mu.Unlock()
 	delete(hb.pending, id)
-	hb.mu.Unlock()
+	hb.settled = append(hb.settled, settledRequest{id, outcome})
+	if n := len(hb.settled) - hb.max; n > 0 {
+		hb.settled = slices.Delete(hb.settled, 0, n)
+	}
+}
+
+// outcome is how request id ended; "" when it is pending, unknown or long gone.
+func (hb *hub) outcome(id string) runner.Outcome {
+	hb.mu.Lock()
+	defer hb.mu.Unlock()
+	for _, s := range slices.Backward(hb.settled) {
+		if s.id == id {
+			return s.outcome
+		}
+	}
+	return ""
 }
 
 func (hb *hub) isClosed() bool {
@@ -282,6 +314,8 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer hb.leave(wake)
+	// The page's client inspect providers live as long as this stream (spec §13.1).
+	page := h.r.ConnectPage(req.Context())
 	s := &stream{w: w, rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout, hb: hb}
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
@@ -294,10 +328,11 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 			resumed = false
 		}
 	}
+	hello, _ := json.Marshal(connectedWire{Resumed: resumed, Page: page}) // plain data: cannot fail
 	if !resumed {
-		cursor = s.fresh("cordis/connected", `{"resumed":false}`)
+		cursor = s.fresh("cordis/connected", hello)
 	} else {
-		s.event("cordis/connected", "", []byte(`{"resumed":true}`))
+		s.event("cordis/connected", "", hello)
 	}
 	beat := time.NewTicker(h.opts.Heartbeat)
 	defer beat.Stop()
@@ -305,7 +340,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 		es, last, ok := hb.since(cursor)
 		if !ok {
 			// Too far behind: what was dropped cannot be replayed, so the page reloads.
-			cursor = s.fresh("cordis/reset", `{"reason":"behind"}`)
+			cursor = s.fresh("cordis/reset", []byte(`{"reason":"behind"}`))
 			continue
 		}
 		for _, e := range es {
@@ -336,9 +371,9 @@ type stream struct {
 
 // fresh starts the stream (again) from now: the named event telling the page to reset
 // its inventory, then the pending run requests. It returns the new cursor.
-func (s *stream) fresh(name, data string) uint64 {
+func (s *stream) fresh(name string, data []byte) uint64 {
 	pending, seq := s.hb.snapshot()
-	s.event(name, s.hb.id(seq), []byte(data))
+	s.event(name, s.hb.id(seq), data)
 	for _, e := range pending {
 		if e.seq <= seq {
 			s.event(e.name, "", e.data) // no id: the cursor stays where the reset put it

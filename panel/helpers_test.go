@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,9 +25,22 @@ type env struct {
 	r    *runner.Runner
 	h    *Handler
 	srv  *httptest.Server
+	stop func() // shuts it all down, once; the test's cleanup does it too
 }
 
 func newEnv(t *testing.T, opts *Options) *env {
+	t.Helper()
+	return newEnvWith(t, opts, serving{})
+}
+
+// serving says how an env serves its panel: on ln (nil: a new loopback listener), through
+// wrap (nil: the handler itself).
+type serving struct {
+	ln   net.Listener
+	wrap func(http.Handler) http.Handler
+}
+
+func newEnvWith(t *testing.T, opts *Options, how serving) *env {
 	t.Helper()
 	e := &env{t: t, root: kit.New(nil)}
 	r, err := runner.New(e.root, &runner.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: time.Second, Call: time.Second}})
@@ -44,8 +59,17 @@ func newEnv(t *testing.T, opts *Options) *env {
 		t.Fatal(err)
 	}
 	e.h = h
-	e.srv = httptest.NewServer(h)
-	t.Cleanup(func() {
+	var served http.Handler = h
+	if how.wrap != nil {
+		served = how.wrap(h)
+	}
+	e.srv = httptest.NewUnstartedServer(served)
+	if how.ln != nil {
+		e.srv.Listener.Close()
+		e.srv.Listener = how.ln
+	}
+	e.srv.Start()
+	e.stop = sync.OnceFunc(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := h.Close(ctx); err != nil {
@@ -59,6 +83,7 @@ func newEnv(t *testing.T, opts *Options) *env {
 			t.Errorf("root dispose: %v", err)
 		}
 	})
+	t.Cleanup(e.stop)
 	return e
 }
 

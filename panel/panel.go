@@ -97,12 +97,13 @@ func (o *Options) withDefaults() Options {
 // A Handler serves the panel: the page, the client-half frames, the page verbs and the
 // event stream. Close it to end every stream and stop listening to the runner.
 type Handler struct {
-	opts   Options
-	r      *runner.Runner
-	fiber  *kit.Fiber // "cordis-panel": the event listeners
-	hub    *hub
-	assets *assets
-	mux    *http.ServeMux
+	opts     Options
+	r        *runner.Runner
+	fiber    *kit.Fiber // "cordis-panel": the event listeners
+	hub      *hub
+	activity activityLog
+	assets   *assets
+	mux      *http.ServeMux
 }
 
 // New returns a Handler serving the panel of r. Its event listeners are a child plugin

@@ -17,19 +17,53 @@ import (
 // A verb is one page verb: its wire arguments (for error messages) and the call.
 type verb struct {
 	args string
-	call func(r *runner.Runner, ctx context.Context, body []byte) (any, error)
+	call func(h *Handler, ctx context.Context, body []byte) (any, error)
 }
 
 // handle makes a verb of a runner method that takes one argument struct decoded from the
 // body's JSON object.
 func handle[A, R any](args string, f func(*runner.Runner, context.Context, A) (R, error)) verb {
-	return verb{args: args, call: func(r *runner.Runner, ctx context.Context, body []byte) (any, error) {
+	return handleH(args, func(h *Handler, ctx context.Context, a A) (R, error) { return f(h.r, ctx, a) })
+}
+
+// handleH is handle for a verb the Handler answers itself.
+func handleH[A, R any](args string, f func(*Handler, context.Context, A) (R, error)) verb {
+	return verb{args: args, call: func(h *Handler, ctx context.Context, body []byte) (any, error) {
 		var a A
 		if err := decodeStrict(body, &a); err != nil {
 			return nil, err
 		}
-		return f(r, ctx, a)
+		return f(h, ctx, a)
 	}}
+}
+
+// A refused answer to a request that another page (or the model, or the deadline)
+// settled first carries how it ended, so the late page can say so instead of failing.
+type (
+	hostHalfAnswer struct {
+		runner.HostHalfResult
+		Settled runner.Outcome `json:"settled,omitempty"`
+	}
+	acceptedAnswer struct {
+		runner.Accepted
+		Settled runner.Outcome `json:"settled,omitempty"`
+	}
+)
+
+func runHostHalf(h *Handler, ctx context.Context, a runner.RunHostHalfArgs) (hostHalfAnswer, error) {
+	res := hostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}
+	if !res.OK && a.RequestID != "" {
+		res.Settled = h.hub.outcome(a.RequestID)
+	}
+	return res, nil
+}
+
+func resolveRequestRun(h *Handler, ctx context.Context, a runner.ResolveArgs) (acceptedAnswer, error) {
+	res := acceptedAnswer{Accepted: h.r.ResolveRequestRun(ctx, a)}
+	if !res.Accepted.Accepted {
+		res.Settled = h.hub.outcome(a.RequestID)
+	}
+	return res, nil
 }
 
 // answer wraps a runner method that cannot fail at the transport level.
@@ -63,11 +97,10 @@ type noArgs struct{}
 
 // verbs are the page verbs of spec §14.1 by wire name.
 var verbs = map[string]verb{
-	"runHostHalf":   handle("agentId, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", answer((*runner.Runner).RunHostHalf)),
-	"getClientCode": handle("agentId, pluginId, pluginRunId", (*runner.Runner).GetClientCode),
-	"resolveRequestRun": handle("requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}",
-		answer((*runner.Runner).ResolveRequestRun)),
-	"settleUserRun": handle("agentId, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", answer((*runner.Runner).SettleUserRun)),
+	"runHostHalf":       handleH("agentId, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", runHostHalf),
+	"getClientCode":     handle("agentId, pluginId, pluginRunId", (*runner.Runner).GetClientCode),
+	"resolveRequestRun": handleH("requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", resolveRequestRun),
+	"settleUserRun":     handle("agentId, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", answer((*runner.Runner).SettleUserRun)),
 	"stopFromPanel": handle("agentId, pluginId", func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
 		return map[string]bool{"ok": true}, r.StopFromPanel(ctx, a)
 	}),
@@ -84,6 +117,16 @@ var verbs = map[string]verb{
 	"inventory": handle("none (send {})", func(r *runner.Runner, ctx context.Context, _ noArgs) ([]runner.InventoryRow, error) {
 		return r.Inventory(ctx)
 	}),
+	"syncInspectManifest": handle("page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]", func(r *runner.Runner, ctx context.Context, a runner.SyncInspectManifestArgs) (any, error) {
+		return nil, r.SyncInspectManifest(ctx, a)
+	}),
+	"resolveInspectQuery": handle("page, agentId, requestId, resolution {ok, data, error {code, message}}", answer((*runner.Runner).ResolveInspectQuery)),
+	"activity": {args: "none (send {})", call: func(h *Handler, _ context.Context, body []byte) (any, error) {
+		if err := decodeStrict(body, &noArgs{}); err != nil {
+			return nil, err
+		}
+		return h.activity.list(), nil
+	}},
 	"invoke": handle("pluginId, pluginRunId, capability, method, args", func(r *runner.Runner, ctx context.Context, a invokeArgs) (json.RawMessage, error) {
 		return r.Invoke(ctx, a.PluginID, a.PluginRunID, a.Capability, a.Method, a.Args)
 	}),
@@ -123,7 +166,7 @@ func (h *Handler) serveVerb(w http.ResponseWriter, req *http.Request) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	value, err := v.call(h.r, req.Context(), body)
+	value, err := v.call(h, req.Context(), body)
 	var bad *badArgs
 	switch {
 	case errors.As(err, &bad):

@@ -92,7 +92,7 @@
     }
   });
 
-  var SLOTS = ['cordis.card', 'tool.view.cordis'];
+  var SLOTS = []; // the slot names of the page, sent with the code (its Slots provider lists them)
   var SERVICES = ['timer'];
 
   // guardFail reports a guard rejection after activation (during apply it is the load's
@@ -111,6 +111,10 @@
       run.root.render(top ? h(Boundary, { slot: top.name, key: top.seq }, h(top.component, { pluginId: run.pluginId, packageId: run.packageId, pluginRunId: run.pluginRunId })) : null);
     }
     var seq = 0;
+    // occupied tells the page which slots this run occupies (its Slots provider reports them).
+    function occupied() {
+      send({ type: 'slots', names: entries.map(function (x) { return x.name; }).filter(function (n, i, all) { return all.indexOf(n) === i; }) });
+    }
     return Object.freeze({
       register: function (opts) {
         if (!opts || typeof opts !== 'object' || typeof opts.name !== 'string') guardFail('ctx.slots.register(options) needs an object with a string name, one of ' + SLOTS.join(', ') + ", and a component: ctx.slots.register({ name: 'cordis.card', component: MyView })");
@@ -120,12 +124,14 @@
         var e = { name: opts.name, component: opts.component, seq: ++seq };
         entries.push(e);
         render();
+        occupied();
         var gone = false;
         var dispose = function () {
           if (gone) return;
           gone = true;
           entries = entries.filter(function (x) { return x !== e; });
           render();
+          occupied();
         };
         run.disposers.push(dispose);
         return dispose;
@@ -199,6 +205,7 @@
     var run = { pluginId: msg.pluginId, packageId: msg.packageId, pluginRunId: msg.pluginRunId, disposers: [], active: false,
       root: ReactDOM.createRoot(document.getElementById('cordis-root')) };
     current = run;
+    SLOTS = Array.isArray(msg.slots) ? msg.slots.map(String) : [];
     var fn, plugin;
     try {
       fn = new AsyncFunction(PARAMS.join(','), msg.code);

@@ -44,6 +44,9 @@
     actionError: new Map(),// pluginId → message of a failed control
     renderFailure: new Map(),
     picks: new Map(),      // pluginId → the version the person picked
+    notes: new Map(),      // pluginId → a calm line: a request this page answered too late
+    cards: new Map(),      // "<session> <seq>" → an activity card (what the model did)
+    epoch: '',             // the server's event-id epoch: another one is another server
     connection: 'connecting'
   };
   var version = 0;
@@ -87,9 +90,30 @@
     state.rows = [];
     state.read = false;
     state.requests.clear();
+    state.cards.clear();
     state.activity.forEach(function (a, id) { if (a.phase === 'awaiting-approval') state.activity.delete(id); });
     publish();
   }
+  // forget drops what this page knew of another server's Plugins (a restart): their
+  // errors, notes and picks would be misread on new Plugins that happen to reuse an id.
+  function forget() {
+    [state.runError, state.actionError, state.renderFailure, state.notes, state.picks, state.removed].forEach(function (m) { m.clear(); });
+    frames.recs.forEach(function (rec) { frames.unload(rec.pluginId, rec.pluginRunId); });
+  }
+
+  // loadActivity reads the activity list; cards that arrived as events since the reset
+  // are newer and stay.
+  function loadActivity() {
+    var g = inv.gen;
+    rpc('activity', {}).then(function (list) {
+      if (g !== inv.gen) return;
+      list.forEach(function (c) { var k = cardKey(c); if (!state.cards.has(k)) state.cards.set(k, c); });
+      publish();
+    }, function (e) { console.error('[cordis] reading the activity list: ' + e.message); });
+  }
+  function cardKey(c) { return c.session + ' ' + c.seq; }
+  function putCard(c) { state.cards.set(cardKey(c), c); publish(); }
+
   function retire(id) {
     state.rows = state.rows.filter(function (r) { return r.pluginId !== id; });
     state.removed.add(id);
@@ -119,6 +143,7 @@
 
   function openRequest(q) {
     q.at = tick();
+    state.notes.delete(q.pluginId);
     state.requests.set(q.requestId, q);
     var act = state.activity.get(q.pluginId);
     if (!q.requiresApproval) {
@@ -157,8 +182,8 @@
     act.declining = true;
     publish();
     control(q.pluginId, rpc('resolveRequestRun', { requestId: requestId, ticket: q.ticket, resolution: { ok: false, reason: 'rejected' } }).then(function (acc) {
-      if (!acc.accepted) throw new Error(acc.message || 'the decline was refused');
-      closeRequest(requestId);
+      if (acc.accepted || answeredElsewhere(q.pluginId, requestId, acc.settled)) return closeRequest(requestId);
+      throw new Error(acc.message || 'the decline was refused');
     }));
   }
 
@@ -169,6 +194,7 @@
     state.activity.set(o.pluginId, { phase: 'orchestrating', agentId: o.agentId, packageId: o.packageId, mode: o.mode, requestId: o.requestId });
     state.runError.delete(o.pluginId);
     state.actionError.delete(o.pluginId);
+    state.notes.delete(o.pluginId);
     publish();
     var p = drive(o).catch(function (e) {
       state.runError.set(o.pluginId, { reason: 'client-half-failed', message: e.message });
@@ -189,6 +215,8 @@
       hh = await rpc('runHostHalf', { agentId: o.agentId, pluginId: o.pluginId, packageId: o.packageId, mode: o.mode, requestId: o.requestId || null, approveFutureVersions: !!o.future, ticket: o.ticket || '' });
     } catch (e) { hh = { ok: false, reason: 'host-half-failed', message: e.message }; }
     if (!hh.ok) {
+      // A request another page answered first is no failure of this one.
+      if (o.requestId && answeredElsewhere(o.pluginId, o.requestId, hh.settled)) return;
       // The host already failed the request it started; a refusal changes nothing.
       state.runError.set(o.pluginId, { reason: hh.reason || 'host-half-failed', message: hh.message });
       return;
@@ -222,9 +250,34 @@
     if (!acc.accepted && acc.message) state.actionError.set(o.pluginId, acc.message);
   }
 
+  // SETTLED words how a request ended (the outcome the host reported) for a page whose
+  // answer came after it: another page answered first, the model withdrew it, or nobody
+  // answered in time.
+  var ELSEWHERE = 'Already answered in another panel page: ';
+  var SETTLED = {
+    approved: ELSEWHERE + 'approved.',
+    completed: ELSEWHERE + 'approved.',
+    rejected: ELSEWHERE + 'declined.',
+    failed: ELSEWHERE + 'approved, but the run failed to start.',
+    cancelled: 'The model withdrew this request (it stopped or removed the plugin) before you answered.',
+    expired: 'This request expired before anyone answered; the model was told.'
+  };
+
+  // answeredElsewhere closes the buttons of a request whose answer the host refused
+  // because it had already settled, with a calm note; false when the refusal said nothing
+  // of that (a real failure).
+  function answeredElsewhere(pluginId, requestId, outcome) {
+    var note = SETTLED[outcome];
+    if (!note) return false;
+    state.notes.set(pluginId, note + ' Nothing was changed here.');
+    closeRequest(requestId);
+    return true;
+  }
+
   // control runs a panel action and records its failure on the row.
   function control(pluginId, p) {
     state.actionError.delete(pluginId);
+    state.notes.delete(pluginId);
     return p.catch(function (e) { state.actionError.set(pluginId, e.message); }).then(function () { publish(); refresh(); });
   }
 
@@ -289,7 +342,10 @@
           rec.onResult = resolve;
           rec.timer = setTimeout(function () { resolve({ ok: false, stage: 'evaluate', message: 'the client half did not finish loading within 15 s (an await that never settles?)', stack: '' }); }, 15000);
         });
-        rec.onReady = function () { iframe.contentWindow.postMessage({ cordis: 1, type: 'load', code: code.code, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId }, '*'); };
+        rec.onReady = function () {
+          iframe.contentWindow.postMessage({ cordis: 1, type: 'load', code: code.code, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId,
+            slots: SLOTS.map(function (s) { return s.name; }) }, '*');
+        };
         self.recs.set(code.pluginId, rec);
         iframe.src = BASE + 'frame';
         el.appendChild(iframe);
@@ -344,6 +400,7 @@
         case 'ready': if (rec.onReady) { var f = rec.onReady; rec.onReady = null; f(); } break;
         case 'loaded': if (rec.onResult) { rec.onResult({ ok: true, waitingFor: m.waitingFor || [] }); rec.onResult = null; } break;
         case 'failed': if (rec.onResult) { rec.onResult({ ok: false, stage: String(m.stage), message: String(m.message), stack: String(m.stack || '') }); rec.onResult = null; } break;
+        case 'slots': rec.slots = Array.isArray(m.names) ? m.names.map(String) : []; break;
         case 'size': rec.iframe.style.height = Math.max(32, Math.min(Number(m.height) || 0, 2000)) + 'px'; break;
         case 'console': (m.level === 'error' ? console.error : console.log)('[cordis:' + rec.pluginId + ']', String(m.text).slice(0, 500)); break;
         case 'call':
@@ -363,16 +420,157 @@
   };
   window.addEventListener('message', frames.onMessage);
 
+  // ---- the client inspect plane (§13): what this page offers the model ------------------
+
+  // SLOTS are the slots a client half registers into (ctx.slots.register); the frames get
+  // this list with their code, and the Slots provider describes it.
+  var SLOTS = [
+    { name: 'cordis.card', description: "The Plugin's card in the Cordis panel: the client half's view, rendered in its own sandboxed frame under the card's title. The newest registration renders.",
+      register: "ctx.slots.register({ name: 'cordis.card', component: View })" },
+    { name: 'tool.view.cordis', description: "The view of a cordis_run card in a chat UI; in the panel it renders in the Plugin's card, like cordis.card. It accepts only key: 'self' (the run's <pluginId>.<packageId>).",
+      register: "ctx.slots.register({ name: 'tool.view.cordis', key: 'self', component: View })", keys: ['self'] }
+  ];
+  var SLOT_PROPS = { pluginId: 'string', packageId: 'string', pluginRunId: 'string' };
+
+  var CLIENT_BUILTINS = [
+    { name: 'React', kind: 'parameter', signature: 'React', description: 'React 18.3.1, served by the panel. There is no JSX: write const h = React.createElement. Hooks work in components.' },
+    { name: 'host', kind: 'parameter', signature: 'host.call(method: string, args?: JSON): Promise<JSON>', description: 'Calls the handler the host half declared with harness.handle(method, fn), for this run only; args and the answer are JSON.' },
+    { name: 'styles', kind: 'parameter', signature: 'styles.insert(css: string): () => void', description: "Adds CSS to this client half's frame and returns its disposer; everything inserted goes when the run unloads." },
+    { name: 'console', kind: 'parameter', signature: 'console.log | info | warn | error | debug(...args)', description: 'Logs tagged [cordis:<pluginId>] in the page console.' },
+    { name: 'ctx', kind: 'context', signature: 'apply(ctx): ctx.slots.register({ name, component, key? }): () => void; ctx.setTimeout(fn, ms) / ctx.setInterval(fn, ms): () => void (inject: [\'timer\']); ctx.effect(fn); ctx.pluginId',
+      description: 'What the plugin returned by the client half gets in apply: slots to render into (Slots lists them), timers that are cleared at unload, and effects with disposers.' }
+  ];
+
+  var CLIENT_SERVICES = [
+    { key: 'timer', description: 'Timers cleared when the client half unloads.', access: { inject: ['timer'], expression: 'ctx.setTimeout(fn, ms)' },
+      methods: [{ name: 'setTimeout', signature: 'ctx.setTimeout(fn: () => void, ms: number): () => void' }, { name: 'setInterval', signature: 'ctx.setInterval(fn: () => void, ms: number): () => void' }] }
+  ];
+
+  function closedObject(props) { return { type: 'object', properties: props || {}, additionalProperties: false }; }
+
+  function occupants(slot) {
+    var out = [];
+    frames.recs.forEach(function (rec) {
+      if ((rec.slots || []).indexOf(slot) >= 0) out.push({ pluginId: rec.pluginId, packageId: rec.packageId, pluginRunId: rec.pluginRunId });
+    });
+    return out;
+  }
+
+  function listSubTree(input) {
+    var root = input.root;
+    var under = function (s) { return root === undefined || s.name === root || s.name.indexOf(root + '.') === 0; };
+    var out = { trees: SLOTS.filter(under).map(function (s) { return { name: s.name, description: s.description, occupants: occupants(s.name).length }; }), referencedTypes: [] };
+    if (root !== undefined) {
+      var sel = SLOTS.find(function (s) { return s.name === root; });
+      out.requestedRoot = { name: root, available: out.trees.length > 0 };
+      if (sel) out.selected = Object.assign({}, sel, { props: SLOT_PROPS, order: 'the newest registration renders', occupants: occupants(sel.name) });
+    }
+    return out;
+  }
+
+  function listService(input) {
+    if (input.service === undefined) {
+      return { mode: 'catalog', services: CLIENT_SERVICES.map(function (s) { return { key: s.key, description: s.description, methods: s.methods }; }) };
+    }
+    var s = CLIENT_SERVICES.find(function (x) { return x.key === input.service; });
+    if (!s) throw new Error('no client Service named ' + JSON.stringify(input.service) + '; the client services are: ' + CLIENT_SERVICES.map(function (x) { return x.key; }).join(', '));
+    return { mode: 'service', service: s, referencedTypes: [] };
+  }
+
+  // PROVIDERS are this page's client inspect providers, one method each (§13.4).
+  var PROVIDERS = [
+    { id: 'Builtin', description: 'What a client half has in the Cordis panel: its parameters (React, host, styles, console) and the ctx its plugin gets.',
+      method: 'listBuiltins', methodDescription: "List the client half's parameters and ctx verbs.", input: closedObject(),
+      output: { type: 'object', description: '{builtins:[{name, kind, signature, description}], referencedTypes:[]}' },
+      query: function () { return { builtins: CLIENT_BUILTINS, referencedTypes: [] }; } },
+    { id: 'Slots', description: 'The slots a client half renders into in this panel page (ctx.slots.register), with their contracts and who occupies them now.',
+      method: 'listSubTree', methodDescription: 'List the slots, or those under root ({root: "cordis.card"}) with the full contract of that slot and its occupants.',
+      input: closedObject({ root: { type: 'string', description: 'A slot name, such as "cordis.card", or a dotted prefix of one.' } }),
+      output: { type: 'object', description: '{requestedRoot?:{name, available}, trees:[{name, description, occupants}], selected?:{name, description, register, keys?, props, order, occupants:[{pluginId, packageId, pluginRunId}]}, referencedTypes:[]}' },
+      query: listSubTree },
+    { id: 'Service', description: 'The services a client half can inject in the Cordis panel, with their methods.',
+      method: 'listService', methodDescription: 'List the client services, or describe one ({service: "timer"}) with how to reach it.',
+      input: closedObject({ service: { type: 'string', description: 'A client service key, such as "timer".' } }),
+      output: { type: 'object', description: '{mode:"catalog", services:[{key, description, methods}]} or {mode:"service", service:{key, description, access:{inject, expression}, methods}, referencedTypes:[]}' },
+      query: listService }
+  ];
+
+  var inspect = {
+    page: '',          // this connection's page id (cordis/connected); it expires with the stream
+    seen: new Map()    // requestId → 'answering' | 'resolved': one answer per query
+  };
+
+  // publishProviders sends this page's manifest for the current connection.
+  function publishProviders() {
+    var page = inspect.page;
+    if (!page) return;
+    var providers = PROVIDERS.map(function (p) {
+      return { id: p.id, description: p.description, methods: [{ name: p.method, description: p.methodDescription, inputSchema: p.input, outputSchema: p.output }] };
+    });
+    rpc('syncInspectManifest', { page: page, providers: providers }).catch(function (e) {
+      console.error('[cordis] the model cannot see this page\u2019s inspect providers: ' + e.message);
+    });
+  }
+
+  function inspectFailure(code, message) { var e = new Error(message); e.code = code; return e; }
+
+  function runProvider(q) {
+    var p = PROVIDERS.find(function (x) { return x.id === q.provider; });
+    if (!p) throw inspectFailure('provider-missing', 'this panel page offers no client provider ' + JSON.stringify(q.provider) + '; it offers ' + PROVIDERS.map(function (x) { return x.id; }).join(', '));
+    if (q.method !== p.method) throw inspectFailure('method-missing', 'unknown ' + p.id + ' inspect method ' + JSON.stringify(q.method) + '; its method is ' + p.method);
+    return p.query(q.input && typeof q.input === 'object' ? q.input : {});
+  }
+
+  // answerQuery answers a cordis/inspect-query once: the data, or why this page cannot
+  // (a failure settles the query when no page can do better). Nothing is sent for a query
+  // that was resolved meanwhile.
+  function answerQuery(q) {
+    if (inspect.seen.has(q.requestId)) return;
+    inspect.seen.set(q.requestId, 'answering');
+    trimSeen();
+    var page = inspect.page;
+    Promise.resolve().then(function () { return runProvider(q); }).then(function (data) {
+      return { ok: true, data: data };
+    }, function (e) {
+      return { ok: false, error: { code: e.code || 'provider-error', message: (e && e.message) || String(e) } };
+    }).then(function (resolution) {
+      if (inspect.seen.get(q.requestId) === 'resolved' || page !== inspect.page) return null;
+      return rpc('resolveInspectQuery', { page: page, agentId: q.agentId, requestId: q.requestId, resolution: resolution });
+    }).catch(function (e) { console.error('[cordis] answering inspect query ' + q.requestId + ': ' + e.message); });
+  }
+
+  function trimSeen() {
+    if (inspect.seen.size <= 256) return;
+    var old = inspect.seen.keys().next().value;
+    inspect.seen.delete(old);
+  }
+
   // ---- events ------------------------------------------------------------------------
 
   function knows(id) { return state.rows.some(function (r) { return r.pluginId === id; }); }
 
   function connect() {
     var es = new EventSource(BASE + 'events');
-    var on = function (name, f) { es.addEventListener(name, function (e) { f(JSON.parse(e.data)); }); };
-    var fresh = function () { reset(); refresh(); };
-    on('cordis/connected', function (d) { state.connection = 'live'; if (!d.resumed) fresh(); else refresh(); publish(); });
+    var on = function (name, f) { es.addEventListener(name, function (e) { f(JSON.parse(e.data), e); }); };
+    var fresh = function () { reset(); refresh(); loadActivity(); };
+    on('cordis/connected', function (d, e) {
+      state.connection = 'live';
+      inspect.page = d.page || '';
+      publishProviders();
+      if (d.resumed) {
+        refresh();
+      } else {
+        var epoch = String(e.lastEventId || '').split('-')[0];
+        if (state.epoch && epoch !== state.epoch) forget(); // a restarted server
+        state.epoch = epoch;
+        fresh();
+      }
+      publish();
+    });
     on('cordis/reset', fresh);
+    on('cordis/inspect-query', answerQuery);
+    on('cordis/inspect-query-resolved', function (d) { inspect.seen.set(d.requestId, 'resolved'); trimSeen(); });
+    on('cordis/activity', putCard);
     on('cordis/request-run', function (q) { openRequest(q); if (!knows(q.pluginId)) refresh(); });
     on('cordis/request-run-resolved', function (d) { closeRequest(d.requestId); refresh(); });
     on('cordis/dynamic-package', function () { refresh(); });
@@ -380,6 +578,7 @@
     on('cordis/dynamic-retract', function (d) { frames.unload(d.pluginId, d.pluginRunId); refresh(); });
     es.onerror = function () {
       state.connection = 'reconnecting';
+      inspect.page = ''; // the runner drops this connection's providers with its stream
       publish();
       if (es.readyState === EventSource.CLOSED) setTimeout(connect, 2000); // refused: start over
     };
@@ -427,9 +626,11 @@
     'client-pending': ['Not loaded here', 'Runs on the host; its view is not loaded in this page'],
     'running': ['Running', ''],
     'awaiting-approval': ['Needs your approval', ''],
-    'failed': ['Failed', '']
+    'failed': ['Failed', ''],
+    'removed': ['Removed', 'The plugin no longer exists'],
+    'superseded': ['Superseded', 'A later run of the same version replaced this one']
   };
-  var ICONS = { 'idle': '\u25CB', 'client-pending': '\u25D0', 'running': '\u25CF', 'awaiting-approval': '!', 'failed': '\u2715' };
+  var ICONS = { 'idle': '\u25CB', 'client-pending': '\u25D0', 'running': '\u25CF', 'awaiting-approval': '!', 'failed': '\u2715', 'removed': '\u2013', 'superseded': '\u21BB' };
 
   // rowsOf merges the inventory with this page's activities (an awaiting request whose
   // Plugin the inventory has not shown yet still gets a row).
@@ -577,6 +778,7 @@
       busy ? h('p', { className: 'busy' }, 'Starting ' + act.packageId + ' in this page\u2026') : null,
       awaiting ? h(Approval, { row: row, act: act }) : h(Controls, { row: row, sel: x.sel, status: x.status }),
       awaiting ? null : h(Transition, { row: row }),
+      state.notes.has(row.pluginId) ? h('p', { className: 'settled' }, state.notes.get(row.pluginId)) : null,
       h(Errors, { row: row }),
       state.loaded.has(row.pluginId) ? h('p', { className: 'caption' }, 'Its view, sandboxed in this page:') : null,
       h('div', { className: 'slot', ref: frames.ref(row.pluginId) }));
@@ -587,6 +789,92 @@
     return h('section', { className: 'group' },
       h('h2', null, props.title, h('span', { className: 'count' }, String(props.items.length))),
       h('div', { className: 'rows' }, props.items.map(function (x) { return h(Row, { key: x.row.pluginId, x: x }); })));
+  }
+
+  // ---- the activity list: what the model did (§15.5 cards), newest first ---------------
+
+  function rowById(id) { return state.rows.find(function (r) { return r.pluginId === id; }); }
+
+  // defineReading and runReading are the card readings of §15.5 on this page (as
+  // DefineCard.Reading and RunCard.Reading in Go).
+  function defineReading(d) {
+    if (!d.pluginId) return '';
+    if (state.removed.has(d.pluginId)) return 'removed';
+    var row = rowById(d.pluginId);
+    return row ? visible(row, d.packageId) : 'idle';
+  }
+
+  function runReading(r, cards) {
+    if (state.removed.has(r.pluginId)) return 'removed';
+    var key = r.pluginId + '.' + r.packageId;
+    var later = cards.some(function (o) {
+      return o.run && o.run.state === 'ok' && o.run.session === r.session && o.run.pluginId + '.' + o.run.packageId === key && o.run.seq > r.seq;
+    });
+    if (later) return 'superseded';
+    var row = rowById(r.pluginId);
+    if (!row) return 'idle';
+    var a = row.latestRun;
+    if (a && r.pluginRunId && a.pluginRunId === r.pluginRunId && (a.status === 'awaiting-approval' || a.status === 'failed')) return a.status;
+    return visible(row, r.packageId);
+  }
+
+  // CALLS words a call by its state: done, in progress, refused.
+  var CALLS = {
+    cordis_define: { ok: 'Defined', running: 'Defining', error: 'Could not define' },
+    cordis_run: { ok: 'Asked to run', running: 'Asking to run', error: 'Could not run' },
+    cordis_stop: { ok: 'Stopped', running: 'Stopping', error: 'Could not stop' },
+    cordis_undefine: { ok: 'Removed', running: 'Removing', error: 'Could not remove' }
+  };
+  var CALL_PILLS = { running: ['Working\u2026', 's-client-pending'], error: ['Refused', 's-failed'], stopped: ['Interrupted', 's-idle'] };
+
+  function ActivityCard(props) {
+    var c = props.card, me = props.me;
+    var words = CALLS[c.tool];
+    var verb = c.state === 'stopped' ? 'Interrupted: ' + words.running.toLowerCase() : words[c.state] || words.ok;
+    var subject = [], detail = null, reading = '', code = null;
+    if (c.define) {
+      var d = c.define;
+      subject.push(h('strong', { key: 'n' }, d.name || '(no name)'));
+      if (d.pluginId) subject.push(h('span', { key: 'i', className: 'ids' }, ' ' + d.pluginId + ' \u00B7 ' + d.packageId));
+      if (d.purpose) detail = d.purpose;
+      reading = defineReading(d);
+      if (d.host || d.client) {
+        code = h('details', { className: 'code' }, h('summary', null, 'Show the code'),
+          d.host ? h('div', null, h('h4', null, 'Host half (runs in the agent)'), h('pre', null, d.host)) : null,
+          d.client ? h('div', null, h('h4', null, 'Client half (runs in this page)'), h('pre', null, d.client)) : null);
+      }
+    } else if (c.run) {
+      var r = c.run;
+      subject.push(h('strong', { key: 'n' }, r.pluginId || '(no plugin)'));
+      if (r.packageId) subject.push(h('span', { key: 'i', className: 'ids' }, ' ' + r.packageId + (r.mode === 'update' ? ' (update)' : '')));
+      reading = r.pluginId ? runReading(r, props.cards) : '';
+    } else if (c.row) {
+      subject.push(h('strong', { key: 'n' }, c.row.pluginId || '(no plugin)'));
+    }
+    var err = (c.define || c.run || c.row).error;
+    var pill = CALL_PILLS[c.state] ? h('span', { className: 'pill ' + CALL_PILLS[c.state][1] }, CALL_PILLS[c.state][0])
+      : reading ? h(Pill, { status: reading }) : null;
+    return h('li', { className: 'card c-' + c.state, 'data-tool': c.tool, 'data-state': c.state, 'data-reading': reading },
+      h('div', { className: 'line' },
+        h('span', { className: 'what' }, verb + ' ', subject),
+        c.session && c.session !== me ? h('span', { className: 'session' }, c.session) : null,
+        pill),
+      detail ? h('p', { className: 'detail' }, detail) : null,
+      err && c.state === 'error' ? h('p', { className: 'card-error' }, err) : null,
+      code);
+  }
+
+  var ACTIVITY_SHOWN = 8;
+
+  function Activity(props) {
+    var s = React.useState(false), all = s[0], setAll = s[1];
+    var cards = Array.from(state.cards.values()).sort(function (a, b) { return b.seq - a.seq; });
+    if (!cards.length) return null;
+    var shown = all ? cards : cards.slice(0, ACTIVITY_SHOWN);
+    return h('section', { className: 'group activity' },
+      h('h2', null, 'What the model did', h('span', { className: 'count' }, String(cards.length))),
+      h('ol', { className: 'cards' }, shown.map(function (c) { return h(ActivityCard, { key: cardKey(c), card: c, cards: cards, me: props.me }); })),
+      cards.length > shown.length ? button('Show ' + (cards.length - shown.length) + ' earlier', function () { setAll(true); }, 'link') : null);
   }
 
   function App() {
@@ -612,7 +900,8 @@
         h('h2', null, 'Nothing defined yet'),
         h('p', null, 'When the model defines a plugin with cordis_define, it appears here. Anything that wants to run in this page waits for your approval.')) : null,
       me ? h(Group, { title: 'This session (' + me + ')', items: mine }) : null,
-      h(Group, { title: me ? 'Other sessions' : 'All sessions', items: others }));
+      h(Group, { title: me ? 'Other sessions' : 'All sessions', items: others }),
+      h(Activity, { me: me }));
   }
 
   ReactDOM.createRoot(document.getElementById('root')).render(h(App));
