@@ -9,7 +9,9 @@
 //	tools, _ := kit.ToolsService.Get(root) // the three tools are registered there
 //
 // [Options] passes Timeouts, Limits and OnError through to the sandbox ([sandbox.Options]);
-// [New] refuses what [sandbox.Options.Validate] refuses, with its error.
+// [New] refuses what [sandbox.Options.Validate] refuses, with its error. OnError also
+// receives what fails in the toolset's own background: a mount's apply after cordis_mount
+// returned, and the mounts' cleanup when the toolset unloads.
 //
 // # Mounts
 //

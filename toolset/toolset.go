@@ -32,12 +32,26 @@ type Options struct {
 	// [sandbox.Limits]); nil or a zero field means the sandbox default.
 	Limits *sandbox.Limits
 
-	// OnError, if set, also receives the background failures no tool call returns: unhandled
-	// promise rejections, failed emit-mode listeners and timer callbacks, with the mount id
-	// (see [sandbox.Options].OnError, which it is passed to, for when it is called). A mount
-	// whose apply fails later, on a reload after a dependency returns, is logged by the kit
-	// and shown by cordis_inspect, not passed here. It may be called with the sandbox's lock
-	// held, so it must not enter JavaScript.
+	// OnError, if set, also receives the background failures no tool call returns, each
+	// once, with the id of the mount it belongs to ("dyn-3"). It is called when
+	//   - mount code fails where nobody awaits it: an unhandled promise rejection, a
+	//     failing emit-mode listener or timer callback, a callback removed after its
+	//     strikes, a failing call into a JavaScript service implementation whose Go
+	//     signature has no error result ([sandbox.Options].OnError, which it is passed to);
+	//   - a mount's apply fails after cordis_mount returned: the first apply of a mount
+	//     that was pending until an injected service appeared, or a reload after one
+	//     returned (the mount stays failed, as cordis_inspect shows, until it is unmounted
+	//     or a service it injects returns);
+	//   - the mounts are unmounted because the toolset unloads (its tools registry went away,
+	//     or [Toolset.Dispose] or its parent's disposal): with each mount's cleanup failure —
+	//     a failing effect disposer, or disposers abandoned at the teardown bound
+	//     ([sandbox.AbandonedError]). They are also returned, joined, by the Dispose that
+	//     unloaded the toolset, or logged by the kit when the registry went away.
+	// A cleanup failure of a cordis_unmount is that call's error, not passed here. So is
+	// anything that fails while cordis_mount runs. The kit logs, and does not pass here,
+	// the cleanup failures of a mount that unloads to pending because a service it injects
+	// went away. OnError may be called with the sandbox's lock held, so it must not enter
+	// JavaScript.
 	OnError func(mount string, err error)
 
 	// Logger receives mount console output and background failures; nil means the kit's.
@@ -47,10 +61,11 @@ type Options struct {
 // A Toolset is the mount manager and its three tools, running as the plugin
 // "cordis-toolset" with every mount a child of its "cordis-dynamic" group fiber.
 type Toolset struct {
-	cat    *catalog.Catalog
-	loop   *sandbox.Loop
-	fiber  *kit.Fiber
-	logger *slog.Logger
+	cat     *catalog.Catalog
+	loop    *sandbox.Loop
+	fiber   *kit.Fiber
+	logger  *slog.Logger
+	onError func(mount string, err error)
 
 	// op serializes mount and unmount, which may run for as long as Timeouts.Mount; mu only
 	// guards the fields below, so inspection never waits for a mount in progress.
@@ -93,7 +108,7 @@ func New(c *kit.Context, opts *Options) (*Toolset, error) {
 		logger = c.Logger()
 	}
 	sopts.Facade, sopts.Logger = facade, logger
-	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(sopts)}
+	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(sopts), onError: opts.OnError}
 	t.fiber = c.Plugin(&kit.Plugin{Name: "cordis-toolset", Inject: []string{"tools"}, Apply: t.apply})
 	if err := t.fiber.Err(); err != nil {
 		t.loop.Close(context.Background())
@@ -120,22 +135,12 @@ func orEmptyFacade(f *sandbox.Facade) *sandbox.Facade {
 // When it unloads (the tools registry went away) the group and every mount go with it.
 func (t *Toolset) apply(c *kit.Context) error {
 	tools, _ := kit.ToolsService.Get(c)
-	// Registered before the group, so it runs after the group is disposed with every mount in
-	// it (effects are reversed newest first): then the mounts' realms are released.
-	if err := c.Effect(func() error {
-		t.mu.Lock()
-		mounts := t.mounts
-		t.mounts, t.group = nil, nil
-		t.mu.Unlock()
-		var errs []error
-		for _, m := range mounts {
-			errs = append(errs, m.unit.Close(context.Background()))
-		}
-		return errors.Join(errs...)
-	}); err != nil {
+	group := c.Plugin(&kit.Plugin{Name: "cordis-dynamic", Apply: func(*kit.Context) error { return nil }})
+	// Registered after the group, so it runs before the group is disposed (effects are
+	// reversed newest first): it unmounts every mount itself, to tell whose cleanup failed.
+	if err := c.Effect(t.unmountAll); err != nil {
 		return err
 	}
-	group := c.Plugin(&kit.Plugin{Name: "cordis-dynamic", Apply: func(*kit.Context) error { return nil }})
 	t.mu.Lock()
 	t.group = group
 	t.mu.Unlock()
@@ -201,7 +206,7 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	if err != nil {
 		return decl.MountOutput{}, err
 	}
-	f, err := unit.Start(ctx, group.Context())
+	f, err := t.start(ctx, id, unit, group.Context())
 	if err != nil {
 		return decl.MountOutput{}, teachMountFailure(id, err)
 	}
@@ -210,6 +215,95 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	t.mounts = append(t.mounts, m)
 	t.mu.Unlock()
 	return m.output(), nil
+}
+
+// start runs unit as a child plugin of parent and waits for it to settle, as
+// [sandbox.Mount.Start] does, with its Apply watched: an apply failure that the caller of
+// cordis_mount is not told about goes to OnError (see [applyWatch]).
+func (t *Toolset) start(ctx context.Context, id string, unit *sandbox.Mount, parent *kit.Context) (*kit.Fiber, error) {
+	w := &applyWatch{mount: id, report: t.report}
+	p := unit.Plugin()
+	p.Apply = w.wrap(p.Apply)
+	f := parent.Plugin(p)
+	if err := f.Await(ctx); err != nil || f.State() == kit.StateFailed {
+		if err == nil {
+			err = f.Err()
+		}
+		_ = f.Dispose(ctx)
+		_ = unit.Close(ctx)
+		return nil, err
+	}
+	w.returned()
+	return f, nil
+}
+
+// An applyWatch sees every apply of one mount. A failure before cordis_mount returns the
+// mount is held: if the mount is left failed, the call returns it instead; if not (the
+// mount went back to pending first), [applyWatch.returned] reports it. A failure after
+// that is reported at once.
+type applyWatch struct {
+	mount  string
+	report func(mount string, err error)
+
+	mu   sync.Mutex
+	done bool  // cordis_mount returned the mount
+	held error // an apply failure before that
+}
+
+func (w *applyWatch) wrap(apply func(*kit.Context) error) func(*kit.Context) error {
+	return func(c *kit.Context) error {
+		err := apply(c)
+		if err == nil {
+			return nil
+		}
+		w.mu.Lock()
+		late := w.done
+		if !late {
+			w.held = err
+		}
+		w.mu.Unlock()
+		if late {
+			w.report(w.mount, err)
+		}
+		return err
+	}
+}
+
+// returned records that cordis_mount returned the mount, and reports a failure it held.
+func (w *applyWatch) returned() {
+	w.mu.Lock()
+	w.done = true
+	held := w.held
+	w.held = nil
+	w.mu.Unlock()
+	if held != nil {
+		w.report(w.mount, held)
+	}
+}
+
+// report hands a background failure of mount to Options.OnError, if set.
+func (t *Toolset) report(mount string, err error) {
+	if t.onError != nil {
+		t.onError(mount, err)
+	}
+}
+
+// unmountAll disposes every mount, newest first, and releases its realm, when the toolset
+// unloads. Each mount's cleanup failure goes to OnError with its id; all are returned.
+func (t *Toolset) unmountAll() error {
+	t.mu.Lock()
+	mounts := t.mounts
+	t.mounts, t.group = nil, nil
+	t.mu.Unlock()
+	var errs []error
+	for _, m := range slices.Backward(mounts) {
+		ctx := context.Background()
+		if err := errors.Join(m.fiber.Dispose(ctx), m.unit.Close(ctx)); err != nil {
+			t.report(m.id, err)
+			errs = append(errs, fmt.Errorf("temporary Plugin %s: %w", m.id, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (m *mount) output() decl.MountOutput {
