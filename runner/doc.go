@@ -104,9 +104,11 @@
 // between the model and them. Subscribe makes the Runner the mcpkit.MessageSource that
 // forwards each session's ModelMessage to its MCP client.
 //
-// # Provisional
+// # Harness
 //
 // The host half's harness is native (installed through sandbox.RunOptions, frozen, before
-// the body runs); harness.defineTool and registerTool still throw a teaching error
-// (ctx.tools.register works).
+// the body runs). harness.defineTool checks a tool definition as ctx.tools.register does
+// (sandbox.Realm.CheckTool) and returns it stamped; harness.registerTool hands only such a
+// definition to ctx.tools.register, so a host half's tool is an effect of its run's fiber
+// and goes with the run.
 package runner

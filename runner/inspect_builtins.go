@@ -19,11 +19,6 @@ type builtinsOut struct {
 	ReferencedTypes []typeShape `json:"referencedTypes"`
 }
 
-// harnessNotYet is what harness.defineTool and registerTool do until the sandbox installs
-// them: throw and name ctx.tools.register (sandboxhost_harness.go). A test keeps this text
-// and the harness in step.
-const harnessNotYet = "not available in this runtime yet: it throws; register a tool with ctx.tools.register({ name, description, parameters, execute }) inside apply."
-
 // hostBuiltins lists what a host half has (spec §11.2, §11.3): the ctx it is handed, its
 // globals, and the Node.js APIs that throw and teach the alternative. The ctx verbs come
 // from catalog.FacadeVerbs, the list the sandbox implements and cordis_inspect shows.
@@ -36,8 +31,10 @@ func hostBuiltins() []builtin {
 	out = append(out,
 		builtin{Name: "harness.handle", Kind: "function", Signature: "harness.handle(method, fn): () => void",
 			Description: "register fn(args) as this run's handler for method, which the client half calls with host.call(method, args); args and the result are JSON. Each method once per run (a second registration throws); handlers live as long as the run."},
-		builtin{Name: "harness.defineTool", Kind: "function", Signature: "harness.defineTool(definition)", Description: harnessNotYet},
-		builtin{Name: "harness.registerTool", Kind: "function", Signature: "harness.registerTool(ctx, tool)", Description: harnessNotYet},
+		builtin{Name: "harness.defineTool", Kind: "function", Signature: "harness.defineTool({ name, description, parameters, execute }): tool",
+			Description: "check a tool definition as ctx.tools.register does (parameters is the arguments' JSON Schema, execute(args) returns JSON) and return it read-only, stamped for harness.registerTool; it registers nothing."},
+		builtin{Name: "harness.registerTool", Kind: "function", Signature: "harness.registerTool(ctx, tool): () => void",
+			Description: "register tool, only what harness.defineTool returned, through the ctx apply received (ctx.tools.register): the model can call it for as long as this run lives; returns its disposer. A name another Plugin holds is refused."},
 		builtin{Name: "console", Kind: "object", Signature: "console.log/info/warn/error/debug(...args)", Description: "writes to the host log, tagged with the Plugin id."},
 		builtin{Name: "btoa", Kind: "function", Signature: "btoa(text): string", Description: "UTF-8 text to base64."},
 		builtin{Name: "atob", Kind: "function", Signature: "atob(base64): string", Description: "base64 to UTF-8 text."},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -410,26 +411,41 @@ func TestBuiltinAndToolProviders(t *testing.T) {
 	}
 }
 
-// The harness entries say what a host half's harness really does with defineTool and
-// registerTool.
+// The harness entries say what a host half's harness really does: defineTool returns the
+// definition without registering it, and registerTool takes only what defineTool returned.
 func TestBuiltinsMatchTheHarness(t *testing.T) {
 	h, root := newTestHost(t)
-	run, err := startHost(t, h, root, `let threw = 0;
-for (const n of ['defineTool', 'registerTool']) { try { harness[n]({}) } catch (e) { if (String(e.message).includes('is not available in this runtime yet')) threw++ } }
-harness.handle('threw', () => threw); return () => {}`)
+	run, err := startHost(t, h, root, `const tool = harness.defineTool({ name: 'x_y', description: 'd', execute: () => 1 });
+let refused = ''; try { harness.registerTool({}, { ...tool }) } catch (e) { refused = String(e.message) }
+harness.handle('got', () => ({ keys: Object.keys(tool).sort(), refused })); return () => {}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := run.Invoke(context.Background(), "threw", nil)
+	out, err := run.Invoke(context.Background(), "got", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	throws := string(out) == "2"
+	var got struct {
+		Keys    []string
+		Refused string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Keys, []string{"description", "execute", "name"}) || !strings.Contains(got.Refused, "must be what harness.defineTool returned") {
+		t.Fatalf("harness = %s; want defineTool's copy of the definition and registerTool refusing a copy of it", out)
+	}
+	tools, ok := kit.ToolsService.Get(root)
+	if !ok {
+		t.Fatal("no tools service")
+	}
+	if _, ok := tools.Get("x_y"); ok {
+		t.Fatal("harness.defineTool registered x_y")
+	}
 	for _, b := range hostBuiltins() {
-		if b.Name == "harness.defineTool" || b.Name == "harness.registerTool" {
-			if (b.Description == harnessNotYet) != throws {
-				t.Errorf("%s is described as %q, but the harness throwing it is %v; update inspect_builtins.go", b.Name, b.Description, throws)
-			}
+		if b.Name == "harness.defineTool" && !strings.Contains(b.Description, "registers nothing") ||
+			b.Name == "harness.registerTool" && !strings.Contains(b.Description, "only what harness.defineTool returned") {
+			t.Errorf("%s is described as %q, which is not what the harness does; update inspect_builtins.go", b.Name, b.Description)
 		}
 	}
 }

@@ -24,16 +24,15 @@ type handlerTable struct {
 type handlerEntry struct{ fn goja.Callable }
 
 // harnessGlobals returns the host half's `harness` for the sandbox to install (frozen,
-// read-only) before the body runs: natives bound to t, so the half can neither redirect
-// them nor reach the table except through them. Lock held.
+// read-only) before the body runs: natives bound to t and to this run's tool marker, so
+// the half can neither redirect them nor reach the table except through them. Lock held.
 func (t *handlerTable) harnessGlobals(r *sandbox.Realm) map[string]goja.Value {
 	rt := r.Runtime()
+	marker := goja.NewSymbol("harness.defineTool")
 	h := rt.NewObject()
 	_ = h.Set("handle", t.handle(rt))
-	for _, name := range [...]string{"defineTool", "registerTool"} {
-		msg := "harness." + name + " is not available in this runtime yet; register a tool with ctx.tools.register({ name, description, parameters, execute }) inside apply"
-		_ = h.Set(name, func(goja.FunctionCall) goja.Value { panic(rt.NewTypeError(msg)) })
-	}
+	_ = h.Set("defineTool", defineTool(r, marker))
+	_ = h.Set("registerTool", registerTool(rt, marker))
 	return map[string]goja.Value{"harness": h}
 }
 

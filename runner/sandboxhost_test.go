@@ -87,7 +87,7 @@ func TestSandboxHostHandleErrors(t *testing.T) {
 			`harness.handle("a"): this host half already registered that method; register each method once`},
 		{"blank method", `harness.handle('', () => 1); return () => {}`, "method must be a non-empty string"},
 		{"not a function", `harness.handle('a', 5); return () => {}`, `harness.handle("a", fn): fn must be a function`},
-		{"defineTool later", `harness.defineTool({}); return () => {}`, "harness.defineTool is not available in this runtime yet"},
+		{"defineTool without a name", `harness.defineTool({}); return () => {}`, "harness.defineTool: parameter tool.name: expected a non-empty string, got undefined"},
 		{"no return", `harness.handle('a', () => 1)`, "did you forget `return`?"},
 	}
 	for _, tt := range tests {

@@ -74,12 +74,47 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 	r := f.r
 	const method = "ctx.tools.register"
-	def := ArgObject(r, call, 0, method, "tool")
-	name := toolString(r, def, "name")
+	def := r.checkTool(method, call.Argument(0))
+	tools := f.registry(method)
+	tool := kit.Tool{ToolSchema: def.schema, Execute: r.toolExecute(def.schema.Name, def.exec, def.resolved, def.limit)}
+	release := f.takeTool(method) // Limits.MaxTools
+	var unregister func()
+	var err error
+	r.Sync(func() { unregister, err = tools.Register(f.c, tool) })
+	if err != nil {
+		release()
+		r.Throw(fmt.Errorf("%s(%q): %w", method, def.schema.Name, err))
+	}
+	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
+		r.Sync(unregister) // removing a tool emits tools/change, possibly into this realm
+		release()
+		return goja.Undefined()
+	})
+}
+
+// CheckTool checks v as a tool definition exactly as ctx.tools.register does (its
+// members, name, description, execute and the arguments' JSON Schema) and throws the same
+// teaching errors, prefixed with method, without registering it: for a runtime's own
+// JavaScript API that takes definitions before it hands them to ctx.tools.register (the
+// runner's harness.defineTool). Lock held.
+func (r *Realm) CheckTool(method string, v goja.Value) { r.checkTool(method, v) }
+
+// A checkedTool is a tool definition that passed checkTool.
+type checkedTool struct {
+	schema   kit.ToolSchema
+	exec     goja.Callable
+	resolved *jsonschema.Resolved
+	limit    kit.ArgsLimit
+}
+
+// checkTool checks the tool definition v for method, throwing what is wrong with it.
+func (r *Realm) checkTool(method string, v goja.Value) checkedTool {
+	def := toObject(r, v, method, "tool")
+	name := toolString(r, method, def, "name")
 	if !toolNameRE.MatchString(name) {
 		r.Throw(&ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
 	}
-	desc := toolString(r, def, "description")
+	desc := toolString(r, method, def, "description")
 	if max := r.loop.limits.MaxBytes; len(desc) > max {
 		// The description is sent to every client in the tool list: keep it to the size of
 		// any other value that leaves the sandbox.
@@ -89,7 +124,7 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 	if !ok {
 		r.Throw(&ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: typeName(def.Get("execute"))})
 	}
-	key, pv := toolParameters(r, def)
+	key, pv := toolParameters(r, method, def)
 	params := json.RawMessage(`{"type":"object","properties":{}}`)
 	if pv != nil {
 		var err error
@@ -97,30 +132,13 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 			r.Throw(fmt.Errorf("%s: %w", method, err))
 		}
 	}
-	var resolved *jsonschema.Resolved
-	var limit kit.ArgsLimit
+	c := checkedTool{schema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params}, exec: exec}
 	var err error
-	r.Sync(func() { resolved, limit, err = compileToolSchema(params, "tool."+key) }) // pure Go: not under the lock
+	r.Sync(func() { c.resolved, c.limit, err = compileToolSchema(params, "tool."+key) }) // pure Go: not under the lock
 	if err != nil {
 		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
-	tools := f.registry(method)
-	tool := kit.Tool{
-		ToolSchema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params},
-		Execute:    r.toolExecute(name, exec, resolved, limit),
-	}
-	release := f.takeTool(method) // Limits.MaxTools
-	var unregister func()
-	r.Sync(func() { unregister, err = tools.Register(f.c, tool) })
-	if err != nil {
-		release()
-		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
-	}
-	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
-		r.Sync(unregister) // removing a tool emits tools/change, possibly into this realm
-		release()
-		return goja.Undefined()
-	})
+	return c
 }
 
 // toolDefKeys are the members of a tool definition. parameters and inputSchema are one
@@ -134,8 +152,7 @@ var toolDefKeys = []string{"name", "description", "parameters", "inputSchema", "
 // a word, leaving a tool that accepts any arguments — and returns the arguments' schema
 // with the name it was given under, or a nil value when there is none. An undefined member
 // counts as absent.
-func toolParameters(r *Realm, def *goja.Object) (string, goja.Value) {
-	const method = "ctx.tools.register"
+func toolParameters(r *Realm, method string, def *goja.Object) (string, goja.Value) {
 	for _, k := range def.Keys() {
 		if slices.Contains(toolDefKeys, k) || goja.IsUndefined(def.Get(k)) {
 			continue
@@ -160,10 +177,10 @@ func toolParameters(r *Realm, def *goja.Object) (string, goja.Value) {
 	return "parameters", nil
 }
 
-func toolString(r *Realm, def *goja.Object, key string) string {
+func toolString(r *Realm, method string, def *goja.Object, key string) string {
 	v := def.Get(key)
 	if v == nil || !goja.IsString(v) || v.String() == "" {
-		r.Throw(&ArgError{Method: "ctx.tools.register", Param: "tool." + key, Want: "a non-empty string", Got: typeName(v)})
+		r.Throw(&ArgError{Method: method, Param: "tool." + key, Want: "a non-empty string", Got: typeName(v)})
 	}
 	return v.String()
 }
