@@ -44,12 +44,18 @@
 //	reportClientGuardFailure agentId, pluginId, pluginRunId, capability, failure {message, stack}
 //	inventory                (none; send {})
 //	invoke                   pluginId, pluginRunId, capability, method, args
+//	syncInspectManifest      page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]
+//	resolveInspectQuery      page, agentId, requestId, resolution {ok, data, error {code, message}}
+//	activity                 (none; send {}): the activity list, newest first
 //
 // The answer is {"ok":true,"value":…} or {"ok":false,"error":{"code":…,"message":…}};
 // the code of a runner refusal is its runner.Reason ("plugin-missing", …), of a failed
 // invoke its runner.InvokeCode ("stale-run", …). A refusal that a verb reports in its
 // value (runHostHalf's {ok:false, reason}, resolveRequestRun's {accepted:false,
-// message}) is an ok answer, as in the original. Transport errors have HTTP statuses
+// message}) is an ok answer, as in the original; when the refused answer was to a run
+// request that had already ended (another page answered first, the model withdrew it, it
+// expired), the value also carries settled: the request's outcome ("approved",
+// "rejected", …), so a late page can say what happened instead of failing. Transport errors have HTTP statuses
 // and their own codes: bad-request (400: not a JSON object, unknown field, trailing
 // data), unknown-verb (404, listing the verbs), method-not-allowed (405), too-large
 // (413, Options.MaxBodyBytes, default 1 MiB).
@@ -63,8 +69,10 @@
 // cordis/definition-changed {agentId, pluginId, packageId, change: "defined" |
 // "undefined"}, which spec §9 lacks: a define starts nothing, so without it a page would
 // have to poll for new definitions) and an id
-// "<epoch>-<n>". The stream starts with "event: cordis/connected" and data
-// {"resumed":bool}:
+// "<epoch>-<n>". cordis/activity carries one card of the activity list (below). The
+// stream starts with "event: cordis/connected" and data {"resumed":bool, "page":id},
+// where page is the id the runner gave this connection (runner.Runner.ConnectPage) for
+// the page's client inspect providers; it expires when the stream ends:
 //
 //   - resumed true: the request's Last-Event-ID was this handler's and every event after
 //     it is still kept (the last Options.MaxReplay, default 1024); they follow.
@@ -95,6 +103,27 @@
 // args) is a message to the page, which invokes only that frame's run with the run
 // capability it keeps. A failed load names its stage: evaluate, module-import (the code
 // returned no plugin) or activate (apply threw).
+//
+// # The client inspect plane
+//
+// On every cordis/connected the page publishes its client inspect providers for that
+// page id (syncInspectManifest): Builtin (listBuiltins: the client half's parameters and
+// ctx), Slots (listSubTree {root?}: the slots a client half registers into, cordis.card
+// and tool.view.cordis, with their contract and current occupants) and Service
+// (listService {service?}: the timer service). cordis_inspect_list shows them while the
+// page is open; when its stream ends they go. The page answers each cordis/inspect-query
+// once (resolveInspectQuery), with the data or with why it cannot (provider-missing,
+// method-missing, provider-error); the runner settles a query on the first valid answer,
+// or with the pages' reasons once every page asked has failed.
+//
+// # The activity list
+//
+// The page lists what the model did, newest first: one card per cordis_define,
+// cordis_run, cordis_stop and cordis_undefine call, with what the Plugin does now. The
+// panel does not see the runtime's transcript, so the runtime hands it the calls:
+// Handler.Observe wraps the runner's tools it serves (r.Tools()), or Handler.Record takes
+// calls it keeps itself. The handler keeps the last MaxActivity cards; a page reads them
+// (the verb activity) when it connects and gets new ones as cordis/activity events.
 //
 // # Cards
 //

@@ -252,7 +252,10 @@
   });
 
   if (typeof ResizeObserver === 'function') {
-    new ResizeObserver(function () { send({ type: 'size', height: document.documentElement.scrollHeight }); }).observe(document.body);
+    // The content's own height: the document's scrollHeight is never less than the frame,
+    // so a frame that grew once would never shrink again.
+    var root = document.getElementById('cordis-root');
+    new ResizeObserver(function () { send({ type: 'size', height: Math.ceil(root.getBoundingClientRect().height) }); }).observe(root);
   }
   send({ type: 'ready' });
 })();
