@@ -53,6 +53,7 @@ var groups = []struct {
 	{"jstogo", (*bench).jsToGo},
 	{"pipeline", (*bench).pipeline},
 	{"runner", (*bench).runnerGroup},
+	{runnerScaleGroup, (*bench).runnerScale},
 }
 
 // bench is one run: its configuration, its results and what the groups share.
