@@ -42,6 +42,15 @@
 // when a client of the session enables logging again. A goroutine per client session
 // writes them, so a slow client never holds up the runner.
 //
+// # Many clients over HTTP
+//
+// ServeHTTP serves the runtime's tools to any number of clients at once on MCP's
+// streamable HTTP transport (at HTTPPath), all sharing the runtime, each its own session
+// as above; when its context ends it cancels open requests, ends every client session
+// and waits for what it started. To mount the transport in a server of your own, use
+// Server.HTTPHandler, and at shutdown Server.CloseSessions after http.Server.Shutdown and
+// before Server.Close (see CloseSessions for the event streams).
+//
 // # Budgets on what is sent
 //
 // A client drops the whole session on a frame larger than it reads (16 MiB for the SDK's

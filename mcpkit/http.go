@@ -32,7 +32,9 @@ func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
 
 // CloseSessions ends every client session of s and waits for the goroutines s keeps for
 // them. A server with many clients (an HTTP one) calls it at shutdown, after no more
-// requests arrive (http.Server.Shutdown) and before Close.
+// requests arrive (http.Server.Shutdown) and before Close. A client's event stream is an
+// open request until its session ends, so cancel the requests' context first (as
+// ServeHTTP does through http.Server.BaseContext), or Shutdown waits for the clients.
 func (s *Server) CloseSessions() error {
 	var err error
 	for ss := range s.mcp.Sessions() {
