@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
@@ -19,7 +20,16 @@ import (
 // loop's Timeouts.
 type SandboxHost struct {
 	loop *sandbox.Loop
+
+	mu sync.Mutex
+	// checked is the host half Check parsed last, handed to the Start that compiles the
+	// same code (a define is usually followed by its run), so the code is parsed once.
+	// One slot, not one per Package, and only for code up to handoffMaxBytes.
+	checked *sandbox.Parsed
 }
+
+// handoffMaxBytes bounds the code whose syntax tree Check keeps for the next Start.
+const handoffMaxBytes = 64 << 10
 
 // NewSandboxHost returns a SandboxHost on a loop of its own, configured by opts (nil means
 // defaults: no façade). Close it after the runner that uses it.
@@ -33,26 +43,52 @@ func (h *SandboxHost) Close(ctx context.Context) error { return h.loop.Close(ctx
 // Loop returns the loop host halves run on.
 func (h *SandboxHost) Loop() *sandbox.Loop { return h.loop }
 
-// Check parses code as the body of an async function without compiling or running it
-// (the run compiles it once), with the sandbox's own checks and teaching errors
-// (sandbox.Loop.Parse). A host half that declares `harness` in its function scope (var,
-// let, const, function or class, destructuring too), where it would shadow the harness it
-// is given, is refused here rather than failing obscurely at run time.
+// Check parses code as the body of an async function without compiling or running it,
+// with the sandbox's own checks and teaching errors (sandbox.Loop.Parse). A host half that
+// declares `harness` in its function scope (var, let, const, function or class,
+// destructuring too), where it would shadow the harness it is given, is refused here
+// rather than failing obscurely at run time. The parsed host half is kept for a Start of
+// the same code, which then compiles it without parsing it again.
 func (h *SandboxHost) Check(half, code string) error {
-	fn, err := h.loop.Parse(half, code)
+	p, err := h.loop.Parse(half, code)
 	if err != nil {
 		return err
 	}
-	if half == "code.host" && declares(fn, "harness") {
+	if half != "code.host" {
+		return nil
+	}
+	if declares(p.Func(), "harness") {
 		return errors.New("code.host declares the name `harness`, which the host half is given (harness.handle registers a handler the client half calls with host.call); rename your variable")
 	}
+	if len(code) <= handoffMaxBytes {
+		h.mu.Lock()
+		h.checked = p
+		h.mu.Unlock()
+	}
 	return nil
+}
+
+// compile compiles a host half for mount id: from the tree Check kept when it is of this
+// code (taking it, so it compiles once), else from the source.
+func (h *SandboxHost) compile(id, code string) (*sandbox.Program, error) {
+	h.mu.Lock()
+	p := h.checked
+	if p != nil && p.Code() == code {
+		h.checked = nil
+	} else {
+		p = nil
+	}
+	h.mu.Unlock()
+	if p != nil {
+		return h.loop.CompileParsed(id, p)
+	}
+	return h.loop.Compile(id, code)
 }
 
 // Start implements HostStarter. The half gets `harness` natively (sandbox.RunOptions): its
 // handle records into this run's handler table.
 func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostSpec) (HostRun, error) {
-	prog, err := h.loop.Compile(spec.PluginID, spec.Code)
+	prog, err := h.compile(spec.PluginID, spec.Code)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -79,5 +80,45 @@ func TestSandboxHostCheckSyntaxAsCompile(t *testing.T) {
 		if errors.As(cerr, &se) != errors.As(err, &se) {
 			t.Errorf("Check(%.40q) error type %T, Compile's %T", code, err, cerr)
 		}
+	}
+}
+
+// A define's parsed host half is handed to the run of the same code, which compiles it as
+// if it had parsed the code itself: stack traces and compile errors name the Plugin, and
+// another code, or the same code run again, compiles from source.
+func TestSandboxHostCheckHandsOffItsParse(t *testing.T) {
+	h, root := newTestHost(t)
+	const throws = "const f = () => { throw new Error('boom') }\nf()\nreturn () => {}"
+	const redeclared = "let a = 1\nlet a = 2\nreturn () => {}"
+	for _, tt := range []struct {
+		name, checked, started, want string
+		taken                        bool
+	}{
+		{"handed off", throws, throws, "cordis-mount-clock-1.js:1:", true},
+		{"compile error", redeclared, redeclared, "clock-1: mount code failed to parse at line 2, column 5: Identifier 'a' has already been declared", true},
+		{"other code", "return () => {}", throws, "cordis-mount-clock-1.js:1:", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := h.Check("code.host", tt.checked); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 { // the second start has no parse to take
+				if i == 1 && tt.taken == (h.checked != nil) {
+					t.Fatalf("after a start of %s code the kept parse is %v", tt.name, h.checked)
+				}
+				run, err := startHost(t, h, root, tt.started)
+				if err == nil {
+					run.Stop(context.Background())
+					t.Fatal("Start succeeded")
+				}
+				text := err.Error()
+				if js := (*sandbox.JSError)(nil); errors.As(err, &js) {
+					text += "\n" + js.Stack
+				}
+				if !strings.Contains(text, tt.want) {
+					t.Fatalf("Start: %s\nwant it to contain %q", text, tt.want)
+				}
+			}
+		})
 	}
 }

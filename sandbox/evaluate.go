@@ -9,6 +9,7 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 )
 
@@ -68,12 +69,30 @@ func (l *Loop) Compile(id, code string) (*Program, error) {
 	return &Program{id: id, prog: prog, star: strings.ContainsRune(code, '*')}, nil
 }
 
-// Parse checks mount code as Compile does and parses it without compiling, returning the
-// async function it is the body of (its Body.List is the code's top-level statements, its
-// DeclarationList every var it declares), for a caller that looks at the code's
-// declarations without keeping a program. Its errors are Compile's, except those only the
-// compiler finds (a redeclared let, for one): those come from Compile when the code runs.
-func (l *Loop) Parse(id, code string) (*ast.FunctionLiteral, error) {
+// A Parsed is mount code that passed Parse: Compile's checks and the parser, not the
+// compiler. It is not safe for concurrent use.
+type Parsed struct {
+	code string
+	prg  *ast.Program // nil once compiled
+}
+
+// Code returns the source p was parsed from.
+func (p *Parsed) Code() string { return p.code }
+
+// Func returns the async function the code is the body of: its Body.List is the code's
+// top-level statements, its DeclarationList every var it declares. Nil once p is compiled.
+func (p *Parsed) Func() *ast.FunctionLiteral {
+	if p.prg == nil {
+		return nil
+	}
+	return wrapper(p.prg)
+}
+
+// Parse checks mount code as Compile does and parses it without compiling, for a caller
+// that looks at the code's declarations before it decides to run it, and may then compile
+// it with CompileParsed instead of parsing it again. Its errors are Compile's, except
+// those only the compiler finds (a redeclared let, for one): those come from the compile.
+func (l *Loop) Parse(id, code string) (*Parsed, error) {
 	if err := l.precheck(id, code); err != nil {
 		return nil, err
 	}
@@ -81,7 +100,25 @@ func (l *Loop) Parse(id, code string) (*ast.FunctionLiteral, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wrapper(prg), nil
+	return &Parsed{code: code, prg: prg}, nil
+}
+
+// CompileParsed compiles p for mount id as Compile(id, p.Code()) does, without checking
+// and parsing the code again (the id p was parsed under named only its parse errors). It
+// consumes p, whose syntax tree the program takes over: a Parsed compiles once, and a
+// second call is an error.
+func (l *Loop) CompileParsed(id string, p *Parsed) (*Program, error) {
+	prg := p.prg
+	if prg == nil {
+		return nil, fmt.Errorf("%s: this parsed code was compiled already; Parse it again (or Compile it)", id)
+	}
+	p.prg = nil
+	prg.File = file.NewFile(mountFile(id), prg.File.Source(), prg.File.Base())
+	prog, err := compileParsed(id, p.code, prg)
+	if err != nil {
+		return nil, err
+	}
+	return &Program{id: id, prog: prog, star: strings.ContainsRune(p.code, '*')}, nil
 }
 
 // precheck bounds the work of parsing code: its size, then its nesting.
@@ -299,6 +336,12 @@ func compileMount(id, code string) (*goja.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	return compileParsed(id, code, prg)
+}
+
+// compileParsed compiles the parsed mount code prg, reporting a compile error (a
+// redeclaration, strict-mode syntax) as a *SyntaxError for code.
+func compileParsed(id, code string, prg *ast.Program) (*goja.Program, error) {
 	prog, err := goja.CompileAST(prg, false)
 	if err != nil {
 		var ce *goja.CompilerSyntaxError
@@ -314,7 +357,7 @@ func compileMount(id, code string) (*goja.Program, error) {
 // parseMount parses code as the body of an async function (see compileMount) and checks
 // that the body ends where the code ends.
 func parseMount(id, code string) (*ast.Program, error) {
-	name := "cordis-mount-" + id + ".js"
+	name := mountFile(id)
 	src := wrapPrefix + code + wrapSuffix
 	// Source maps stay off: a //# sourceMappingURL= line would make the parser read any
 	// file the host can (a FIFO blocks it, /dev/zero exhausts memory).
@@ -340,6 +383,9 @@ func parseMount(id, code string) (*ast.Program, error) {
 	}
 	return prg, nil
 }
+
+// mountFile is the file name of mount id's code in stack traces.
+func mountFile(id string) string { return "cordis-mount-" + id + ".js" }
 
 // wrapper returns the function literal the program starts with (the wrapper, if the code
 // did not close it early), or nil.
