@@ -10,57 +10,85 @@ import (
 // NewMemoryStore returns a Store that keeps everything in process memory: a restart loses
 // every Plugin, Package and grant, and its counters start again at 1.
 func NewMemoryStore() Store {
-	return &memoryStore{plugins: map[string]*Plugin{}, counters: map[Counter]int{}}
+	return &memoryStore{plugins: map[string]*memRecord{}, sessions: map[string][]*memRecord{}, counters: map[Counter]int{}}
 }
 
 type memoryStore struct {
 	mu       sync.Mutex
-	plugins  map[string]*Plugin
-	order    []string // creation order
-	nextPlug int      // the Plugin counter, shared by every prefix
+	plugins  map[string]*memRecord
+	order    []*memRecord            // creation order
+	sessions map[string][]*memRecord // each session's, in creation order
+	nextPlug int                     // the Plugin counter, shared by every prefix
 	nextPkg  int
 	counters map[Counter]int
+}
+
+// A memRecord is one Plugin and its Listing, which every write keeps current so a list
+// reads neither Packages nor maps.
+type memRecord struct {
+	p       Plugin
+	listing Listing
 }
 
 func (s *memoryStore) Define(_ context.Context, d Definition) (Plugin, Package, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var p *Plugin
+	var rec *memRecord
 	if d.Prefix != "" {
-		p = &Plugin{ID: fmt.Sprintf("%s-%d", d.Prefix, s.nextPlug+1), Session: d.Session}
-	} else if p = s.plugins[d.PluginID]; p == nil || p.Session != d.Session {
+		rec = &memRecord{p: Plugin{ID: fmt.Sprintf("%s-%d", d.Prefix, s.nextPlug+1), Session: d.Session}}
+	} else if rec = s.plugins[d.PluginID]; rec == nil || rec.p.Session != d.Session {
 		return Plugin{}, Package{}, ErrNotFound
 	}
 	// Counters move only once nothing can fail any more.
 	if d.Prefix != "" {
 		s.nextPlug++
-		s.plugins[p.ID] = p
-		s.order = append(s.order, p.ID)
+		s.plugins[rec.p.ID] = rec
+		s.order = append(s.order, rec)
+		s.sessions[d.Session] = append(s.sessions[d.Session], rec)
 	}
 	s.nextPkg++
 	k := Package{ID: fmt.Sprintf("pkg-%d", s.nextPkg), Name: d.Name, Purpose: d.Purpose, Host: d.Host, Client: d.Client}
-	p.Packages = append(p.Packages, k)
-	return p.Clone(), k, nil
+	rec.p.Packages = append(rec.p.Packages, k)
+	rec.listing = rec.p.Listing()
+	return rec.p.Clone(), k, nil
 }
 
 func (s *memoryStore) Plugin(_ context.Context, id string) (Plugin, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.plugins[id]
-	if p == nil {
+	rec := s.plugins[id]
+	if rec == nil {
 		return Plugin{}, ErrNotFound
 	}
-	return p.Clone(), nil
+	return rec.p.Clone(), nil
+}
+
+// list is the records of session ("" for every session's) in creation order. s.mu held.
+func (s *memoryStore) list(session string) []*memRecord {
+	if session == "" {
+		return s.order
+	}
+	return s.sessions[session]
 }
 
 func (s *memoryStore) Plugins(_ context.Context, session string) ([]Plugin, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Plugin
-	for _, id := range s.order {
-		if p := s.plugins[id]; session == "" || p.Session == session {
-			out = append(out, p.Clone())
-		}
+	recs := s.list(session)
+	out := make([]Plugin, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, rec.p.Clone())
+	}
+	return out, nil
+}
+
+func (s *memoryStore) Listings(_ context.Context, session string) ([]Listing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs := s.list(session)
+	out := make([]Listing, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, rec.listing.Clone())
 	}
 	return out, nil
 }
@@ -68,14 +96,15 @@ func (s *memoryStore) Plugins(_ context.Context, session string) ([]Plugin, erro
 func (s *memoryStore) Update(_ context.Context, id string, c Change) (Plugin, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.plugins[id]
-	if p == nil {
+	rec := s.plugins[id]
+	if rec == nil {
 		return Plugin{}, ErrNotFound
 	}
-	if err := p.Apply(c); err != nil {
+	if err := rec.p.Apply(c); err != nil {
 		return Plugin{}, err
 	}
-	return p.Clone(), nil
+	rec.listing = rec.p.Listing()
+	return rec.p.Clone(), nil
 }
 
 // Apply applies c to p as Store.Update does; every Store applies changes with it, so
@@ -129,11 +158,17 @@ func applyChange(p *Plugin, c Change) {
 func (s *memoryStore) Remove(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.plugins[id] == nil {
+	rec := s.plugins[id]
+	if rec == nil {
 		return ErrNotFound
 	}
 	delete(s.plugins, id)
-	s.order = slices.DeleteFunc(s.order, func(x string) bool { return x == id })
+	s.order = slices.DeleteFunc(s.order, func(x *memRecord) bool { return x == rec })
+	if own := slices.DeleteFunc(s.sessions[rec.p.Session], func(x *memRecord) bool { return x == rec }); len(own) > 0 {
+		s.sessions[rec.p.Session] = own
+	} else {
+		delete(s.sessions, rec.p.Session)
+	}
 	return nil
 }
 

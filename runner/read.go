@@ -143,19 +143,24 @@ type Summary struct {
 // ListPlugins lists the calling session's Plugins in creation order, each with its latest
 // run and diagnostics.
 func (r *Runner) ListPlugins(ctx context.Context) ([]Summary, error) {
+	ls, err := r.listings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, r.summary(l))
+	}
+	return out, nil
+}
+
+// listings lists the calling session's Plugins in creation order, without their Packages.
+func (r *Runner) listings(ctx context.Context) ([]Listing, error) {
 	session, err := r.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := r.store.Plugins(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Summary, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, r.summary(p))
-	}
-	return out, nil
+	return r.store.Listings(ctx, session)
 }
 
 // InspectPlugin describes one Plugin of the calling session with its Packages (no source).
@@ -168,7 +173,7 @@ func (r *Runner) InspectPlugin(ctx context.Context, pluginID string) (Summary, e
 	if err != nil {
 		return Summary{}, err
 	}
-	s := r.summary(p)
+	s := r.summary(p.Listing())
 	s.Packages = packageRows(p)
 	return s, nil
 }
@@ -199,7 +204,7 @@ func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string)
 	if !ok {
 		return PackageView{}, refuse(ReasonPackageMissing, "package %q does not exist on plugin %s; cordis_inspect_self {pluginId:%q} lists its packages", packageID, p.ID, p.ID)
 	}
-	v := PackageView{Plugin: r.summary(p), PackageID: k.ID, Name: k.Name, Purpose: k.Purpose,
+	v := PackageView{Plugin: r.summary(p.Listing()), PackageID: k.ID, Name: k.Name, Purpose: k.Purpose,
 		Host: HostState{Status: HalfAbsent, Provides: []string{}, WaitingFor: []string{}}, Client: Half{Status: HalfAbsent, WaitingFor: []string{}}}
 	if k.HasHost() {
 		v.Code.Host, v.Host.Status = ptr(k.Host), HalfStopped
@@ -222,9 +227,10 @@ func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string)
 	return v, nil
 }
 
-// summary derives a Plugin's summary; rejected, cancelled and expired stay distinct.
-func (r *Runner) summary(p Plugin) Summary {
-	s := Summary{PluginID: p.ID, Name: p.reference().Name, PackageCount: len(p.Packages), CurrentPackageID: p.Current,
+// summary derives a Plugin's summary from its listing; rejected, cancelled and expired
+// stay distinct.
+func (r *Runner) summary(p Listing) Summary {
+	s := Summary{PluginID: p.ID, Name: p.Name, PackageCount: p.PackageCount, CurrentPackageID: p.Current,
 		NextPackageID: p.Next, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest, Restored: p.Restored}
 	if b, ok := r.BootRestart(p.ID); ok {
 		s.BootRestart = &b
@@ -242,7 +248,7 @@ func (r *Runner) summary(p Plugin) Summary {
 		}
 	case a.Status == StatusStartingHost || a.Status == StatusClientPending:
 		s.State = "client-pending"
-		if !p.hasClient(a.PackageID) {
+		if !p.LatestHasClient {
 			s.State = "starting"
 		}
 	default:

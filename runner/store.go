@@ -31,6 +31,9 @@ type Store interface {
 	// Plugins returns the Plugins owned by session in creation order; "" means every
 	// session's.
 	Plugins(ctx context.Context, session string) ([]Plugin, error)
+	// Listings returns what Plugins does, each Plugin as its [Plugin.Listing], without
+	// copying a Package: a listing costs the same per Plugin however many Packages each has.
+	Listings(ctx context.Context, session string) ([]Listing, error)
 	// Update applies c to Plugin id as one change and returns the result. A pointer or a
 	// grant naming a Package the Plugin does not have is an error, and nothing changes.
 	Update(ctx context.Context, id string, c Change) (Plugin, error)
@@ -41,6 +44,39 @@ type Store interface {
 	// back, so an id is never reused (a durable Store persists them, so not across
 	// restarts either).
 	Mint(ctx context.Context, k Counter) (string, error)
+}
+
+// A Listing is what a list of Plugins shows of one (cordis_inspect_self {}): the Plugin
+// without its Packages and grants, the number of its Packages, and the facts of the
+// Packages the list names.
+type Listing struct {
+	ID      string
+	Session string
+	// Name is the name of the reference Package: next, else current, else the last defined.
+	Name          string
+	PackageCount  int
+	Current, Next string
+	Latest        *Attempt
+	// LatestHasClient says whether the Package of Latest has a client half.
+	LatestHasClient bool
+	Restored        bool
+}
+
+// Listing returns the [Listing] of p, as every Store's Listings does (so they agree); its
+// Latest is a copy.
+func (p *Plugin) Listing() Listing {
+	l := Listing{ID: p.ID, Session: p.Session, Name: p.reference().Name, PackageCount: len(p.Packages),
+		Current: p.Current, Next: p.Next, Latest: p.Latest.clone(), Restored: p.Restored}
+	if p.Latest != nil {
+		l.LatestHasClient = p.hasClient(p.Latest.PackageID)
+	}
+	return l
+}
+
+// Clone returns a copy of l that shares nothing with it.
+func (l Listing) Clone() Listing {
+	l.Latest = l.Latest.clone()
+	return l
 }
 
 // A Definition is what Store.Define records: a new Plugin (Prefix set) or a new Package of

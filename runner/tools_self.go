@@ -36,13 +36,13 @@ func (r *Runner) inspectSelf(ctx context.Context, in decl.InspectSelfInput) (dec
 
 // selfPlugins is the listing: every Plugin of the session and its kept messages.
 func (r *Runner) selfPlugins(ctx context.Context) (decl.InspectSelfOutput, error) {
-	ss, err := r.ListPlugins(ctx)
+	ls, err := r.listings(ctx)
 	if err != nil {
 		return decl.InspectSelfOutput{}, err
 	}
-	plugins := make([]decl.PluginSummary, 0, len(ss))
-	for _, s := range ss {
-		plugins = append(plugins, summaryOut(s))
+	plugins := make([]decl.PluginSummary, 0, len(ls))
+	for _, l := range ls {
+		plugins = append(plugins, summaryOut(r.summary(l)))
 	}
 	out := decl.InspectSelfOutput{Mode: decl.SelfPlugins, Plugins: &plugins}
 	session, _ := r.session(ctx)

@@ -21,7 +21,13 @@ func (s *Store) load(ctx context.Context) error {
 	if err := s.loadPackages(ctx, byN); err != nil {
 		return err
 	}
-	return s.loadGrants(ctx, byN)
+	if err := s.loadGrants(ctx, byN); err != nil {
+		return err
+	}
+	for _, rec := range s.order {
+		rec.listing = rec.p.Listing()
+	}
+	return nil
 }
 
 func (s *Store) loadCounters(ctx context.Context) error {
@@ -62,8 +68,7 @@ func (s *Store) loadPlugins(ctx context.Context) (map[int64]*record, error) {
 			}
 		}
 		p.Restored = true
-		s.plugins[p.ID] = rec
-		s.order = append(s.order, p.ID)
+		s.add(rec)
 		byN[rec.n] = rec
 	}
 	return byN, rows.Err()

@@ -51,14 +51,17 @@ type Store struct {
 	mu       sync.Mutex
 	closed   bool
 	plugins  map[string]*record
-	order    []string         // Plugin ids in creation order
-	counters map[string]int64 // plugin, package, run, approval
+	order    []*record            // creation order
+	sessions map[string][]*record // each session's, in creation order
+	counters map[string]int64     // plugin, package, run, approval
 }
 
-// record is the in-memory copy of one stored Plugin.
+// record is the in-memory copy of one stored Plugin, with its Listing, which every change
+// of p keeps current so a list reads neither Packages nor maps.
 type record struct {
-	n int64 // the N of <prefix>-N: the row's key
-	p runner.Plugin
+	n       int64 // the N of <prefix>-N: the row's key
+	p       runner.Plugin
+	listing runner.Listing
 }
 
 var _ runner.Store = (*Store)(nil)
@@ -72,7 +75,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %s: %w", path, err)
 	}
-	s := &Store{path: abs, plugins: map[string]*record{}, counters: map[string]int64{}}
+	s := &Store{path: abs, plugins: map[string]*record{}, sessions: map[string][]*record{}, counters: map[string]int64{}}
 	if opts != nil {
 		s.opts = *opts
 	}

@@ -77,13 +77,30 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 	}
 	// Committed: now the copy in memory changes.
 	rec.p.Packages = slices.DeleteFunc(rec.p.Packages, func(x runner.Package) bool { return slices.Contains(pruned, x.ID) })
+	rec.listing = rec.p.Listing()
 	if isNew {
 		s.counters["plugin"] = rec.n
-		s.order = append(s.order, rec.p.ID)
+		s.add(&rec)
+	} else {
+		*s.plugins[rec.p.ID] = rec
 	}
 	s.counters["package"] = kn
-	s.plugins[rec.p.ID] = &rec
 	return rec.p.Clone(), k, nil
+}
+
+// add adds a new record to the lists. s.mu held.
+func (s *Store) add(rec *record) {
+	s.plugins[rec.p.ID] = rec
+	s.order = append(s.order, rec)
+	s.sessions[rec.p.Session] = append(s.sessions[rec.p.Session], rec)
+}
+
+// list is the records of session ("" for every session's) in creation order. s.mu held.
+func (s *Store) list(session string) []*record {
+	if session == "" {
+		return s.order
+	}
+	return s.sessions[session]
 }
 
 func nullable(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
@@ -109,11 +126,26 @@ func (s *Store) Plugins(_ context.Context, session string) ([]runner.Plugin, err
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
-	var out []runner.Plugin
-	for _, id := range s.order {
-		if rec := s.plugins[id]; session == "" || rec.p.Session == session {
-			out = append(out, rec.p.Clone())
-		}
+	recs := s.list(session)
+	out := make([]runner.Plugin, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, rec.p.Clone())
+	}
+	return out, nil
+}
+
+// Listings returns the Listing of each Plugin of session ("" for every session's) in
+// creation order, read from memory without copying a Package.
+func (s *Store) Listings(_ context.Context, session string) ([]runner.Listing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	recs := s.list(session)
+	out := make([]runner.Listing, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, rec.listing.Clone())
 	}
 	return out, nil
 }
@@ -172,7 +204,7 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 	if err != nil {
 		return runner.Plugin{}, err
 	}
-	old.p = p
+	old.p, old.listing = p, p.Listing()
 	return p.Clone(), nil
 }
 
@@ -194,7 +226,12 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 		return err
 	}
 	delete(s.plugins, id)
-	s.order = slices.DeleteFunc(s.order, func(x string) bool { return x == id })
+	s.order = slices.DeleteFunc(s.order, func(x *record) bool { return x == rec })
+	if own := slices.DeleteFunc(s.sessions[rec.p.Session], func(x *record) bool { return x == rec }); len(own) > 0 {
+		s.sessions[rec.p.Session] = own
+	} else {
+		delete(s.sessions, rec.p.Session)
+	}
 	return nil
 }
 

@@ -53,6 +53,9 @@ func Durable(t *testing.T, open func(t *testing.T) (runner.Store, func())) {
 	if ps, _ := s.Plugins(bg, "s1"); len(ps) != 1 || ps[0].ID != "clock-1" {
 		t.Fatalf("session s1 after a restart sees %v, want [clock-1]", ids(ps))
 	}
+	for _, session := range []string{"", "s1", "s2"} {
+		checkListings(t, s, "a restart", session)
+	}
 	// Counters continue: no id is reused across the restart, not even a removed Plugin's.
 	p, k := MustDefine(t, s, Def("s1", "clock", ""))
 	run, _ := s.Mint(bg, runner.CounterRun)

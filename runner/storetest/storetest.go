@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) runner.Store) {
 		{"Define", testDefine},
 		{"DefineRefused", testDefineRefused},
 		{"Plugins", testPlugins},
+		{"Listings", testListings},
 		{"Update", testUpdate},
 		{"UpdateRefused", testUpdateRefused},
 		{"Grants", testGrants},
@@ -137,6 +138,75 @@ func testPlugins(t *testing.T, s runner.Store) {
 	}
 	if _, err := s.Plugin(bg, "zzz-1"); !errors.Is(err, runner.ErrNotFound) {
 		t.Errorf("Plugin(zzz-1) = %v, want ErrNotFound", err)
+	}
+}
+
+// testListings checks that Listings agrees with the full Plugins, as Plugin.Listing
+// summarises them, after every step of a few shapes: no attempt yet, several Packages
+// with next, current or neither naming one, the latest attempt for a client Package or
+// not, two sessions, a removed Plugin, and a change to a returned Listing.
+func testListings(t *testing.T, s runner.Store) {
+	client := runner.Definition{Session: "s1", PluginID: "clock-1", Name: "Clock UI", Purpose: "p", Client: "return {}"}
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"one Package", func() { MustDefine(t, s, Def("s1", "clock", "")) }},
+		{"another session", func() { MustDefine(t, s, Def("s2", "panel", "")) }},
+		{"a client Package", func() { MustDefine(t, s, client) }},
+		{"a third Package", func() { MustDefine(t, s, Def("s1", "", "clock-1")) }},
+		{"next on the client Package", func() {
+			MustUpdate(t, s, "clock-1", runner.Change{Next: ptr("pkg-3"), Attempt: Attempt("run-1", "pkg-3")})
+		}},
+		{"current set, next cleared", func() {
+			MustUpdate(t, s, "clock-1", runner.Change{Current: ptr("pkg-1"), Next: ptr(""), Attempt: Attempt("run-2", "pkg-1"), Running: ptr(true)})
+		}},
+		{"a Plugin after the other session's", func() { MustDefine(t, s, Def("s1", "gone", "")) }},
+		{"the other session's Plugin granted", func() { MustUpdate(t, s, "panel-2", runner.Change{Grant: "pkg-2", Future: ptr(true)}) }},
+		{"a removal", func() {
+			if err := s.Remove(bg, "gone-3"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, step := range steps {
+		step.do()
+		for _, session := range []string{"", "s1", "s2", "s3"} {
+			checkListings(t, s, step.name, session)
+		}
+	}
+	ls, err := s.Listings(bg, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 1 || ls[0].Name != "Clock" || ls[0].PackageCount != 3 || ls[0].LatestHasClient || ls[0].Latest == nil {
+		t.Fatalf("Listings(s1) = %+v, want clock-1 named for its current pkg-1 (a host-only Package), with 3 Packages", ls)
+	}
+	ls[0].Latest.Client.WaitingFor[0] = "changed"
+	ls[0].Latest.Error.Message = "changed"
+	if got := get(t, s, "clock-1").Latest; got.Client.WaitingFor[0] != "fs" || got.Error.Message != "boom" {
+		t.Fatalf("changing a returned Listing changed the Store: %+v", got)
+	}
+}
+
+// checkListings fails t unless Listings(session) is Plugins(session), each Plugin as its
+// Listing.
+func checkListings(t *testing.T, s runner.Store, step, session string) {
+	t.Helper()
+	ps, err := s.Plugins(bg, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]runner.Listing, 0, len(ps))
+	for _, p := range ps {
+		want = append(want, p.Listing())
+	}
+	got, err := s.Listings(bg, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after %s, Listings(%q) =\n%+v\nwant the Listing of each Plugin Plugins returns\n%+v", step, session, got, want)
 	}
 }
 
