@@ -47,19 +47,17 @@ func TestLoadLong(t *testing.T) {
 
 const loadPages = 10
 
+// churnEvery is how often one tab drops its stream or reloads: a tab's turn comes every
+// 3.6 s, after Chromium's EventSource has retried (3 s), so a dropped stream resumes
+// before the same tab reloads.
+const churnEvery = 1200 * time.Millisecond
+
 func loadTest(t *testing.T, d time.Duration) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) }) // first registered, so it runs after every other cleanup
 	var bctx context.Context
 	if !testing.Short() && (findBrowser() != "" || os.Getenv("CI") == "true") {
-		// Without the deadline browser() sets (the long variant outlives it); the browser
-		// is started on bctx, so cancelling it ends the browser with the test.
-		var cancel context.CancelFunc
-		bctx, cancel = context.WithCancel(context.WithoutCancel(browser(t)))
-		t.Cleanup(cancel)
-		if err := chromedp.Do(bctx); err != nil { // start it: the tabs below are its targets
-			t.Fatal(err)
-		}
+		bctx = longBrowser(t)
 	}
 	e := newEnv(t, nil)
 
@@ -90,10 +88,10 @@ func loadTest(t *testing.T, d time.Duration) {
 		wg.Go(func() { errs[i] = p.churn(stop, rand.New(rand.NewPCG(uint64(i), 1))) })
 	}
 
-	// The model, on this goroutine; every 700 ms one tab drops its stream or reloads.
+	// The model, on this goroutine; every 1.2 s one tab drops its stream or reloads.
 	m := &model{e: e}
 	end := time.Now().Add(d)
-	nextChurn := time.Now().Add(700 * time.Millisecond)
+	nextChurn := time.Now().Add(churnEvery)
 	for c := 0; time.Now().Before(end); {
 		m.step()
 		if len(tabs) > 0 && time.Now().After(nextChurn) {
@@ -107,7 +105,7 @@ func loadTest(t *testing.T, d time.Duration) {
 				}
 			}
 			c++
-			nextChurn = time.Now().Add(700 * time.Millisecond)
+			nextChurn = time.Now().Add(churnEvery)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -21,6 +22,19 @@ import (
 // The load test and the benchmarks open many pages at once. Chromium opens at most six
 // HTTP/1.1 connections to one host and port, and every page holds one for its event
 // stream, so each tab gets a server of its own ([tabServer]) on the same Handler.
+
+// longBrowser is [browser] without its 60 s deadline, for the load test and the
+// benchmarks, which outlive it. The browser is started here, on a context cancelled with
+// the test, so it still ends with the test; tabs are new targets of it.
+func longBrowser(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(browser(t)))
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
 
 // tabServer serves e's handler on another loopback port. Its cleanup drops the open
 // connections first (an event stream never ends by itself) and then closes it.
@@ -56,15 +70,20 @@ func (e *env) openTab(ctx context.Context, srv *httptest.Server) context.Context
 	e.t.Helper()
 	tab, cancel := chromedp.NewContext(ctx)
 	e.t.Cleanup(cancel)
-	record := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: sseRecorder})
-		return err
-	})
-	if err := chromedp.Do(tab, record, chromedp.Navigate(e.h.URL(srv.URL)+"#session=s1")); err != nil {
+	if err := chromedp.Do(tab, onNewDocument(sseRecorder), chromedp.Navigate(e.h.URL(srv.URL)+"#session=s1")); err != nil {
 		e.t.Fatalf("opening a tab on %s: %v", srv.URL, err)
 	}
 	waitJS(e.t, tab, `document.querySelector('.conn.c-live') !== null`)
 	return tab
+}
+
+// onNewDocument runs src in every document the tab loads from now on, before the page's
+// own scripts.
+func onNewDocument(src string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+		return err
+	})
 }
 
 // tabEvents returns what the recorder saw in the tab's current document, as events with

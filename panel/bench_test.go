@@ -1,0 +1,316 @@
+package panel
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/cordiskit/cordiskit/runner"
+)
+
+// The panel's benchmarks drive headless Chromium, so they are tests behind a flag rather
+// than Benchmark functions (the browser helpers take a *testing.T): each measures its
+// figure and its floor side by side in one run and logs one row per figure —
+//
+//	go test ./panel -run TestBench -panelbench -v
+//
+// They report and never assert a time.
+var panelBench = flag.Bool("panelbench", false, "run the panel's browser benchmarks (TestBench…) and log their rows")
+
+func benchOnly(t *testing.T) {
+	t.Helper()
+	if !*panelBench {
+		t.Skip("a panel benchmark: run it with -panelbench -v")
+	}
+}
+
+// benchRow logs one benchmark row: the figure, its floor and their ratio.
+func benchRow(t *testing.T, figure string, value, floor float64, unit, floorName string) {
+	t.Helper()
+	t.Logf("ROW | %s | %.3f %s | %s %.3f %s | %.2f×", figure, value, unit, floorName, floor, unit, value/floor)
+}
+
+const echoHost = `harness.handle('echo', (args) => args);
+return { name: 'echo', apply(ctx) {} }`
+
+// roundTripClient times n host.call round trips in its frame when the benchmark asks.
+const roundTripClient = `globalThis.__roundTrips = async (n) => {
+  const ms = [];
+  for (let i = 0; i < n; i++) { const t0 = performance.now(); await host.call('echo', { i }); ms.push(performance.now() - t0); }
+  return ms;
+};
+return (ctx) => { ctx.slots.register({ name: 'cordis.card', component: () => React.createElement('p', { id: 'ready' }, 'ready to time host.call') }); };`
+
+// floorFetches times n bare fetches from the panel page to POST /floor: the same origin,
+// the same cookie, a JSON body of the shape invoke gets.
+const floorFetches = `(async (n) => {
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await fetch('/floor', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ pluginId: 'echo-1', pluginRunId: 'run-1', capability: 'x'.repeat(43), method: 'echo', args: { i } }) });
+    await res.json();
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+})(%d)`
+
+// floorHandler is a bare net/http JSON handler: decode the call, answer its args.
+func floorHandler(w http.ResponseWriter, req *http.Request) {
+	var in struct {
+		PluginID, PluginRunID, Capability, Method string
+		Args                                      json.RawMessage
+	}
+	if err := json.NewDecoder(req.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"ok": true, "value": in.Args})
+}
+
+// withFloor serves POST /floor beside the panel on e's server (which it replaces).
+func (e *env) withFloor() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /floor", floorHandler)
+	mux.Handle("/", e.h)
+	old := e.srv
+	e.srv = httptest.NewServer(mux) // the env's cleanup closes it
+	old.Close()
+}
+
+// TestBenchHostCallRoundTrip: a client half's host.call (frame → page → POST
+// rpc/invoke → the host half's handler → back) against a bare fetch from the page to a
+// bare JSON handler on the same server; 10 rounds of 50 each, alternating which goes
+// first, after a warm-up round.
+func TestBenchHostCallRoundTrip(t *testing.T) {
+	benchOnly(t)
+	ctx := browser(t)
+	e := newEnv(t, nil)
+	e.withFloor()
+	e.open(ctx)
+	d := e.define(echoHost, roundTripClient)
+	e.run(d)
+	press(t, ctx, d.PluginID, "Approve once")
+	rowIs(t, ctx, d.PluginID, "running")
+	_, f := frameText(t, ctx, "#ready", "ready")
+	if f.opts != nil {
+		t.Fatal("the client-half frame runs in the page's process here, so the benchmark cannot evaluate in it; run Chromium with site isolation (the default)")
+	}
+	await := func(c context.Context, js string) []float64 {
+		t.Helper()
+		ms, err := chromedp.Run(c, chromedp.Evaluate[[]float64](js, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	const rounds, n = 10, 50
+	await(f.ctx, fmt.Sprintf(`__roundTrips(%d)`, n))
+	await(ctx, fmt.Sprintf(floorFetches, n))
+	var calls, fetches, ratios []float64
+	for r := range rounds {
+		var c, b []float64
+		if r%2 == 0 {
+			c = await(f.ctx, fmt.Sprintf(`__roundTrips(%d)`, n))
+			b = await(ctx, fmt.Sprintf(floorFetches, n))
+		} else {
+			b = await(ctx, fmt.Sprintf(floorFetches, n))
+			c = await(f.ctx, fmt.Sprintf(`__roundTrips(%d)`, n))
+		}
+		calls, fetches = append(calls, c...), append(fetches, b...)
+		ratios = append(ratios, p50(c)/p50(b))
+	}
+	benchRow(t, "host.call round trip p50", p50(calls)*1000, p50(fetches)*1000, "µs", "bare fetch p50")
+	t.Logf("per-round ratios: median %.2f×, %.2f–%.2f×; %d round trips per side", p50(ratios), slices.Min(ratios), slices.Max(ratios), len(calls))
+}
+
+// seenRows makes the page stamp the first moment each card is in its DOM
+// (performance.timeOrigin + now, in ms since the epoch).
+const seenRows = `(() => {
+  window.__seen = {};
+  const mark = () => { for (const a of document.querySelectorAll('article.row')) if (!(a.dataset.plugin in window.__seen)) window.__seen[a.dataset.plugin] = performance.timeOrigin + performance.now(); };
+  mark();
+  new MutationObserver(mark).observe(document.body, { childList: true, subtree: true });
+  return true;
+})()`
+
+// TestBenchEventFanOut: from the model's Define to its card in every open page, with 1
+// page and with 50 (each tab on its own port: Chromium's six connections per host would
+// hold the rest of the event streams back), 5 defines each.
+func TestBenchEventFanOut(t *testing.T) {
+	benchOnly(t)
+	ctx := longBrowser(t)
+	e := newEnv(t, nil)
+	var tabs []context.Context
+	open := func(n int) {
+		for len(tabs) < n {
+			tab := e.openTab(ctx, e.tabServer())
+			if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](seenRows)); err != nil {
+				t.Fatal(err)
+			}
+			tabs = append(tabs, tab)
+		}
+	}
+	fanOut := func() []float64 {
+		var ms []float64
+		for range 5 {
+			t0 := time.Now()
+			d := e.define(clockHost, "")
+			last := 0.0
+			for _, tab := range tabs {
+				deadline := time.Now().Add(20 * time.Second)
+				for {
+					seen, err := chromedp.Run(tab, chromedp.Evaluate[float64](fmt.Sprintf(`window.__seen[%q] || 0`, d.PluginID)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if seen > 0 {
+						last = max(last, seen)
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("%s did not show in a page within 20 s", d.PluginID)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			ms = append(ms, last-float64(t0.UnixMicro())/1000)
+		}
+		return ms
+	}
+	open(1)
+	one := fanOut()
+	open(50)
+	fifty := fanOut()
+	benchRow(t, "define → card in all 50 pages (median of 5)", p50(fifty), p50(one), "ms", "1 page")
+	t.Logf("1 page: %.1f ms; 50 pages: %.1f ms", one, fifty)
+}
+
+// firstRender records, in every document, when the page first shows what the model
+// defined (the empty panel's "Nothing defined yet" or its cards): window.__firstRender
+// is {ms since navigation, cards}.
+const firstRender = `(() => {
+  const seen = () => document.querySelector('.empty h2') || document.querySelector('article.row');
+  const mo = new MutationObserver(() => {
+    if (window.__firstRender || !seen()) return;
+    window.__firstRender = { ms: performance.now(), cards: document.querySelectorAll('article.row').length };
+    mo.disconnect();
+  });
+  mo.observe(document, { childList: true, subtree: true });
+})()`
+
+// timeClick clicks the button labelled label in pluginID's card and resolves with the
+// ms until done (a selector) is in the DOM.
+const timeClick = `new Promise((resolve, reject) => {
+  const b = [...document.querySelectorAll('#row-%[1]s button')].find((b) => b.textContent === %[2]q);
+  if (!b) return reject(new Error('no button %[2]s in the card of %[1]s'));
+  const t0 = performance.now();
+  const check = () => { if (document.querySelector(%[3]q)) { mo.disconnect(); resolve(performance.now() - t0); return true; } };
+  const mo = new MutationObserver(check);
+  mo.observe(document.body, { childList: true, subtree: true, attributes: true });
+  b.click();
+  check();
+})`
+
+// TestBenchThousandDefinitions: the panel with 1,000 Plugins against the empty panel
+// (for the clicks, both get one more Plugin: the one clicked), 5 loads and 5 clicks of
+// each kind per side, alternating which side goes first.
+func TestBenchThousandDefinitions(t *testing.T) {
+	benchOnly(t)
+	ctx := longBrowser(t)
+	type side struct {
+		e                *env
+		tab              context.Context
+		cards            int
+		load, ok, remove []float64
+	}
+	var sides [2]*side
+	for i, n := range []int{0, 1000} {
+		e := newEnv(t, nil)
+		for range n {
+			e.define(clockHost, "")
+		}
+		tab, cancel := chromedp.NewContext(ctx)
+		t.Cleanup(cancel)
+		if err := chromedp.Do(tab, onNewDocument(firstRender), chromedp.Navigate(e.h.URL(e.srv.URL)+"#session=s1")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, tab, `document.querySelector('.conn.c-live') !== null`)
+		sides[i] = &side{e: e, tab: tab, cards: n}
+	}
+	order := func(rep int) []*side {
+		if rep%2 == 0 {
+			return sides[:]
+		}
+		return []*side{sides[1], sides[0]}
+	}
+	type rendered struct {
+		Ms    float64 `json:"ms"`
+		Cards int     `json:"cards"`
+	}
+	for rep := range 6 {
+		for _, s := range order(rep) {
+			if err := chromedp.Do(s.tab, chromedp.Reload()); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, s.tab, `window.__firstRender`)
+			r, err := chromedp.Run(s.tab, chromedp.Evaluate[rendered](`window.__firstRender`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Cards != s.cards {
+				t.Fatalf("the first render showed %d cards, want all %d at once", r.Cards, s.cards)
+			}
+			if rep > 0 { // the first load warms up
+				s.load = append(s.load, r.Ms)
+			}
+		}
+	}
+	clicked := make(map[*side]string)
+	for _, s := range sides {
+		clicked[s] = s.e.define(clockHost, versionClient("1")).PluginID
+		rowIs(t, s.tab, clicked[s], "idle")
+	}
+	click := func(s *side, label, done string) float64 {
+		t.Helper()
+		ms, err := chromedp.Run(s.tab, chromedp.Evaluate[float64](fmt.Sprintf(timeClick, clicked[s], label, done), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		return ms
+	}
+	for rep := range 6 {
+		for _, s := range order(rep) {
+			id := clicked[s]
+			remove := click(s, "Remove", "#row-"+id+" .confirm")
+			press(t, s.tab, id, "Keep")
+			if _, err := s.e.r.Run(as("s1"), runner.RunInput{PluginID: id, PackageID: "pkg-1", Mode: runner.ModeRun}); err != nil {
+				t.Fatal(err)
+			}
+			rowIs(t, s.tab, id, "awaiting-approval")
+			ok := click(s, "Approve once", fmt.Sprintf("#row-%s[data-status=running]", id))
+			if _, err := s.e.r.Stop(as("s1"), runner.PluginInput{PluginID: id}); err != nil {
+				t.Fatal(err)
+			}
+			rowIs(t, s.tab, id, "idle")
+			if rep > 0 {
+				s.remove, s.ok = append(s.remove, remove), append(s.ok, ok)
+			}
+		}
+	}
+	empty, full := sides[0], sides[1]
+	benchRow(t, "first render of 1,000 cards (median of 5)", p50(full.load), p50(empty.load), "ms", "empty panel")
+	benchRow(t, "click Remove → confirm, 1,001 cards", p50(full.remove), p50(empty.remove), "ms", "1 card")
+	benchRow(t, "click Approve once → running, 1,001 cards", p50(full.ok), p50(empty.ok), "ms", "1 card")
+	t.Logf("loads: empty %.1f, 1,000 %.1f; Remove: %.1f / %.1f; Approve once: %.1f / %.1f",
+		empty.load, full.load, empty.remove, full.remove, empty.ok, full.ok)
+}
