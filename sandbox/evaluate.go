@@ -142,7 +142,7 @@ type RunOptions struct {
 	// as a read-only, non-configurable own property of the global object, and an object
 	// value is frozen, so the body can neither redirect nor patch it. A name the body
 	// declares at its top level shadows the global, as any local does: a caller that must
-	// refuse such code checks it when it compiles (see Compile).
+	// refuse such code checks it before it runs it (see Parse).
 	Globals func(r *Realm) map[string]goja.Value
 }
 
