@@ -41,7 +41,7 @@ func cordisBindTimer(r *sandbox.Realm, v any) (*goja.Object, error) {
 			res0 func()
 			err  error
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0, err = s.SetTimeout(r.Context(), a1, a2)
 		})
 		if err != nil {
@@ -63,7 +63,7 @@ func cordisBindTimer(r *sandbox.Realm, v any) (*goja.Object, error) {
 			res0 func()
 			err  error
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0, err = s.SetInterval(r.Context(), a1, a2)
 		})
 		if err != nil {
@@ -99,7 +99,7 @@ func cordisBindTools(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var (
 			res0 []kit.ToolSchema
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0 = s.Schemas()
 		})
 		return cordisToJSSliceOfToolSchema(r, res0)
@@ -112,7 +112,7 @@ func cordisBindTools(r *sandbox.Realm, v any) (*goja.Object, error) {
 			res0 kit.ToolSchema
 			res1 bool
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0, res1 = s.Get(a0)
 		})
 		if !res1 {
@@ -128,7 +128,7 @@ func cordisBindTools(r *sandbox.Realm, v any) (*goja.Object, error) {
 			res0 string
 			res1 bool
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0, res1 = s.Owner(a0)
 		})
 		if !res1 {
@@ -155,7 +155,7 @@ func cordisDisposerToJS(r *sandbox.Realm, method string, fn func()) goja.Value {
 		return goja.Null()
 	}
 	return r.Func(method, func(goja.FunctionCall) goja.Value {
-		r.Sync(fn)
+		r.Unlocked(fn)
 		return goja.Undefined()
 	})
 }

@@ -31,7 +31,7 @@ import (
 // ctx.on takes only catalogued events.
 func pluginBody() string { return benchfix.OnEvent(benchfix.PluginBody, "bench/tick") }
 
-func benchHost(tb testing.TB) (*kit.Context, *Loop) {
+func benchHost(tb testing.TB) (*kit.Context, *Sandbox) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	root := kit.New(&kit.Options{Logger: logger})
 	loop := New(&Options{Facade: testFacade, Logger: logger, Timeouts: &Timeouts{Call: time.Minute}})
@@ -43,7 +43,7 @@ func benchHost(tb testing.TB) (*kit.Context, *Loop) {
 	return root, loop
 }
 
-func benchMount(tb testing.TB, root *kit.Context, loop *Loop, body string, i int) (*Mount, *kit.Fiber) {
+func benchMount(tb testing.TB, root *kit.Context, loop *Sandbox, body string, i int) (*Mount, *kit.Fiber) {
 	ctx := context.Background()
 	m, err := loop.Evaluate(ctx, fmt.Sprintf("dyn-%d", i), benchfix.WithID(body, i))
 	if err != nil {
@@ -162,7 +162,7 @@ func jsLoop(b *testing.B, r *Realm, src string) {
 	fn, _ := goja.AssertFunction(v)
 	b.ReportAllocs()
 	b.ResetTimer()
-	err = r.call(context.Background(), bound{what: "bench", name: "bench", limit: time.Hour}, func() (goja.Value, error) {
+	err = r.call(context.Background(), bound{What: "bench", Name: "bench", Limit: time.Hour}, func() (goja.Value, error) {
 		return fn(goja.Undefined(), r.rt.ToValue(b.N))
 	}, func(v goja.Value) error {
 		if v.ToInteger() != int64(b.N) {

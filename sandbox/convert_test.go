@@ -140,8 +140,8 @@ func TestFromJSONAndAny(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l.mu.Lock()
-			defer l.mu.Unlock()
+			l.lock.Lock()
+			defer l.lock.Unlock()
 			var v goja.Value
 			if err := r.try(func() { v = tt.in(r) }); err != nil {
 				t.Fatal(err)
@@ -160,10 +160,10 @@ func TestFromJSONAndAny(t *testing.T) {
 		})
 	}
 	// Values JSON cannot carry but JS can.
-	l.mu.Lock()
+	l.lock.Lock()
 	nan := FromAny(r, math.NaN())
 	inf := FromAny(r, math.Inf(-1))
-	l.mu.Unlock()
+	l.lock.Unlock()
 	if !goja.IsNaN(nan) || !goja.IsInfinity(inf) {
 		t.Errorf("NaN/-Inf: got %v %v", nan, inf)
 	}
@@ -184,8 +184,8 @@ func TestFromJSONAndAny(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			l.mu.Lock()
-			defer l.mu.Unlock()
+			l.lock.Lock()
+			defer l.lock.Unlock()
 			err := r.try(func() { tt.in(r) })
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)

@@ -319,7 +319,7 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 		value = seam.value()
 	}
 	var err error
-	r.Sync(func() { err = f.c.Provide(name, value) })
+	r.Unlocked(func() { err = f.c.Provide(name, value) })
 	if err == nil && seam != nil {
 		// The implementation ends with the activation: a Go value that outlives it fails
 		// its calls instead of running the code of a mount that is gone.

@@ -11,7 +11,7 @@ import (
 // host does when something already went wrong — often outside any time bound, sometimes
 // while a Go panic unwinds — so a getter, a toString, a Symbol.toPrimitive or a Proxy trap
 // of the mount's must not run there: it could loop, throw a value whose description throws
-// in turn, or re-enter the loop. The description reads own data properties only (through
+// in turn, or re-enter the lock. The description reads own data properties only (through
 // the intrinsic Object.getOwnPropertyDescriptor, captured before mount code ran), walks
 // prototypes only through ordinary objects, and is capped in length.
 

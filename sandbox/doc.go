@@ -3,9 +3,9 @@
 //
 // The first calls a user (the toolset) makes:
 //
-//	loop := sandbox.New(&sandbox.Options{Facade: generated.Facade}) // see [Options.Validate]
-//	defer loop.Close(ctx)
-//	m, err := loop.Evaluate(ctx, "dyn-1", code) // compile, run the body, validate the plugin
+//	sb := sandbox.New(&sandbox.Options{Facade: generated.Facade}) // see [Options.Validate]
+//	defer sb.Close(ctx)
+//	m, err := sb.Evaluate(ctx, "dyn-1", code) // compile, run the body, validate the plugin
 //	fiber, err := m.Start(ctx, parent)          // a child plugin of parent (a *kit.Context); apply runs the JS apply through a fresh ctx façade
 //	…
 //	fiber.Dispose(ctx)
@@ -15,15 +15,17 @@
 // closes the mount itself. [New] panics on invalid [Options]; a host configured by its
 // users calls [Options.Validate] first.
 //
-// # The loop
+// # The lock
 //
-// All realms of a Loop share one lock: at most one goroutine runs JavaScript at a time, and
-// any goroutine may enter (there is no loop goroutine, so delivering a Go event to a JS
+// All realms of a Sandbox share one lock: at most one goroutine runs JavaScript at a time, and
+// any goroutine may enter (there is no owner goroutine, so delivering a Go event to a JS
 // listener costs a lock, not a channel handoff). A native function that calls into Go
-// releases the lock around the call ([Realm.Sync]), so a Go method that emits back into
+// releases the lock around the call ([Realm.Unlocked]), so a Go method that emits back into
 // JavaScript — even into the calling realm — re-enters inline. goja drains a realm's
 // promise jobs when its outermost call returns. Context-taking Go methods run on goroutines
-// the loop owns (Realm.Async) and settle their promise by re-entering under the lock.
+// the sandbox owns (Realm.Async) and settle their promise by re-entering under the lock.
+// The lock, the entries that time each call and the watchdog live in an internal package,
+// sandbox/internal/engine, whose documentation states their invariants.
 //
 // # Time bounds
 //
@@ -31,7 +33,7 @@
 // mount code, Mount for the body's promise and apply, Call for every later entry — a
 // listener, a tool's execute, a timer callback, a cross-mount call. An entry that exceeds
 // its bound is interrupted (goja's Runtime.Interrupt), fails with an error for which
-// errors.Is(err, context.DeadlineExceeded) holds, and the realm and loop keep serving.
+// errors.Is(err, context.DeadlineExceeded) holds, and the realm and sandbox keep serving.
 // Unbounded recursion ends the entry with a *goja.StackOverflowError ([Limits]). Time an
 // entry spends out in a Go call while another mount's listener runs inline is not
 // charged to it, up to its own bound once: whatever other mounts do, an entry ends within
@@ -40,7 +42,7 @@
 // A thrown or rejected value is described for Go without running the mount's code: an
 // Error by its own data name, message and stack, another object as [object Ctor], a Proxy
 // as [object Proxy]; messages are capped at 4 KiB and stacks at 8 KiB. A Go panic on the
-// way through an entry becomes its error; no panic leaves the loop's lock held.
+// way through an entry becomes its error; no panic leaves the sandbox's lock held.
 //
 // # The ctx façade
 //
@@ -63,7 +65,7 @@
 // Generated façade code (facade_gen.go) builds JS objects for Go services with Realm.Func,
 // converts arguments with ArgString, ArgInt, … (a wrong type throws a TypeError naming the
 // method and parameter) and composite ones within one Budget per argument, calls Go with
-// Realm.Sync or Realm.Async, delivers Go events to JS listeners — emit-mode events and
+// Realm.Unlocked or Realm.Async, delivers Go events to JS listeners — emit-mode events and
 // callbacks with Realm.DeliverEmit, which never waits for a listener's promise (its
 // failures and rejection are logged with the mount id and passed to Options.OnError);
 // awaited modes with Realm.Deliver, which waits for it, bounded — and calls a JavaScript
@@ -103,7 +105,7 @@
 //     context-taking. Emit-mode deliveries never wait for a listener's promise, from Go or
 //     from inside the realm; a timer callback delivered while its realm is busy does not
 //     either.
-//   - One lock serves all realms of a loop: a mount that runs for its whole CallTimeout
+//   - One lock serves all realms of a sandbox: a mount that runs for its whole CallTimeout
 //     delays every other mount by as much. A listener or timer callback that runs to its
 //     bound, uses more than half of it, or returns a promise that does not settle within
 //     it three times in a row is removed (a timer cancelled) and reported — an emit-mode

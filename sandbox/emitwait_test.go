@@ -83,7 +83,7 @@ func installEmitBus(r *Realm) {
 		return r.Func("bus.emit", func(call goja.FunctionCall) goja.Value {
 			x := ArgString(r, call, 0, "bus.emit", "x")
 			ls := append([]goja.Callable(nil), fns...)
-			r.Sync(func() {
+			r.Unlocked(func() {
 				for _, fn := range ls {
 					r.DeliverEmit("a listener of the bus", fn, func() []goja.Value { return []goja.Value{r.rt.ToValue(x)} })
 				}

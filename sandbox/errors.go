@@ -15,7 +15,7 @@ import (
 // callers test with errors.Is.
 var (
 	// ErrClosed reports work submitted to a realm whose mount was closed (unmounted) or to a
-	// closed Loop.
+	// closed Sandbox.
 	ErrClosed = errors.New("sandbox: mount is closed")
 
 	// ErrNotPlugin reports mount code that did not return a plugin.

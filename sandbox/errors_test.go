@@ -123,9 +123,9 @@ func TestThrowKeepsGoError(t *testing.T) {
 	if n > 50 {
 		t.Errorf("%d Go errors still remembered after their JS Errors were dropped", n)
 	}
-	l.mu.Lock()
+	l.lock.Lock()
 	r.close()
-	l.mu.Unlock()
+	l.lock.Unlock()
 	if r.goErrs != nil {
 		t.Error("close kept the map")
 	}

@@ -37,7 +37,7 @@ type Mount struct {
 // offending line, a caret and a hint), a *NotPluginError, a thrown value (*JSError), a time
 // bound (errors.Is(err, context.DeadlineExceeded)). A failed evaluation leaves nothing
 // behind. Evaluate is Compile then Run.
-func (l *Loop) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
+func (l *Sandbox) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
 	p, err := l.Compile(id, code)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ type Program struct {
 // than Limits.MaxBytes is refused, code nested deeper than Limits.MaxNesting or with more
 // nesting work than Limits.MaxNestingWork is a *SyntaxError, and so is code that does not
 // parse.
-func (l *Loop) Compile(id, code string) (*Program, error) {
+func (l *Sandbox) Compile(id, code string) (*Program, error) {
 	if err := l.precheck(id, code); err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (p *Parsed) Func() *ast.FunctionLiteral {
 // that looks at the code's declarations before it decides to run it, and may then compile
 // it with CompileParsed instead of parsing it again. Its errors are Compile's, except
 // those only the compiler finds (a redeclared let, for one): those come from the compile.
-func (l *Loop) Parse(id, code string) (*Parsed, error) {
+func (l *Sandbox) Parse(id, code string) (*Parsed, error) {
 	if err := l.precheck(id, code); err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (l *Loop) Parse(id, code string) (*Parsed, error) {
 // and parsing the code again (the id p was parsed under named only its parse errors). It
 // consumes p, whose syntax tree the program takes over: a Parsed compiles once, and a
 // second call is an error.
-func (l *Loop) CompileParsed(id string, p *Parsed) (*Program, error) {
+func (l *Sandbox) CompileParsed(id string, p *Parsed) (*Program, error) {
 	prg := p.prg
 	if prg == nil {
 		return nil, fmt.Errorf("%s: this parsed code was compiled already; Parse it again (or Compile it)", id)
@@ -122,7 +122,7 @@ func (l *Loop) CompileParsed(id string, p *Parsed) (*Program, error) {
 }
 
 // precheck bounds the work of parsing code: its size, then its nesting.
-func (l *Loop) precheck(id, code string) error {
+func (l *Sandbox) precheck(id, code string) error {
 	if len(code) > l.limits.MaxBytes {
 		return fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit (Limits.MaxBytes); split it into smaller mounts that share services through ctx.provide and inject", id, len(code), l.limits.MaxBytes)
 	}
@@ -133,7 +133,7 @@ func (l *Loop) precheck(id, code string) error {
 }
 
 // Run evaluates a compiled program in a fresh realm: see Evaluate.
-func (l *Loop) Run(ctx context.Context, p *Program) (*Mount, error) { return l.RunWith(ctx, p, nil) }
+func (l *Sandbox) Run(ctx context.Context, p *Program) (*Mount, error) { return l.RunWith(ctx, p, nil) }
 
 // RunOptions adds to one Run what only its caller knows. Nil means none.
 type RunOptions struct {
@@ -147,18 +147,18 @@ type RunOptions struct {
 }
 
 // RunWith is Run with per-run options: see RunOptions.
-func (l *Loop) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*Mount, error) {
+func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*Mount, error) {
 	id, prog := p.id, p.prog
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+	l.lock.Lock()
+	if l.lock.Closed() {
+		l.lock.Unlock()
 		return nil, fmt.Errorf("%s: %w", id, ErrClosed)
 	}
 	r := l.newRealm(id)
-	l.mu.Unlock()
+	l.lock.Unlock()
 
 	var m *Mount
-	b := bound{what: "evaluation of the mount code", name: "VMTimeout", limit: l.timeouts.VM, wait: l.timeouts.Mount, waitName: "MountTimeout"}
+	b := bound{What: "evaluation of the mount code", Name: "VMTimeout", Limit: l.timeouts.VM, Wait: l.timeouts.Mount, WaitName: "MountTimeout"}
 	err := r.call(ctx, b, func() (goja.Value, error) {
 		if opts != nil && opts.Globals != nil {
 			if err := r.installExtraGlobals(opts.Globals(r)); err != nil {
@@ -187,9 +187,9 @@ func (l *Loop) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*Moun
 		err = fmt.Errorf("%s: %w: the body's promise did not settle", id, ErrNotPlugin)
 	}
 	if err != nil {
-		l.mu.Lock()
+		l.lock.Lock()
 		r.close()
-		l.mu.Unlock()
+		l.lock.Unlock()
 		return nil, err
 	}
 	return m, nil
@@ -217,7 +217,7 @@ func (m *Mount) Plugin() *kit.Plugin {
 func (m *Mount) applyKit(c *kit.Context) error {
 	r := m.realm
 	r.kctx.Store(c)
-	b := bound{what: "apply", name: "MountTimeout", limit: r.loop.timeouts.Mount, waitNested: true}
+	b := bound{What: "apply", Name: "MountTimeout", Limit: r.loop.timeouts.Mount, WaitNested: true}
 	return r.call(context.Background(), b, func() (goja.Value, error) {
 		fac, err := newCtxFacade(r, c, m.inject)
 		if err != nil {
@@ -249,19 +249,14 @@ func (m *Mount) Start(ctx context.Context, parent *kit.Context) (*kit.Fiber, err
 // ctx, for those calls to return.
 func (m *Mount) Close(ctx context.Context) error {
 	r := m.realm
-	l := r.loop
-	l.mu.Lock()
+	l := &r.loop.lock
+	l.Lock()
 	r.close()
-	if r.inflight == 0 {
-		// The common case: nothing to wait for, so no goroutine and no channel.
-		l.mu.Unlock()
-		return nil
+	idle := r.core.Idle()
+	l.Unlock()
+	if idle == nil {
+		return nil // the common case: nothing to wait for
 	}
-	if r.idle == nil {
-		r.idle = make(chan struct{})
-	}
-	idle := r.idle
-	l.mu.Unlock()
 	select {
 	case <-idle:
 		return nil

@@ -15,11 +15,11 @@ import (
 func Example() {
 	ctx := context.Background()
 	root := kit.New(&kit.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	loop := sandbox.New(nil) // usually &sandbox.Options{Facade: generated.Facade}
-	defer loop.Close(ctx)
+	sb := sandbox.New(nil) // usually &sandbox.Options{Facade: generated.Facade}
+	defer sb.Close(ctx)
 	defer root.Fiber().Dispose(ctx)
 
-	m, err := loop.Evaluate(ctx, "dyn-1", `
+	m, err := sb.Evaluate(ctx, "dyn-1", `
 		return {
 			name: 'reverser',
 			apply(ctx) {
@@ -54,10 +54,10 @@ func Example() {
 }
 
 // Errors are written for the model that wrote the code: what went wrong and the fix.
-func ExampleLoop_Evaluate_syntaxError() {
-	loop := sandbox.New(nil)
-	defer loop.Close(context.Background())
-	_, err := loop.Evaluate(context.Background(), "dyn-2", "return {\n  name: 'x',\n  apply(ctx) {}\n});")
+func ExampleSandbox_Evaluate_syntaxError() {
+	sb := sandbox.New(nil)
+	defer sb.Close(context.Background())
+	_, err := sb.Evaluate(context.Background(), "dyn-2", "return {\n  name: 'x',\n  apply(ctx) {}\n});")
 	fmt.Println(err)
 	// Output:
 	// dyn-2: mount code failed to parse at line 4, column 2: Unexpected token )
@@ -67,10 +67,10 @@ func ExampleLoop_Evaluate_syntaxError() {
 }
 
 // Mount code must return a plugin.
-func ExampleLoop_Evaluate_noReturn() {
-	loop := sandbox.New(nil)
-	defer loop.Close(context.Background())
-	_, err := loop.Evaluate(context.Background(), "dyn-3", "const plugin = { apply(ctx) {} }")
+func ExampleSandbox_Evaluate_noReturn() {
+	sb := sandbox.New(nil)
+	defer sb.Close(context.Background())
+	_, err := sb.Evaluate(context.Background(), "dyn-3", "const plugin = { apply(ctx) {} }")
 	fmt.Println(err)
 	// Output:
 	// dyn-3: mount code returned undefined — did you forget `return`? The code is the body of an async function and must return a plugin, in one of two forms:

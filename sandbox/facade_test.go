@@ -62,13 +62,13 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 	_ = o.Set("hello", r.Func("greeter.hello", func(call goja.FunctionCall) goja.Value {
 		name := ArgString(r, call, 0, "greeter.hello", "name")
 		var res string
-		r.Sync(func() { res = g.Hello(name) })
+		r.Unlocked(func() { res = g.Hello(name) })
 		return r.Runtime().ToValue(res)
 	}))
 	_ = o.Set("shout", r.Func("greeter.shout", func(call goja.FunctionCall) goja.Value {
 		text := ArgString(r, call, 0, "greeter.shout", "text")
 		var res int
-		r.Sync(func() { res = g.Shout(text) })
+		r.Unlocked(func() { res = g.Shout(text) })
 		return r.Runtime().ToValue(res)
 	}))
 	_ = o.Set("fetch", r.Func("greeter.fetch", func(call goja.FunctionCall) goja.Value {

@@ -18,7 +18,7 @@ import (
 type host struct {
 	t       testing.TB
 	root    *kit.Context
-	loop    *Loop
+	loop    *Sandbox
 	log     *logBuffer
 	greeter *greeter
 	next    int

@@ -115,7 +115,7 @@ func (m membrane) inFrom(what string, f func()) error {
 	if err != nil {
 		return fmt.Errorf("the service was provided by %s, which is no longer mounted: %w", from.id, ErrClosed)
 	}
-	err = from.wrapErr(e, from.try(f))
+	err = from.wrapErr(e.Bound().What, from.try(f))
 	from.end(e)
 	return err
 }
@@ -304,7 +304,7 @@ func (m membrane) bridgePromise(po *goja.Object, path *crossPath) goja.Value {
 					panic(err)
 				}
 			})
-			if err = to.wrapErr(e, err); err != nil {
+			if err = to.wrapErr(e.Bound().What, err); err != nil {
 				to.report("settling a cross-mount promise failed", err)
 			}
 			to.end(e)
@@ -312,7 +312,7 @@ func (m membrane) bridgePromise(po *goja.Object, path *crossPath) goja.Value {
 		})
 	}
 	if _, err := from.promiseThen(po, settle(false), settle(true)); err != nil {
-		_ = reject(m.crossErr(from.wrapErr(&entry{r: from, b: bound{what: "a cross-mount promise"}}, err)))
+		_ = reject(m.crossErr(from.wrapErr("a cross-mount promise", err)))
 	}
 	return to.rt.ToValue(p)
 }

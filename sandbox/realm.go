@@ -6,31 +6,32 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 	"weak"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox/internal/engine"
 	"github.com/dop251/goja"
 )
 
 // A Realm is one mount's goja runtime: its own globals and prototypes, entered under the
-// Loop's lock and bounded in time. Generated façade code receives it to convert arguments,
-// build results and call back into JavaScript.
+// Sandbox's lock and bounded in time. Generated façade code receives it to convert
+// arguments, build results and call back into JavaScript.
 //
 // Methods documented "lock held" are for native functions (JavaScript is calling Go);
 // Deliver is for Go code on any goroutine that does not hold the lock.
 type Realm struct {
-	loop   *Loop
+	loop   *Sandbox
 	id     string
 	rt     *goja.Runtime
 	logger *slog.Logger
 	kctx   atomic.Pointer[kit.Context]
 
-	// Guarded by loop.mu.
-	depth    int // entries in progress (including ones suspended in Sync)
+	core engine.Realm // the entries in progress and the async Go calls in flight
+
+	// Guarded by the lock.
 	closed   bool
 	rejected []*goja.Promise // rejected with no handler yet (nil once handled); reported when depth drops to 0
 	// rejectedAt indexes rejected, so adding a handler to one of many is O(1).
@@ -38,15 +39,6 @@ type Realm struct {
 	// Unhandled rejections reported, counted past Limits.MaxRejectionReports, and counted
 	// as of the last summary line (see flushRejections).
 	reports, unreported, summarized int
-
-	fired int // active entries whose bound expired; guarded by loop.watch.mu
-
-	ctx    context.Context // the async calls' parent, made by the first one; cancelled by close
-	cancel context.CancelFunc
-	// inflight counts this realm's async Go calls that have not settled; idle, made by a
-	// Close that finds some, is closed by the last of them. Guarded by loop.mu.
-	inflight int
-	idle     chan struct{}
 
 	promiseThen goja.Callable // the intrinsic Promise.prototype.then
 	ownDesc     goja.Callable // the intrinsic Object.getOwnPropertyDescriptor (see describe)
@@ -65,8 +57,9 @@ type Realm struct {
 }
 
 // newRealm creates the runtime for mount id and installs the globals. Called with l.mu held.
-func (l *Loop) newRealm(id string) *Realm {
+func (l *Sandbox) newRealm(id string) *Realm {
 	r := &Realm{loop: l, id: id, rt: goja.New()}
+	r.core.Init(&l.lock, r.rt, id)
 	r.logger = l.logger.With("mount", id)
 	r.rt.SetMaxCallStackSize(l.limits.MaxCallStackSize)
 	r.compilers = guardParser(r.rt, l.limits)
@@ -96,9 +89,7 @@ func (r *Realm) close() {
 		r.summarizeRejections()
 	}
 	r.closed = true
-	if r.cancel != nil {
-		r.cancel()
-	}
+	r.core.Cancel()
 	r.errMu.Lock()
 	r.goErrs = nil
 	r.errMu.Unlock()
@@ -127,46 +118,17 @@ func (r *Realm) rethrowGoPanic(method string) {
 	panic(r.newError(fmt.Errorf("%s: internal error (Go panic): %s", method, r.panicText(x))))
 }
 
-// Sync runs a synchronous Go call with the lock released, so the Go side may emit to
-// JavaScript listeners — even of this realm — without deadlock. A panic in fn becomes a JS
-// Error. Lock held on entry and on return.
+// Unlocked runs a synchronous Go call with the lock released, so the Go side may emit to
+// JavaScript listeners — even of this realm — without deadlock. Lock held on entry and on
+// return. A Go panic in fn goes on with the lock retaken: inside a native function made
+// with [Realm.Func] it becomes a JavaScript Error naming the method.
 //
-// On return Sync waits until every call that began, while it was out, in a realm this
-// goroutine has frames in has finished: a realm's calls nest strictly, whichever goroutines
-// make them.
-func (r *Realm) Sync(fn func()) {
-	l := r.loop
-	chain := l.cur
-	l.cur = nil // the lock is free: whoever takes it starts a chain of its own
-	if chain != nil {
-		l.suspended = append(l.suspended, chain)
-	}
-	l.mu.Unlock()
-	p := callRecover(fn)
-	l.mu.Lock()
-	for !chain.onTop() {
-		l.waiters++
-		l.cond.Wait()
-		l.waiters--
-	}
-	if chain != nil {
-		if i := slices.Index(l.suspended, chain); i >= 0 {
-			l.suspended = slices.Delete(l.suspended, i, i+1)
-		}
-	}
-	l.cur = chain
-	if p != nil {
-		panic(r.newError(fmt.Errorf("Go panic: %s", r.panicText(p))))
-	}
-}
+// On return Unlocked waits until every call that began, while it was out, in a realm this
+// goroutine has frames in has finished: a realm's calls nest strictly, whichever
+// goroutines make them.
+func (r *Realm) Unlocked(fn func()) { r.loop.lock.Unlocked(fn) }
 
-func callRecover(fn func()) (p any) {
-	defer func() { p = recover() }()
-	fn()
-	return nil
-}
-
-// Async returns a Promise. call runs on a goroutine the loop owns, off the lock, with a
+// Async returns a Promise. call runs on a goroutine the sandbox owns, off the lock, with a
 // context bounded by CallTimeout and cancelled when the mount goes away; the returned settle
 // func runs under the lock to build the resolved value (nil settle means undefined), or the
 // error rejects the promise. Lock held.
@@ -181,54 +143,50 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
 		return r.rt.ToValue(p)
 	}
-	if r.ctx == nil {
-		// Made on first use: most realms never make an async Go call.
-		r.ctx, r.cancel = context.WithCancel(r.loop.ctx)
-	}
-	rctx := r.ctx
-	r.inflight++
-	started := r.loop.spawn(func() {
-		ctx, cancel := rctx, context.CancelFunc(func() {})
-		if limit > 0 {
-			ctx, cancel = context.WithTimeout(ctx, limit)
-		}
-		settle, err := callAsync(ctx, call)
-		cancel()
-		r.loop.mu.Lock()
-		defer r.loop.mu.Unlock()
-		defer r.asyncDone()
-		e, berr := r.begin(context.Background(), "settling an async Go call", "CallTimeout", r.loop.timeouts.Call)
-		if berr != nil {
-			return // the mount is gone; nobody can observe the promise
-		}
-		defer r.end(e)
-		var jerr error
-		if err != nil {
-			jerr = r.tryErr(func() error { return reject(r.newError(err)) })
-		} else {
-			jerr = r.tryErr(func() error {
-				v := goja.Undefined()
-				if settle != nil {
-					v = settle()
-				}
-				return resolve(v)
-			})
-			if jerr != nil {
-				// settle threw (a conversion error) or panicked: the promise rejects with
-				// that instead of leaving its awaiter to wait out the bound.
-				cause := r.rejection(e, jerr)
-				_ = r.tryErr(func() error { return reject(cause) })
-			}
-		}
-		if jerr != nil {
-			r.logger.Warn("sandbox: settling an async Go call failed", "err", r.wrapErr(e, jerr))
-		}
+	var (
+		settle func() goja.Value
+		err    error
+	)
+	started := r.core.Go(limit, func(ctx context.Context) {
+		settle, err = callAsync(ctx, call)
+	}, func() {
+		r.settle(settle, err, resolve, reject)
 	})
 	if !started {
-		r.asyncDone()
 		_ = reject(r.newError(fmt.Errorf("%s: %w", r.id, ErrClosed)))
 	}
 	return r.rt.ToValue(p)
+}
+
+// settle resolves (with what settle builds) or rejects (with err) the promise of an async
+// Go call, in an entry of its own. Lock held.
+func (r *Realm) settle(settle func() goja.Value, err error, resolve, reject func(any) error) {
+	e, berr := r.begin(context.Background(), "settling an async Go call", "CallTimeout", r.loop.timeouts.Call)
+	if berr != nil {
+		return // the mount is gone; nobody can observe the promise
+	}
+	defer r.end(e)
+	var jerr error
+	if err != nil {
+		jerr = r.tryErr(func() error { return reject(r.newError(err)) })
+	} else {
+		jerr = r.tryErr(func() error {
+			v := goja.Undefined()
+			if settle != nil {
+				v = settle()
+			}
+			return resolve(v)
+		})
+		if jerr != nil {
+			// settle threw (a conversion error) or panicked: the promise rejects with
+			// that instead of leaving its awaiter to wait out the bound.
+			cause := r.rejection(e, jerr)
+			_ = r.tryErr(func() error { return reject(cause) })
+		}
+	}
+	if jerr != nil {
+		r.logger.Warn("sandbox: settling an async Go call failed", "err", r.wrapErr(e.Bound().What, jerr))
+	}
 }
 
 // rejection is the value a promise rejects with for err, which a settle func returned:
@@ -237,17 +195,7 @@ func (r *Realm) rejection(e *entry, err error) any {
 	if ex, ok := err.(*goja.Exception); ok {
 		return ex.Value()
 	}
-	return r.newError(r.wrapErr(e, err))
-}
-
-// asyncDone ends one async Go call: the last one to end while a Close waits wakes it.
-// Called with l.mu held.
-func (r *Realm) asyncDone() {
-	r.inflight--
-	if r.inflight == 0 && r.idle != nil {
-		close(r.idle)
-		r.idle = nil
-	}
+	return r.newError(r.wrapErr(e.Bound().What, err))
 }
 
 func callAsync(ctx context.Context, call func(context.Context) (func() goja.Value, error)) (settle func() goja.Value, err error) {
@@ -339,7 +287,7 @@ func (r *Realm) goError(v goja.Value) error {
 // event or a callback whose result nobody reads is delivered with DeliverEmit, which
 // never waits.
 func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	return r.deliverBound(ctx, bound{what: "a listener", name: "CallTimeout", limit: r.loop.timeouts.Call, waitNested: true}, fn, args, conv)
+	return r.deliverBound(ctx, bound{What: "a listener", Name: "CallTimeout", Limit: r.loop.timeouts.Call, WaitNested: true}, fn, args, conv)
 }
 
 // DeliverEmit enters the realm from Go (any goroutine not holding the lock) for an
@@ -351,7 +299,7 @@ func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goj
 // (rejections within Limits.MaxRejectionReports); a delivery to a closed mount is
 // dropped. what names fn in the reports: `a listener of "agent/error"`.
 func (r *Realm) DeliverEmit(what string, fn goja.Callable, args func() []goja.Value) {
-	err := r.deliverBound(nil, bound{what: what, name: "CallTimeout", limit: r.loop.timeouts.Call, emit: true}, fn, args, nil)
+	err := r.deliverBound(nil, bound{What: what, Name: "CallTimeout", Limit: r.loop.timeouts.Call, Emit: true}, fn, args, nil)
 	if err == nil || errors.Is(err, ErrClosed) {
 		return
 	}
@@ -366,18 +314,18 @@ func (r *Realm) DeliverEmit(what string, fn goja.Callable, args func() []goja.Va
 // method, a disposer), with what naming the entry in errors. It waits like Deliver, except
 // that an unawaited one made while the realm is busy lets its promise go (see unawaited).
 func (r *Realm) deliver(ctx context.Context, what string, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	return r.deliverBound(ctx, bound{what: what, name: "CallTimeout", limit: r.loop.timeouts.Call}, fn, args, conv)
+	return r.deliverBound(ctx, bound{What: what, Name: "CallTimeout", Limit: r.loop.timeouts.Call}, fn, args, conv)
 }
 
 // deliverBound runs one delivery bounded by b. It is the hot path of every Go event
 // reaching JavaScript, so it avoids closures.
 func (r *Realm) deliverBound(ctx context.Context, b bound, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	l := r.loop
-	l.mu.Lock()
-	nested := r.depth > 0
+	l := &r.loop.lock
+	l.Lock()
+	nested := r.core.Depth() > 0
 	e, err := r.beginBound(ctx, b)
 	if err != nil {
-		l.mu.Unlock()
+		l.Unlock()
 		return err
 	}
 	var a []goja.Value

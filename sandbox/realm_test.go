@@ -27,7 +27,7 @@ func installBus(r *Realm, parallel bool) {
 			x := ArgString(r, call, 0, "bus.emit", "x")
 			ls := append([]goja.Callable(nil), fns...)
 			var errs []error
-			r.Sync(func() {
+			r.Unlocked(func() {
 				var mu sync.Mutex
 				var wg sync.WaitGroup
 				for _, fn := range ls {
@@ -75,12 +75,12 @@ func TestSyncReentersInline(t *testing.T) {
 	}
 }
 
-func TestSyncPanicBecomesError(t *testing.T) {
+func TestUnlockedPanicBecomesError(t *testing.T) {
 	l, _ := newTestLoop(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	set(r, "boom", func(r *Realm) any {
 		return r.Func("t.boom", func(goja.FunctionCall) goja.Value {
-			r.Sync(func() { panic("kaboom") })
+			r.Unlocked(func() { panic("kaboom") })
 			return goja.Undefined()
 		})
 	})
@@ -92,7 +92,7 @@ func TestSyncPanicBecomesError(t *testing.T) {
 		})
 	})
 	tests := []struct{ src, want string }{
-		{`try { boom() } catch (e) { e instanceof Error && e.message }`, `"Go panic: kaboom"`},
+		{`try { boom() } catch (e) { e instanceof Error && e.message }`, `"t.boom: internal error (Go panic): kaboom"`},
 		{`try { crash() } catch (e) { e.name + ": " + e.message }`, `"Error: t.crash: internal error (Go panic): assignment to entry in nil map"`},
 		{`try { boom() } catch (e) { "value" in e }`, `false`}, // no reflected Go error on the JS side
 	}
@@ -161,7 +161,7 @@ func TestAsync(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got string
-		err := r.call(context.Background(), bound{what: "test", name: "CallTimeout", limit: time.Second},
+		err := r.call(context.Background(), bound{What: "test", Name: "CallTimeout", Limit: time.Second},
 			func() (goja.Value, error) { return r.rt.RunString(tt.src) },
 			func(v goja.Value) error {
 				got = "undefined"
@@ -180,7 +180,7 @@ func TestAsync(t *testing.T) {
 	}
 	// An async Go call that outlives CallTimeout sees its context end.
 	start := time.Now()
-	err := r.call(context.Background(), bound{what: "test", name: "CallTimeout", limit: 2 * time.Second},
+	err := r.call(context.Background(), bound{What: "test", Name: "CallTimeout", Limit: 2 * time.Second},
 		func() (goja.Value, error) { return r.rt.RunString(`fetchLater("wait").catch(e => e.message)`) },
 		func(v goja.Value) error {
 			if v.String() != "context deadline exceeded" {
@@ -302,7 +302,7 @@ func TestNestedTimeoutDoesNotKillTheOuterCall(t *testing.T) {
 	installBus(r, false)
 	// The inner listener loops; its own bound interrupts it; the outer call goes on.
 	var got string
-	err := r.call(context.Background(), bound{what: "outer", name: "test", limit: 5 * time.Second},
+	err := r.call(context.Background(), bound{What: "outer", Name: "test", Limit: 5 * time.Second},
 		func() (goja.Value, error) {
 			return r.rt.RunString(`
 		listen((x) => { if (x === "spin") for (;;) {} })
@@ -362,9 +362,9 @@ func TestClosedRealm(t *testing.T) {
 	r := testRealm(t, l, "dyn-1")
 	v, _ := run(r, `() => 1`)
 	f, _ := goja.AssertFunction(v)
-	l.mu.Lock()
+	l.lock.Lock()
 	r.close()
-	l.mu.Unlock()
+	l.lock.Unlock()
 	if err := r.Deliver(context.Background(), f, nil, nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("got %v", err)
 	}
@@ -403,7 +403,7 @@ func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
 	set(r, "askSync", func(r *Realm) any {
 		return r.Func("t.askSync", func(goja.FunctionCall) goja.Value {
 			var err error
-			r.Sync(func() {
+			r.Unlocked(func() {
 				err = r.Deliver(context.Background(), listener, nil, func(goja.Value) error { return nil })
 			})
 			return r.rt.ToValue(errors.Is(err, context.DeadlineExceeded))
@@ -416,7 +416,7 @@ func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
 	})
 	start := time.Now()
 	var got string
-	err := r.call(context.Background(), bound{what: "outer", name: "test", limit: 5 * time.Second},
+	err := r.call(context.Background(), bound{What: "outer", Name: "test", Limit: 5 * time.Second},
 		func() (goja.Value, error) {
 			return r.rt.RunString(`
 				let done = false

@@ -67,7 +67,7 @@ func bindEcho(r *Realm, v any) (*goja.Object, error) {
 	_ = o.Set("len", r.Func("echo.len", func(call goja.FunctionCall) goja.Value {
 		s := ArgString(r, call, 0, "echo.len", "s")
 		var n int
-		r.Sync(func() { n = e.Len(s) })
+		r.Unlocked(func() { n = e.Len(s) })
 		return r.Runtime().ToValue(n)
 	}))
 	return o, nil
@@ -79,7 +79,7 @@ func bindBounce(r *Realm, v any) (*goja.Object, error) {
 	_ = o.Set("len", r.Func("bounce.len", func(call goja.FunctionCall) goja.Value {
 		s := ArgString(r, call, 0, "bounce.len", "s")
 		var n int
-		r.Sync(func() {
+		r.Unlocked(func() {
 			if e, ok := echoService.Get(b.root); ok {
 				n = e.Len(s)
 			}

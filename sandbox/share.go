@@ -22,7 +22,7 @@ type timerShare struct {
 }
 
 // shareWindow is the length of the sliding window (and of each of its two buckets).
-func (l *Loop) shareWindow() time.Duration { return 2 * l.timeouts.Call }
+func (l *Sandbox) shareWindow() time.Duration { return 2 * l.timeouts.Call }
 
 // roll moves the buckets on to now. Called with s.mu held.
 func (s *timerShare) roll(now time.Time, window time.Duration) {

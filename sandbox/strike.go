@@ -30,7 +30,7 @@ const (
 )
 
 // A striker counts the strikes of one listener or timer callback and removes it (off) after
-// maxStrikes in a row. All fields are guarded by the loop's lock: the callback, and the
+// maxStrikes in a row. All fields are guarded by the sandbox's lock: the callback, and the
 // handlers that watch its promises, run only under it.
 type striker struct {
 	r       *Realm
@@ -66,11 +66,11 @@ func (s *striker) wrap(fn goja.Callable) goja.Callable {
 		if s.out {
 			return goja.Undefined(), nil
 		}
-		cur := r.loop.cur // the entry delivering this call
+		cur := r.loop.lock.Current() // the entry delivering this call
 		v, err := fn(this, args...)
 		var used time.Duration
 		if cur != nil {
-			used = r.loop.watch.elapsed(cur) // less the time other mounts' calls ran inline
+			used = r.loop.lock.Elapsed(cur) // less the time other mounts' calls ran inline
 		}
 		if s.share != nil {
 			s.share.add(used, r.loop.shareWindow())
@@ -192,8 +192,6 @@ func (r *Realm) timedOut(e *entry, err error) bool {
 	if e == nil || !ok || ie.Value() != any(e) {
 		return false
 	}
-	w := &r.loop.watch
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return e.byBound
+	byBound, _ := e.Expiry()
+	return byBound
 }

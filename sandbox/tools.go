@@ -80,13 +80,13 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 	release := f.takeTool(method) // Limits.MaxTools
 	var unregister func()
 	var err error
-	r.Sync(func() { unregister, err = tools.Register(f.c, tool) })
+	r.Unlocked(func() { unregister, err = tools.Register(f.c, tool) })
 	if err != nil {
 		release()
 		r.Throw(fmt.Errorf("%s(%q): %w", method, def.schema.Name, err))
 	}
 	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
-		r.Sync(unregister) // removing a tool emits tools/change, possibly into this realm
+		r.Unlocked(unregister) // removing a tool emits tools/change, possibly into this realm
 		release()
 		return goja.Undefined()
 	})
@@ -134,7 +134,7 @@ func (r *Realm) checkTool(method string, v goja.Value) checkedTool {
 	}
 	c := checkedTool{schema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params}, exec: exec}
 	var err error
-	r.Sync(func() { c.resolved, c.limit, err = compileToolSchema(params, "tool."+key) }) // pure Go: not under the lock
+	r.Unlocked(func() { c.resolved, c.limit, err = compileToolSchema(params, "tool."+key) }) // pure Go: not under the lock
 	if err != nil {
 		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}

@@ -62,7 +62,7 @@ type Options struct {
 // "cordis-toolset" with every mount a child of its "cordis-dynamic" group fiber.
 type Toolset struct {
 	cat     *catalog.Catalog
-	loop    *sandbox.Loop
+	loop    *sandbox.Sandbox
 	fiber   *kit.Fiber
 	logger  *slog.Logger
 	onError func(mount string, err error)

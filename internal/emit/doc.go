@@ -26,7 +26,7 @@
 // sandbox: a ServiceBinder per service that builds a JavaScript object holding only the
 // catalogued methods, with typed argument and result conversion, and an EventAdapter per
 // event that turns each Go payload into positional arguments. Sync methods run through
-// Realm.Sync (the lock released, so they may emit back into JavaScript), context-taking
+// Realm.Unlocked (the lock released, so they may emit back into JavaScript), context-taking
 // ones through Realm.Async; callbacks are delivered with emit semantics; a returned func()
 // becomes a JavaScript disposer. Go values cross as plain objects built field by field,
 // never by reflection. For each interface service (an abstract seam) it also writes a

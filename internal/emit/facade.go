@@ -98,7 +98,7 @@ func (w *facadeWriter) binder(name string, s *catalog.Service) jen.Code {
 		Params(jen.Op("*").Qual(GojaPath, "Object"), jen.Error()).Block(body...)
 }
 
-// methodBody converts the arguments, calls the method (off the lock: Sync for a sync
+// methodBody converts the arguments, calls the method (off the lock: Unlocked for a sync
 // method, Async for one taking a context) and converts its result.
 func (w *facadeWriter) methodBody(method string, m *catalog.Method) []jen.Code {
 	var stmts []jen.Code
@@ -170,9 +170,9 @@ func (w *facadeWriter) methodBody(method string, m *catalog.Method) []jen.Code {
 			decls = append(decls, jen.Err().Error())
 		}
 		stmts = append(stmts, jen.Var().Defs(decls...))
-		stmts = append(stmts, jen.Id("r").Dot("Sync").Call(jen.Func().Params().Block(jen.List(lhs...).Op("=").Add(call))))
+		stmts = append(stmts, jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(jen.List(lhs...).Op("=").Add(call))))
 	} else {
-		stmts = append(stmts, jen.Id("r").Dot("Sync").Call(jen.Func().Params().Block(call)))
+		stmts = append(stmts, jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(call)))
 	}
 	if hasErr {
 		stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("r").Dot("Throw").Call(jen.Err())))

@@ -239,7 +239,7 @@ func (w *facadeWriter) disposerToJS() string {
 	w.helpers[name] = jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("method").String(), jen.Id("fn").Func().Params()).Qual(GojaPath, "Value").Block(
 		jen.If(jen.Id("fn").Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),
 		jen.Return(jen.Id("r").Dot("Func").Call(jen.Id("method"), jen.Func().Params(jen.Qual(GojaPath, "FunctionCall")).Qual(GojaPath, "Value").Block(
-			jen.Id("r").Dot("Sync").Call(jen.Id("fn")),
+			jen.Id("r").Dot("Unlocked").Call(jen.Id("fn")),
 			jen.Return(undefined())))))
 	return name
 }

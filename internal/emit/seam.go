@@ -151,7 +151,7 @@ func (w *facadeWriter) seamArg(method string, p catalog.Param, a jen.Code) jen.C
 		xs = append(xs, x)
 	}
 	stmts = append(stmts,
-		jen.Id("r").Dot("Sync").Call(jen.Func().Params().Block(jen.Add(a).Call(xs...))),
+		jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(jen.Add(a).Call(xs...))),
 		jen.Return(undefined()))
 	return jen.Func().Params().Qual(GojaPath, "Value").Block(
 		jen.If(jen.Add(a).Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),

@@ -148,7 +148,7 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var (
 			res0 string
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0 = s.Get(a0)
 		})
 		return r.Runtime().ToValue(res0)
@@ -160,7 +160,7 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var (
 			res0 bool
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0 = s.Has(a0)
 		})
 		return r.Runtime().ToValue(res0)
@@ -173,7 +173,7 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var (
 			err error
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			err = s.Set(a0, a1)
 		})
 		if err != nil {
@@ -188,7 +188,7 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var (
 			res0 bool
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0 = s.Delete(a0)
 		})
 		return r.Runtime().ToValue(res0)
@@ -199,7 +199,7 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var (
 			res0 []string
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0 = s.Keys()
 		})
 		return cordisToJSSliceOfString(r, res0)
@@ -210,7 +210,7 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var (
 			res0 map[string]string
 		)
-		r.Sync(func() {
+		r.Unlocked(func() {
 			res0 = s.Snapshot()
 		})
 		return cordisToJSMapOfStringToString(r, res0)

@@ -38,7 +38,7 @@ var BenchTools = kit.NewService[*kit.Tools]("bench-tools")
 
 // benchFacade is the bench's own façade tier, merged by the toolset with the kit's core
 // tier. It is written exactly as the binding contract between generated façade code
-// (facade_gen.go) and package sandbox prescribes: Realm.Func, ArgString, Realm.Sync and a
+// (facade_gen.go) and package sandbox prescribes: Realm.Func, ArgString, Realm.Unlocked and a
 // primitive ToValue for the service; Realm.Deliver with positional primitive arguments for
 // the event.
 var benchFacade = &sandbox.Facade{
@@ -58,7 +58,7 @@ func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
 	_ = o.Set("hello", r.Func("bench.hello", func(call goja.FunctionCall) goja.Value {
 		name := sandbox.ArgString(r, call, 0, "bench.hello", "name")
 		var res string
-		r.Sync(func() { res = svc.Hello(name) })
+		r.Unlocked(func() { res = svc.Hello(name) })
 		return r.Runtime().ToValue(res)
 	}))
 	return o, nil

@@ -54,7 +54,7 @@ const summarizerPlugin = `
 type seamHost struct {
 	t    *testing.T
 	root *kit.Context
-	loop *sandbox.Loop
+	loop *sandbox.Sandbox
 	mu   sync.Mutex
 	errs []string // what Options.OnError received
 }

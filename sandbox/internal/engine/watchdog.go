@@ -1,34 +1,33 @@
-package sandbox
+package engine
 
 import (
 	"sync"
 	"time"
 )
 
-// The watchdog enforces time bounds for every realm of a loop with one goroutine instead of
-// a timer per entry (arming and stopping a runtime timer costs more than a whole Go → JS
-// call). Entries link themselves into a list with a deadline read from a coarse clock the
-// watchdog advances every tick; each tick it interrupts the realms of expired entries. The
-// goroutine starts when an entry begins and none is running, and exits once no entry has
-// been active for a couple of ticks, so an idle loop has no goroutine. Bounds are enforced
-// to within a tick (a sixteenth of the smallest bound, between 1 ms and 100 ms).
+// The watchdog enforces time bounds for every realm of a lock with one goroutine instead
+// of a timer per entry (arming and stopping a runtime timer costs more than a whole
+// Go → JS call). Entries link themselves into a list with a deadline read from a coarse
+// clock the watchdog advances every tick; each tick it interrupts the realms of expired
+// entries. The goroutine starts when an entry begins and none is running, and exits once
+// no entry has been active for a couple of ticks, so an idle lock has no goroutine.
 type watchdog struct {
 	mu      sync.Mutex
-	head    *entry // active entries with a limit or a context, most recent first
+	head    *Entry // active entries with a limit or a context, most recent first
 	running bool
 	tick    time.Duration
 	epoch   time.Time
 	now     time.Duration // coarse monotonic clock since epoch, advanced every tick
 }
 
-func (w *watchdog) init(t Timeouts) {
+// init sets the tick from the smallest bound: a sixteenth of it, between 1 ms and 100 ms.
+func (w *watchdog) init(smallest time.Duration) {
 	w.epoch = time.Now()
-	w.tick = min(t.VM, t.Mount, t.Call) / 16
-	w.tick = min(max(w.tick, time.Millisecond), 100*time.Millisecond)
+	w.tick = min(max(smallest/16, time.Millisecond), 100*time.Millisecond)
 }
 
 // add links e with a deadline limit from now and starts the goroutine if needed.
-func (w *watchdog) add(l *Loop, e *entry, limit time.Duration) {
+func (w *watchdog) add(l *Lock, e *Entry, limit time.Duration) {
 	w.mu.Lock()
 	if !w.running {
 		w.running = true
@@ -49,7 +48,7 @@ func (w *watchdog) add(l *Loop, e *entry, limit time.Duration) {
 }
 
 // unlink removes e; afterwards the watchdog no longer fires e. Called with w.mu held.
-func (w *watchdog) unlink(e *entry) {
+func (w *watchdog) unlink(e *Entry) {
 	if !e.linked {
 		return
 	}
@@ -66,13 +65,13 @@ func (w *watchdog) unlink(e *entry) {
 
 // elapsed returns the time since e began (measured from the coarse clock, so it may be
 // up to a tick more).
-func (w *watchdog) elapsed(e *entry) time.Duration {
+func (w *watchdog) elapsed(e *Entry) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return time.Since(w.epoch) - e.start
 }
 
-func (w *watchdog) run(l *Loop) {
+func (w *watchdog) run(l *Lock) {
 	t := time.NewTicker(w.tick)
 	defer t.Stop()
 	idle := 0
@@ -80,10 +79,10 @@ func (w *watchdog) run(l *Loop) {
 		select {
 		case <-t.C:
 		case <-l.ctx.Done():
-			// The loop is closing: interrupt whatever still runs and stop.
+			// The lock is closing: interrupt whatever still runs and stop.
 			w.mu.Lock()
 			for e := w.head; e != nil; e = e.next {
-				e.fireLocked(ErrClosed, false)
+				e.fireLocked(l.closedCause, false)
 			}
 			w.running = false
 			w.mu.Unlock()

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
+
+	"github.com/cordiskit/cordiskit/sandbox/internal/engine"
 )
 
-// Options configures a Loop. A nil *Options means defaults.
+// Options configures a Sandbox. A nil *Options means defaults.
 type Options struct {
 	// Facade lists the catalogued events JavaScript may listen to (ctx.on) and the binders
 	// for Go services it may inject. Usually generated.Facade, possibly merged with a
@@ -133,44 +134,31 @@ const DefaultMaxRejectionReports = 100
 // DefaultMaxTimerShare is the default of Limits.MaxTimerShare, in percent.
 const DefaultMaxTimerShare = 50
 
-// A Loop runs the JavaScript of one toolset: every mount's realm shares its lock, so at most
-// one goroutine runs JavaScript at a time, but any goroutine may enter (there is no loop
-// goroutine to hand work to). A native function that calls into Go releases the lock around
-// the call (Realm.Sync), so Go code that emits to JavaScript — even to the calling realm —
-// re-enters inline. Goroutines the Loop starts (async Go calls) are waited for by Close.
-type Loop struct {
-	mu      sync.Mutex
-	cond    sync.Cond // broadcast when a realm entry ends and someone waits (waiters > 0)
-	waiters int
-	cur     *entry // the lock holder's innermost entry; nil whenever the lock is free
-	// suspended holds the innermost entries of the chains that are out in Realm.Sync: while
-	// a chain of another realm runs, their clocks stop (see Realm.end).
-	suspended []*entry
-	free      []*entry
-	watch     watchdog
+// A Sandbox runs the JavaScript of one toolset: every mount's realm shares its lock, so at
+// most one goroutine runs JavaScript at a time, but any goroutine may enter (there is no
+// owner goroutine to hand work to). A native function that calls into Go releases the lock
+// around the call ([Realm.Unlocked]), so Go code that emits to JavaScript — even to the
+// calling realm — re-enters inline. Goroutines the Sandbox starts (async Go calls) are
+// waited for by Close.
+type Sandbox struct {
+	lock engine.Lock // the lock, the entries, the watchdog and the async calls' goroutines
 
 	facade   *Facade
 	timeouts Timeouts
 	limits   Limits
 	logger   *slog.Logger
 	onError  func(mount string, err error)
-
-	wg     sync.WaitGroup // goroutines started by Async
-	ctx    context.Context
-	cancel context.CancelFunc
-	closed bool
 }
 
-// New returns a Loop configured by opts. It panics if opts is invalid (see
+// New returns a Sandbox configured by opts. It panics if opts is invalid (see
 // [Options.Validate]): a negative bound is a programmer error, and silently replacing it
 // with a default would hide it. A host that takes options from its users (the toolset, the
 // runner) calls Validate first and returns its error.
-func New(opts *Options) *Loop {
+func New(opts *Options) *Sandbox {
 	if err := opts.Validate(); err != nil {
 		panic(err)
 	}
-	l := &Loop{facade: &Facade{}, logger: slog.Default()}
-	l.cond.L = &l.mu
+	l := &Sandbox{facade: &Facade{}, logger: slog.Default()}
 	if opts != nil {
 		if opts.Facade != nil {
 			l.facade = opts.Facade
@@ -206,14 +194,13 @@ func New(opts *Options) *Loop {
 	m.MaxRejectionReports = orDefault(m.MaxRejectionReports, DefaultMaxRejectionReports)
 	m.Teardown = orDefault(m.Teardown, 2*t.Call)
 	m.MaxTimerShare = orDefault(m.MaxTimerShare, DefaultMaxTimerShare)
-	l.watch.init(l.timeouts)
-	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.lock.Init(min(t.VM, t.Mount, t.Call), ErrClosed)
 	return l
 }
 
 // Validate reports every field of o that no default can stand in for: a negative time
 // bound or limit (zero means the default) and a MaxTimerShare over 100 percent. A nil o is
-// valid. [New] panics with the same error; a host that configures a Loop from its users'
+// valid. [New] panics with the same error; a host that configures a Sandbox from its users'
 // options calls Validate first and returns the error.
 func (o *Options) Validate() error {
 	if o == nil {
@@ -276,39 +263,26 @@ func orDefault[T int | time.Duration](v, def T) T {
 	return v
 }
 
-// Facade returns the façade the loop was configured with.
-func (l *Loop) Facade() *Facade { return l.facade }
+// Facade returns the façade the sandbox was configured with.
+func (l *Sandbox) Facade() *Facade { return l.facade }
 
 // Timeouts returns the effective time bounds.
-func (l *Loop) Timeouts() Timeouts { return l.timeouts }
+func (l *Sandbox) Timeouts() Timeouts { return l.timeouts }
 
 // Limits returns the effective limits.
-func (l *Loop) Limits() Limits { return l.limits }
+func (l *Sandbox) Limits() Limits { return l.limits }
 
-// Close stops the loop: later entries fail with ErrClosed, the contexts of running async Go
+// Close stops the sandbox: later entries fail with ErrClosed, the contexts of running async Go
 // calls are cancelled, and Close waits (bounded by ctx) for their goroutines to return.
 // Close the mounts' fibers first; Close does not dispose anything in the kit.
-func (l *Loop) Close(ctx context.Context) error {
-	l.mu.Lock()
-	l.closed = true
-	l.mu.Unlock()
-	l.cancel()
-	done := make(chan struct{})
-	go func() { l.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("sandbox: closing loop: waiting for async Go calls: %w", context.Cause(ctx))
+func (l *Sandbox) Close(ctx context.Context) error {
+	if err := l.lock.Close(ctx); err != nil {
+		return fmt.Errorf("sandbox: closing: waiting for async Go calls: %w", err)
 	}
+	return nil
 }
 
-// spawn runs fn on a goroutine the loop owns (Close waits for it). It reports false when
-// the loop is closed. Called with l.mu held.
-func (l *Loop) spawn(fn func()) bool {
-	if l.closed {
-		return false
-	}
-	l.wg.Go(fn)
-	return true
-}
+// Loop is the former name of [Sandbox], kept while callers move.
+//
+// Deprecated: use Sandbox.
+type Loop = Sandbox
