@@ -438,7 +438,7 @@
     { name: 'styles', kind: 'parameter', signature: 'styles.insert(css: string): () => void', description: "Adds CSS to this client half's frame and returns its disposer; everything inserted goes when the run unloads." },
     { name: 'console', kind: 'parameter', signature: 'console.log | info | warn | error | debug(...args)', description: 'Logs tagged [cordis:<pluginId>] in the page console.' },
     { name: 'ctx', kind: 'context', signature: 'apply(ctx): ctx.slots.register({ name, component, key? }): () => void; ctx.setTimeout(fn, ms) / ctx.setInterval(fn, ms): () => void (inject: [\'timer\']); ctx.effect(fn); ctx.pluginId',
-      description: 'What the plugin returned by the client half gets in apply: slots to render into (Slots lists them), timers that are cleared at unload, and effects with disposers.' }
+      description: 'The context the plugin\u2019s apply(ctx) receives: slots to render into (the Slots provider lists them), timers cleared at unload, and effects with disposers.' }
   ];
 
   var CLIENT_SERVICES = [
