@@ -130,6 +130,9 @@ func loadTest(t *testing.T, d time.Duration) {
 		if err := p.settle(final); err != nil {
 			t.Fatalf("%s: %v", p.ids.page, err)
 		}
+		if p.ids.resumed == 0 {
+			t.Errorf("%s never resumed (%d fresh starts): the gap check saw no Last-Event-ID honoured", p.ids.page, p.ids.fresh)
+		}
 		if got, _ := json.Marshal(p.inv); string(got) != string(wantInv) {
 			t.Errorf("%s: its inventory did not converge:\n got %s\nwant %s", p.ids.page, got, wantInv)
 		}
