@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
 )
 
 // SandboxHost is the HostStarter that runs host halves in the sandbox: a run is a mount.
@@ -44,7 +46,10 @@ func (h *SandboxHost) Close(ctx context.Context) error { return h.loop.Close(ctx
 func (h *SandboxHost) Loop() *sandbox.Loop { return h.loop }
 
 // Check parses code as the body of an async function without compiling or running it,
-// with the sandbox's own checks and teaching errors (sandbox.Loop.Parse). A host half that
+// with the sandbox's own checks and teaching errors (sandbox.Loop.Parse). A let, const or
+// class name declared twice in the body's own scope, or also as a var or function there,
+// is an error the parser leaves to the compiler: such code is compiled, so the define
+// answers with the error its run would give. A host half that
 // declares `harness` in its function scope (var, let, const, function or class,
 // destructuring too), where it would shadow the harness it is given, is refused here
 // rather than failing obscurely at run time. The parsed host half is kept for a Start of
@@ -53,6 +58,12 @@ func (h *SandboxHost) Check(half, code string) error {
 	p, err := h.loop.Parse(half, code)
 	if err != nil {
 		return err
+	}
+	if redeclares(p.Func()) {
+		// An early error only goja's compiler reports: compile to answer with its text.
+		if _, err := h.loop.Compile(half, code); err != nil {
+			return err
+		}
 	}
 	if half != "code.host" {
 		return nil
@@ -167,4 +178,46 @@ func (s *sandboxRun) Invoke(ctx context.Context, method string, args json.RawMes
 		return nil, err
 	}
 	return out, nil
+}
+
+// redeclares reports whether fn's own scope declares a let, const or class name (a plain
+// name, not one inside a destructuring pattern) twice, or also as a var or a function.
+func redeclares(fn *ast.FunctionLiteral) bool {
+	var lexical []string
+	for _, st := range fn.Body.List {
+		switch st := st.(type) {
+		case *ast.LexicalDeclaration:
+			for _, b := range st.List {
+				if id, ok := b.Target.(*ast.Identifier); ok {
+					lexical = append(lexical, id.Name.String())
+				}
+			}
+		case *ast.ClassDeclaration:
+			if n := st.Class.Name; n != nil {
+				lexical = append(lexical, n.Name.String())
+			}
+		}
+	}
+	for i, name := range lexical {
+		if slices.Contains(lexical[:i], name) || declaresVarOrFunction(fn, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// declaresVarOrFunction reports whether fn's own scope declares name with var or as a
+// function.
+func declaresVarOrFunction(fn *ast.FunctionLiteral, name string) bool {
+	for _, d := range fn.DeclarationList {
+		if bindsAny(d.List, name) {
+			return true
+		}
+	}
+	for _, st := range fn.Body.List {
+		if f, ok := st.(*ast.FunctionDeclaration); ok && f.Function.Name != nil && f.Function.Name.Name.String() == name {
+			return true
+		}
+	}
+	return false
 }

@@ -89,13 +89,13 @@ func TestSandboxHostCheckSyntaxAsCompile(t *testing.T) {
 func TestSandboxHostCheckHandsOffItsParse(t *testing.T) {
 	h, root := newTestHost(t)
 	const throws = "const f = () => { throw new Error('boom') }\nf()\nreturn () => {}"
-	const redeclared = "let a = 1\nlet a = 2\nreturn () => {}"
+	const redeclared = "{\nlet a = 1\nlet a = 2\n}\nreturn () => {}" // in a block: the define check leaves it to the compiler
 	for _, tt := range []struct {
 		name, checked, started, want string
 		taken                        bool
 	}{
 		{"handed off", throws, throws, "cordis-mount-clock-1.js:1:", true},
-		{"compile error", redeclared, redeclared, "clock-1: mount code failed to parse at line 2, column 5: Identifier 'a' has already been declared", true},
+		{"compile error", redeclared, redeclared, "clock-1: mount code failed to parse at line 3, column 5: Identifier 'a' has already been declared", true},
 		{"other code", "return () => {}", throws, "cordis-mount-clock-1.js:1:", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
