@@ -4,10 +4,11 @@ package generated
 
 import (
 	"context"
-	"fmt"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/bind"
 	"github.com/dop251/goja"
+	"time"
 )
 
 // Facade is the sandbox whitelist of these declarations: a binder per service and an
@@ -18,154 +19,48 @@ var Facade = &sandbox.Facade{
 		"tools": cordisBindTools,
 	},
 	Events: map[string]sandbox.EventAdapter{
-		"tools/change": cordisOnToolsChange,
+		"tools/change": bind.OnEmit(kit.ToolsChange, func(r *sandbox.Realm, p kit.ToolsChangeEvent) []goja.Value {
+			return []goja.Value{r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Registered)}
+		}),
 	},
 }
 
 // cordisBindTimer binds service "timer" (Timer): only its catalogued methods.
 func cordisBindTimer(r *sandbox.Realm, v any) (*goja.Object, error) {
-	s, ok := v.(*kit.Timer)
-	if !ok {
-		return nil, fmt.Errorf("service %q holds a %T, but its binding expects a *github.com/cordiskit/cordiskit/kit.Timer", "timer", v)
-	}
-	o := r.Runtime().NewObject()
-	if err := o.Set("setTimeout", r.Func("timer.setTimeout", func(call goja.FunctionCall) goja.Value {
-		a1 := sandbox.ArgDuration(r, call, 0, "timer.setTimeout", "d")
-		cb1 := sandbox.ArgCallback(r, call, 1, "timer.setTimeout", "fn")
-		a2 := func() {
-			r.DeliverEmit("the fn callback of timer.setTimeout", cb1, func() []goja.Value {
-				return []goja.Value{}
-			})
-		}
-		var (
-			res0 func()
-			err  error
-		)
-		r.Unlocked(func() {
-			res0, err = s.SetTimeout(r.Context(), a1, a2)
-		})
-		if err != nil {
-			r.Throw(err)
-		}
-		return cordisDisposerToJS(r, "timer.setTimeout disposer", res0)
-	})); err != nil {
+	s, err := bind.Service[*kit.Timer]("timer", v)
+	if err != nil {
 		return nil, err
 	}
-	if err := o.Set("setInterval", r.Func("timer.setInterval", func(call goja.FunctionCall) goja.Value {
-		a1 := sandbox.ArgDuration(r, call, 0, "timer.setInterval", "d")
-		cb1 := sandbox.ArgCallback(r, call, 1, "timer.setInterval", "fn")
-		a2 := func() {
-			r.DeliverEmit("the fn callback of timer.setInterval", cb1, func() []goja.Value {
-				return []goja.Value{}
-			})
-		}
-		var (
-			res0 func()
-			err  error
-		)
-		r.Unlocked(func() {
-			res0, err = s.SetInterval(r.Context(), a1, a2)
-		})
-		if err != nil {
-			r.Throw(err)
-		}
-		return cordisDisposerToJS(r, "timer.setInterval disposer", res0)
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("sleep", r.Func("timer.sleep", func(call goja.FunctionCall) goja.Value {
-		a2 := sandbox.ArgDuration(r, call, 0, "timer.sleep", "d")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
-			err := s.Sleep(ctx, r.Context(), a2)
-			if err != nil {
-				return nil, err
-			}
-			return nil, nil
-		})
-	})); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return bind.Object(r,
+		bind.Func2(r, "timer.setTimeout", "d", "fn", sandbox.ArgDuration, cordisArgFunc, func(a1 time.Duration, a2 func()) (func(), error) { return s.SetTimeout(r.Context(), a1, a2) }, bind.Disposer("timer.setTimeout disposer")),
+		bind.Func2(r, "timer.setInterval", "d", "fn", sandbox.ArgDuration, cordisArgFunc, func(a1 time.Duration, a2 func()) (func(), error) { return s.SetInterval(r.Context(), a1, a2) }, bind.Disposer("timer.setInterval disposer")),
+		bind.Async1(r, "timer.sleep", "d", sandbox.ArgDuration, func(ctx context.Context, a2 time.Duration) (struct{}, error) {
+			return bind.Void(s.Sleep(ctx, r.Context(), a2))
+		}, nil),
+	)
 }
 
 // cordisBindTools binds service "tools" (Tools): only its catalogued methods.
 func cordisBindTools(r *sandbox.Realm, v any) (*goja.Object, error) {
-	s, ok := v.(*kit.Tools)
-	if !ok {
-		return nil, fmt.Errorf("service %q holds a %T, but its binding expects a *github.com/cordiskit/cordiskit/kit.Tools", "tools", v)
-	}
-	o := r.Runtime().NewObject()
-	if err := o.Set("schemas", r.Func("tools.schemas", func(call goja.FunctionCall) goja.Value {
-		var (
-			res0 []kit.ToolSchema
-		)
-		r.Unlocked(func() {
-			res0 = s.Schemas()
-		})
-		return cordisToJSSliceOfToolSchema(r, res0)
-	})); err != nil {
+	s, err := bind.Service[*kit.Tools]("tools", v)
+	if err != nil {
 		return nil, err
 	}
-	if err := o.Set("get", r.Func("tools.get", func(call goja.FunctionCall) goja.Value {
-		a0 := sandbox.ArgString(r, call, 0, "tools.get", "name")
-		var (
-			res0 kit.ToolSchema
-			res1 bool
-		)
-		r.Unlocked(func() {
-			res0, res1 = s.Get(a0)
-		})
-		if !res1 {
-			return goja.Undefined()
-		}
-		return cordisToJSToolSchema(r, res0)
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("owner", r.Func("tools.owner", func(call goja.FunctionCall) goja.Value {
-		a0 := sandbox.ArgString(r, call, 0, "tools.owner", "name")
-		var (
-			res0 string
-			res1 bool
-		)
-		r.Unlocked(func() {
-			res0, res1 = s.Owner(a0)
-		})
-		if !res1 {
-			return goja.Undefined()
-		}
-		return r.Runtime().ToValue(res0)
-	})); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return bind.Object(r,
+		bind.Func0(r, "tools.schemas", func() ([]kit.ToolSchema, error) { return s.Schemas(), nil }, bind.SliceResult(cordisToJSToolSchema)),
+		bind.Func1(r, "tools.get", "name", sandbox.ArgString, func(a0 string) (kit.ToolSchema, error) { return bind.Found(s.Get(a0)) }, cordisToJSToolSchema),
+		bind.Func1(r, "tools.owner", "name", sandbox.ArgString, func(a0 string) (string, error) { return bind.Found(s.Owner(a0)) }, bind.Value[string]),
+	)
 }
 
-// cordisOnToolsChange subscribes a JavaScript listener to "tools/change" (emit).
-func cordisOnToolsChange(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
-	return kit.ToolsChange.On(c, func(p kit.ToolsChangeEvent) {
-		r.DeliverEmit("a listener of \"tools/change\"", fn, func() []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Registered)}
+func cordisArgFunc(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) func() {
+	cb := sandbox.ArgCallback(r, call, i, method, param)
+	what := "the " + param + " callback of " + method
+	return func() {
+		r.DeliverEmit(what, cb, func() []goja.Value {
+			return []goja.Value{}
 		})
-	})
-}
-
-func cordisDisposerToJS(r *sandbox.Realm, method string, fn func()) goja.Value {
-	if fn == nil {
-		return goja.Null()
 	}
-	return r.Func(method, func(goja.FunctionCall) goja.Value {
-		r.Unlocked(fn)
-		return goja.Undefined()
-	})
-}
-
-func cordisToJSSliceOfToolSchema(r *sandbox.Realm, x []kit.ToolSchema) goja.Value {
-	vals := make([]any, len(x))
-	for i, e := range x {
-		vals[i] = cordisToJSToolSchema(r, e)
-	}
-	return r.Runtime().NewArray(vals...)
 }
 
 func cordisToJSToolSchema(r *sandbox.Realm, x kit.ToolSchema) goja.Value {

@@ -62,16 +62,17 @@
 //
 // # Generated bindings
 //
-// Generated façade code (facade_gen.go) builds JS objects for Go services with Realm.Func,
-// converts arguments with ArgString, ArgInt, … (a wrong type throws a TypeError naming the
-// method and parameter) and composite ones within one Budget per argument, calls Go with
-// Realm.Unlocked or Realm.Async, delivers Go events to JS listeners — emit-mode events and
-// callbacks with Realm.DeliverEmit, which never waits for a listener's promise (its
-// failures and rejection are logged with the mount id and passed to Options.OnError);
-// awaited modes with Realm.Deliver, which waits for it, bounded — and calls a JavaScript
-// implementation of an interface service with Seam.Call. Go
-// values cross only as plain data (FromAny, FromJSON) or as those whitelisted bindings:
-// never as reflected Go objects.
+// Generated façade code (facade_gen.go) is written against package sandbox/bind, the
+// binding contract, which only generated code imports: one generic bind helper per method
+// builds the JS object of a Go service (through Realm.Func), converts arguments with
+// ArgString, ArgInt, … (a wrong type throws a TypeError naming the method and parameter)
+// and composite ones within one Budget per argument, calls Go with Realm.Unlocked or
+// Realm.Async, delivers Go events to JS listeners — emit-mode events and callbacks with
+// Realm.DeliverEmit, which never waits for a listener's promise (its failures and
+// rejection are logged with the mount id and passed to Options.OnError); awaited modes
+// with Realm.Deliver, which waits for it, bounded — and calls a JavaScript implementation
+// of an interface service with Seam.Call. Go values cross only as plain data (FromAny,
+// FromJSON) or as those whitelisted bindings: never as reflected Go objects.
 //
 // # Limits (rough edges)
 //

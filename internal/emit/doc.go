@@ -23,16 +23,20 @@
 // # facade_gen.go
 //
 // [FacadeGo] writes the sandbox whitelist, following the binding contract of package
-// sandbox: a ServiceBinder per service that builds a JavaScript object holding only the
-// catalogued methods, with typed argument and result conversion, and an EventAdapter per
-// event that turns each Go payload into positional arguments. Sync methods run through
+// sandbox/bind: a ServiceBinder per service that builds a JavaScript object holding only
+// the catalogued methods — one generic helper call a method (bind.Func1, bind.Async2, …)
+// with its argument readers, the method adapted to func(…) (R, error) and the result's
+// builder — and an EventAdapter per event (bind.OnEmit, bind.OnWaterfall, …) with a
+// function that turns each Go payload into positional arguments. Sync methods run through
 // Realm.Unlocked (the lock released, so they may emit back into JavaScript), context-taking
 // ones through Realm.Async; callbacks are delivered with emit semantics; a returned func()
 // becomes a JavaScript disposer. Go values cross as plain objects built field by field,
-// never by reflection. For each interface service (an abstract seam) it also writes a
-// SeamAdapter and an unexported Go type implementing the interface by calling, through
-// sandbox.Seam, the object a mount provided with ctx.provide(key, obj): the same
-// conversions in the other direction, the result's path in errors.
+// never by reflection: a helper per catalogued struct, enum or value type, slices, maps
+// and pointers composed by bind. For each interface service (an abstract seam) it also
+// writes a SeamAdapter and an unexported Go type implementing the interface by calling,
+// through sandbox.Seam (bind.Ask, bind.Tell, …), the object a mount provided with
+// ctx.provide(key, obj): the same conversions in the other direction, the result's path
+// in errors.
 //
 // # Tool schemas
 //

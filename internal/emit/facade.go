@@ -13,14 +13,16 @@ import (
 // Import paths the façade names.
 const (
 	SandboxPath = "github.com/cordiskit/cordiskit/sandbox"
+	BindPath    = "github.com/cordiskit/cordiskit/sandbox/bind"
 	GojaPath    = "github.com/dop251/goja"
 )
 
 // FacadeGo renders facade_gen.go: the sandbox whitelist as code, following the binding
-// contract of package sandbox. For each service, a binder that builds a JavaScript object
-// holding only the service's catalogued methods, with typed argument and result
-// conversion; for each event, an adapter that subscribes a JavaScript function as a typed
-// Go listener and turns each payload into positional arguments; and
+// contract (package sandbox/bind). For each service, a binder that builds a JavaScript
+// object holding only the service's catalogued methods, one generic bind helper call per
+// method with typed argument and result conversion; for each event, an adapter by dispatch
+// mode that subscribes a JavaScript function as a typed Go listener and turns each payload
+// into positional arguments; and
 //
 //	var Facade = &sandbox.Facade{Services: …, Events: …}
 //
@@ -33,12 +35,14 @@ func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	for _, s := range c.Services {
 		name := "cordisBind" + camel(s.Key)
 		binders = append(binders, jen.Lit(s.Key).Op(":").Id(name))
-		funcs = append(funcs, w.binder(name, &s))
+		decl, err := w.binder(name, &s)
+		if err != nil {
+			return nil, fmt.Errorf("facade: %w", err)
+		}
+		funcs = append(funcs, decl)
 	}
 	for _, e := range c.Events {
-		name := "cordisOn" + camel(e.Name)
-		adapters = append(adapters, jen.Lit(e.Name).Op(":").Id(name))
-		funcs = append(funcs, w.adapter(name, &e))
+		adapters = append(adapters, jen.Lit(e.Name).Op(":").Add(w.adapter(&e)))
 	}
 	seams, seamDecls := w.seams(c)
 	funcs = append(funcs, seamDecls...)
@@ -55,7 +59,7 @@ func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 		decls = append(decls, w.helpers[name])
 	}
 	out, err := renderFile(&goFile{pkg: pkg, header: header, decls: decls,
-		names: map[string]string{SandboxPath: "sandbox", GojaPath: "goja", KitPath: "kit"}})
+		names: map[string]string{SandboxPath: "sandbox", BindPath: "bind", GojaPath: "goja", KitPath: "kit"}})
 	if err != nil {
 		return nil, fmt.Errorf("facade: %w", err)
 	}
@@ -76,214 +80,142 @@ func undefined() *jen.Statement { return jen.Qual(GojaPath, "Undefined").Call() 
 
 func runtimeCall() *jen.Statement { return jen.Id("r").Dot("Runtime").Call() }
 
-// binder writes the ServiceBinder of one service.
-func (w *facadeWriter) binder(name string, s *catalog.Service) jen.Code {
-	typ := GoTypeCode(s.Type)
+// maxArity is the most JavaScript parameters a bound method may have: the bind package
+// has a helper per arity up to it.
+const maxArity = 4
+
+// binder writes the ServiceBinder of one service: the service value asserted to its type,
+// and an object of its catalogued methods, one bind helper call each.
+func (w *facadeWriter) binder(name string, s *catalog.Service) (jen.Code, error) {
+	var methods []jen.Code
+	for i := range s.Methods {
+		m, err := w.method(s.Key+"."+s.Methods[i].JSName, &s.Methods[i])
+		if err != nil {
+			return nil, err
+		}
+		methods = append(methods, m)
+	}
+	multi := jen.Options{Open: "(r,", Close: ")", Separator: ",", Multi: true}
 	body := []jen.Code{
-		jen.List(jen.Id("s"), jen.Id("ok")).Op(":=").Id("v").Assert(typ),
-		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(
-			jen.Lit("service %q holds a %T, but its binding expects a "+s.Type.String()), jen.Lit(s.Key), jen.Id("v")))),
-		jen.Id("o").Op(":=").Add(runtimeCall()).Dot("NewObject").Call(),
+		jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(BindPath, "Service").Types(GoTypeCode(s.Type)).Call(jen.Lit(s.Key), jen.Id("v")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Qual(BindPath, "Object").Custom(multi, methods...)),
 	}
-	for _, m := range s.Methods {
-		method := s.Key + "." + m.JSName
-		body = append(body, jen.If(jen.Err().Op(":=").Id("o").Dot("Set").Call(jen.Lit(m.JSName),
-			jen.Id("r").Dot("Func").Call(jen.Lit(method), jen.Func().Params(jen.Id("call").Qual(GojaPath, "FunctionCall")).Qual(GojaPath, "Value").Block(
-				w.methodBody(method, &m)...,
-			)))).Op(";").Err().Op("!=").Nil().Block(jen.Return(jen.Nil(), jen.Err())))
-	}
-	body = append(body, jen.Return(jen.Id("o"), jen.Nil()))
 	return jen.Comment(fmt.Sprintf("%s binds service %q (%s): only its catalogued methods.", name, s.Key, s.TypeName)).Line().
 		Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("v").Any()).
-		Params(jen.Op("*").Qual(GojaPath, "Object"), jen.Error()).Block(body...)
+		Params(jen.Op("*").Qual(GojaPath, "Object"), jen.Error()).Block(body...), nil
 }
 
-// methodBody converts the arguments, calls the method (off the lock: Unlocked for a sync
-// method, Async for one taking a context) and converts its result.
-func (w *facadeWriter) methodBody(method string, m *catalog.Method) []jen.Code {
-	var stmts []jen.Code
-	var args []jen.Code
-	js := 0
+// method writes one method's binding: bind.FuncN (a sync method, called off the lock) or
+// bind.AsyncN (one taking a context: a Promise), with N the JavaScript parameters, each
+// named and read by an Arg, then the method adapted to the helper's canonical
+// func(…) (R, error), and the Result that builds what JavaScript gets.
+func (w *facadeWriter) method(method string, m *catalog.Method) (jen.Code, error) {
+	var names, readers, params, args []jen.Code
 	for i, p := range m.Params {
 		switch p.Role {
 		case catalog.RoleContext:
+			params = append(params, jen.Id("ctx").Qual("context", "Context"))
 			args = append(args, jen.Id("ctx"))
 		case catalog.RoleKit:
 			args = append(args, jen.Id("r").Dot("Context").Call())
 		default:
 			a := jen.Id(fmt.Sprintf("a%d", i))
-			stmts = append(stmts, w.argument(a, method, p, js)...)
+			names = append(names, jen.Lit(p.JSName))
+			readers = append(readers, w.argFunc(p))
+			params = append(params, jen.Add(a).Add(GoTypeCode(p.Go)))
 			args = append(args, a)
-			js++
 		}
 	}
-	call := jen.Id("s").Dot(m.Name).Call(args...)
-
-	// The results: the values JavaScript gets (before an optional error), and whether the
-	// second is a found flag.
+	if len(names) > maxArity {
+		return nil, fmt.Errorf("%s: %d JavaScript parameters; a bound method takes at most %d: take a struct instead", method, len(names), maxArity)
+	}
+	helper := fmt.Sprintf("Func%d", len(names))
+	if m.Async {
+		helper = fmt.Sprintf("Async%d", len(names))
+	}
 	vals := m.Results
 	hasErr := len(vals) > 0 && vals[len(vals)-1].Go.Kind == catalog.KindBasic && vals[len(vals)-1].Go.Name == "error"
 	if hasErr {
 		vals = vals[:len(vals)-1]
 	}
-	var lhs []jen.Code
-	for i := range vals {
-		lhs = append(lhs, jen.Id(fmt.Sprintf("res%d", i)))
-	}
-	if hasErr {
-		lhs = append(lhs, jen.Err())
-	}
-	var result jen.Code = undefined()
+	var res jen.Code = jen.Nil()
 	if len(vals) > 0 {
-		result = w.toJS(vals[0].Go, jen.Id("res0"), method)
+		res = w.resultFunc(vals[0].Go, method)
 	}
-	found := len(vals) == 2 // (T, bool): undefined when not found
-
-	if m.Async {
-		var inner []jen.Code
-		if len(lhs) > 0 {
-			inner = append(inner, jen.List(lhs...).Op(":=").Add(call))
-		} else {
-			inner = append(inner, call)
-		}
-		if hasErr {
-			inner = append(inner, jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
-		}
-		if found {
-			inner = append(inner, jen.If(jen.Op("!").Id("res1")).Block(jen.Return(jen.Nil(), jen.Nil())))
-		}
-		if len(vals) > 0 {
-			inner = append(inner, jen.Return(jen.Func().Params().Qual(GojaPath, "Value").Block(jen.Return(result)), jen.Nil()))
-		} else {
-			inner = append(inner, jen.Return(jen.Nil(), jen.Nil()))
-		}
-		return append(stmts, jen.Return(jen.Id("r").Dot("Async").Call(
-			jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Func().Params().Qual(GojaPath, "Value"), jen.Error()).Block(inner...))))
-	}
-
-	if len(lhs) > 0 {
-		var decls []jen.Code
-		for i, v := range vals {
-			decls = append(decls, jen.Id(fmt.Sprintf("res%d", i)).Add(GoTypeCode(v.Go)))
-		}
-		if hasErr {
-			decls = append(decls, jen.Err().Error())
-		}
-		stmts = append(stmts, jen.Var().Defs(decls...))
-		stmts = append(stmts, jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(jen.List(lhs...).Op("=").Add(call))))
-	} else {
-		stmts = append(stmts, jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(call)))
-	}
-	if hasErr {
-		stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("r").Dot("Throw").Call(jen.Err())))
-	}
-	if found {
-		stmts = append(stmts, jen.If(jen.Op("!").Id("res1")).Block(jen.Return(undefined())))
-	}
-	return append(stmts, jen.Return(result))
+	call := append(append([]jen.Code{idR, jen.Lit(method)}, names...), readers...)
+	call = append(call, w.canonical(m, params, args, vals, hasErr), res)
+	return jen.Qual(BindPath, helper).Call(call...), nil
 }
 
-// argument declares a := the JS-visible parameter number js, converted.
-func (w *facadeWriter) argument(a jen.Code, method string, p catalog.Param, js int) []jen.Code {
-	if p.Go.Kind == catalog.KindFunc {
-		return w.callbackArg(a, method, p, js)
+// canonical adapts the method to func(params) (R, error): the method value itself when it
+// has that form, else a literal calling it (Found for a (T, bool) result, Void for none).
+func (w *facadeWriter) canonical(m *catalog.Method, params, args []jen.Code, vals []catalog.Param, hasErr bool) jen.Code {
+	direct := hasErr && len(vals) == 1
+	for _, p := range m.Params {
+		direct = direct && p.Role != catalog.RoleKit
 	}
-	if fn, native := argFunc(w.plainBasic(p.Go)); fn != "" {
-		args := []jen.Code{idR, jen.Id("call"), jen.Lit(js), jen.Lit(method), jen.Lit(p.JSName)}
-		return []jen.Code{jen.Add(a).Op(":=").Add(w.readBasic(p.Go, fn, native, args, jen.Lit(method), jen.Lit(p.JSName)))}
+	if direct {
+		return jen.Id("s").Dot(m.Name)
 	}
-	path := jen.Lit(method + ": parameter " + p.JSName)
-	return []jen.Code{jen.Add(a).Op(":=").Add(w.fromJS(p.Go, jen.Id("call").Dot("Argument").Call(jen.Lit(js)), path))}
+	call := jen.Id("s").Dot(m.Name).Call(args...)
+	r := jen.Any()
+	if len(vals) > 0 {
+		r = GoTypeCode(vals[0].Go)
+	}
+	var body []jen.Code
+	switch {
+	case len(vals) == 0 && hasErr:
+		r, body = jen.Struct(), []jen.Code{jen.Return(jen.Qual(BindPath, "Void").Call(call))}
+	case len(vals) == 0:
+		r, body = jen.Struct(), []jen.Code{call, jen.Return(jen.Qual(BindPath, "Void").Call(jen.Nil()))}
+	case len(vals) == 1 && hasErr:
+		body = []jen.Code{jen.Return(call)}
+	case len(vals) == 1:
+		body = []jen.Code{jen.Return(call, jen.Nil())}
+	case !hasErr: // (T, bool): not found is undefined
+		body = []jen.Code{jen.Return(jen.Qual(BindPath, "Found").Call(call))}
+	default:
+		body = []jen.Code{
+			jen.List(jen.Id("v"), jen.Id("ok"), jen.Err()).Op(":=").Add(call),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("v"), jen.Err())),
+			jen.Return(jen.Qual(BindPath, "Found").Call(jen.Id("v"), jen.Id("ok"))),
+		}
+	}
+	if len(body) > 1 {
+		return jen.Func().Params(params...).Params(r, jen.Error()).Block(body...)
+	}
+	// One statement: on one line, as gofmt keeps a short function literal.
+	return jen.Func().Params(params...).Params(r, jen.Error()).Custom(jen.Options{Open: "{ ", Close: " }"}, body...)
 }
 
-// callbackArg wraps a JavaScript function as the Go callback a parameter expects: each
-// call is delivered with emit semantics (Realm.DeliverEmit: its result and promise
-// ignored, a failure reported).
-func (w *facadeWriter) callbackArg(a jen.Code, method string, p catalog.Param, js int) []jen.Code {
-	cb := jen.Id(fmt.Sprintf("cb%d", js))
-	var params, vals []jen.Code
-	for i, pt := range p.Go.Params {
-		x := jen.Id(fmt.Sprintf("x%d", i))
-		params = append(params, jen.Add(x).Add(GoTypeCode(pt)))
-		vals = append(vals, w.toJS(pt, x, method))
-	}
-	return []jen.Code{
-		jen.Add(cb).Op(":=").Qual(SandboxPath, "ArgCallback").Call(idR, jen.Id("call"), jen.Lit(js), jen.Lit(method), jen.Lit(p.JSName)),
-		jen.Add(a).Op(":=").Func().Params(params...).Block(
-			jen.Id("r").Dot("DeliverEmit").Call(jen.Lit("the "+p.JSName+" callback of "+method), cb,
-				jen.Func().Params().Index().Qual(GojaPath, "Value").Block(jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...)))),
-		),
-	}
+// kitEventAdapters names the bind adapter of each dispatch mode.
+var kitEventAdapters = map[catalog.Mode]string{
+	catalog.ModeEmit: "OnEmit", catalog.ModeParallel: "OnParallel", catalog.ModeSerial: "OnSerial",
+	catalog.ModeBail: "OnBail", catalog.ModeWaterfall: "OnWaterfall",
 }
 
-// adapter writes the EventAdapter of one event, by dispatch mode.
-func (w *facadeWriter) adapter(name string, e *catalog.Event) jen.Code {
-	p := jen.Id("p")
-	payload := GoTypeCode(e.Payload)
+// adapter writes the EventAdapter of one event: the bind adapter of its dispatch mode
+// with the function that turns a payload into the listener's positional arguments, and
+// for a mode that reads the listener's result, its conversion (a waterfall's next result
+// goes to JavaScript too). A serial or bail listener passes with undefined, null or false
+// (sandbox.Passes, the one place that rule lives); a waterfall listener's undefined or
+// null is the zero value, and its false is converted like any other value.
+func (w *facadeWriter) adapter(e *catalog.Event) jen.Code {
 	var vals []jen.Code
 	for _, f := range e.Params {
 		vals = append(vals, w.toJS(f.Go, jen.Id("p").Dot(f.Name), e.Name))
 	}
-	args := func(extra ...jen.Code) jen.Code {
-		return jen.Func().Params().Index().Qual(GojaPath, "Value").Block(
-			jen.Return(jen.Index().Qual(GojaPath, "Value").Values(append(vals, extra...)...)))
-	}
-	ev := jen.Qual(e.Var.Pkg, e.Var.Name)
-	ctxParam := jen.Id("ctx").Qual("context", "Context")
-	logFail := jen.Id("r").Dot("Logger").Call().Dot("Warn").Call(jen.Lit("listener failed"), jen.Lit("event"), jen.Lit(e.Name), jen.Lit("err"), jen.Err())
-	var listener jen.Code
+	args := jen.Func().Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("p").Add(GoTypeCode(e.Payload))).Index().Qual(GojaPath, "Value").Block(
+		jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...)))
+	call := []jen.Code{jen.Qual(e.Var.Pkg, e.Var.Name), args}
 	switch e.Mode {
-	case catalog.ModeEmit:
-		// Fire and forget: the listener's promise is not awaited (DeliverEmit reports failures).
-		listener = jen.Func().Params(jen.Add(p).Add(payload)).Block(
-			jen.Id("r").Dot("DeliverEmit").Call(jen.Lit(fmt.Sprintf("a listener of %q", e.Name)), jen.Id("fn"), args()))
-	case catalog.ModeParallel:
-		listener = jen.Func().Params(ctxParam, jen.Add(p).Add(payload)).Error().Block(
-			jen.Return(jen.Id("r").Dot("Deliver").Call(jen.Id("ctx"), jen.Id("fn"), args(), jen.Nil())))
-	case catalog.ModeSerial, catalog.ModeBail, catalog.ModeWaterfall:
-		res := GoTypeCode(e.Result)
-		conv := jen.Func().Params(jen.Id("v").Qual(GojaPath, "Value")).Error().Block(
-			jen.If(jen.Op("!").Add(w.noAnswer(e.Mode, jen.Id("v")))).Block(
-				jen.Id("res").Op("=").Add(w.fromJS(e.Result, jen.Id("v"), jen.Lit("the result of a listener of "+e.Name)))),
-			jen.Return(jen.Nil()))
-		switch e.Mode {
-		case catalog.ModeSerial:
-			listener = jen.Func().Params(ctxParam, jen.Add(p).Add(payload)).Params(res, jen.Error()).Block(
-				jen.Var().Id("res").Add(res),
-				jen.Err().Op(":=").Id("r").Dot("Deliver").Call(jen.Id("ctx"), jen.Id("fn"), args(), conv),
-				jen.Return(jen.Id("res"), jen.Err()))
-		case catalog.ModeBail:
-			listener = jen.Func().Params(jen.Add(p).Add(payload)).Add(res).Block(
-				jen.Var().Id("res").Add(res),
-				jen.If(jen.Err().Op(":=").Id("r").Dot("Deliver").Call(jen.Qual("context", "Background").Call(), jen.Id("fn"), args(), conv), jen.Err().Op("!=").Nil()).Block(
-					logFail, jen.Var().Id("zero").Add(res), jen.Return(jen.Id("zero"))),
-				jen.Return(jen.Id("res")))
-		default:
-			next := jen.Id("r").Dot("NextFunc").Call(jen.Func().Params(jen.Qual("context", "Context")).Params(jen.Func().Params().Qual(GojaPath, "Value"), jen.Error()).Block(
-				jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("next").Call(),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Return(jen.Func().Params().Qual(GojaPath, "Value").Block(jen.Return(w.toJS(e.Result, jen.Id("v"), e.Name))), jen.Nil())))
-			listener = jen.Func().Params(ctxParam, jen.Add(p).Add(payload), jen.Id("next").Func().Params().Params(res, jen.Error())).Params(res, jen.Error()).Block(
-				jen.Var().Id("res").Add(res),
-				jen.Err().Op(":=").Id("r").Dot("Deliver").Call(jen.Id("ctx"), jen.Id("fn"), args(next), conv),
-				jen.Return(jen.Id("res"), jen.Err()))
-		}
+	case catalog.ModeSerial, catalog.ModeBail:
+		call = append(call, w.fromFunc(e.Result))
+	case catalog.ModeWaterfall:
+		call = append(call, w.resultFunc(e.Result, e.Name), w.fromFunc(e.Result))
 	}
-	return jen.Comment(fmt.Sprintf("%s subscribes a JavaScript listener to %q (%s).", name, e.Name, e.Mode)).Line().
-		Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("c").Op("*").Qual(KitPath, "Context"), jen.Id("fn").Qual(GojaPath, "Callable")).
-		Params(jen.Func().Params(), jen.Error()).Block(jen.Return(jen.Add(ev).Dot("On").Call(jen.Id("c"), listener)))
-}
-
-// noAnswer tests v, a listener's result, for no answer, which leaves the result at its
-// zero value. A serial or bail listener passes with undefined, null or false
-// (sandbox.Passes, the one place that rule lives); a waterfall listener's undefined or
-// null is the zero value, and its false is converted like any other value.
-func (w *facadeWriter) noAnswer(mode catalog.Mode, v jen.Code) jen.Code {
-	if mode == catalog.ModeSerial || mode == catalog.ModeBail {
-		return jen.Qual(SandboxPath, "Passes").Call(v)
-	}
-	w.absentHelper()
-	return jen.Id("cordisIsAbsent").Call(v)
+	return jen.Qual(BindPath, kitEventAdapters[e.Mode]).Call(call...)
 }
 
 // absentHelper declares cordisIsAbsent: undefined or null, which a waterfall listener

@@ -26,8 +26,9 @@ func (w *facadeWriter) plainBasic(gt *catalog.GoType) *catalog.GoType {
 	return nil
 }
 
-// argFunc names the sandbox function that reads a basic type, and the Go type it returns.
-func argFunc(gt *catalog.GoType) (fn, native string) {
+// basicReader names the sandbox function that reads a basic type, and the Go type it
+// returns.
+func basicReader(gt *catalog.GoType) (fn, native string) {
 	switch {
 	case gt == nil:
 		return "", ""
@@ -43,76 +44,146 @@ func argFunc(gt *catalog.GoType) (fn, native string) {
 	return "ArgInt", "int64"
 }
 
-// intRange is the range of a Go integer type into which an integer read from JavaScript
-// (an int64 within ±2^53) does not always fit, as the bounds the check states: the signed
-// and unsigned types narrower than 64 bits, and the unsigned ones (no negative values).
-// int and int64 need no check on the 64-bit platforms the façade runs on; the check is
-// still portable, since it compares the converted value with the original.
-var intRange = map[string]string{
-	"int8":    "between -128 and 127",
-	"int16":   "between -32768 and 32767",
-	"int32":   "between -2147483648 and 2147483647",
-	"int":     "within the range of int",
-	"uint8":   "between 0 and 255",
-	"uint16":  "between 0 and 65535",
-	"uint32":  "between 0 and 4294967295",
-	"uint":    "between 0 and 2^53",
-	"uint64":  "between 0 and 2^53",
-	"uintptr": "between 0 and 2^53",
-}
-
-// intChecked narrows v, an int64 that sandbox.ArgInt or ToInt returned, to the basic
-// integer type basic through a generated helper that throws a TypeError (a
-// *sandbox.ArgError naming method and param, or the path in param) when the value does
-// not fit, instead of letting the conversion wrap. It returns v unchanged for int64, and
-// false when basic is not an integer type.
-func (w *facadeWriter) intChecked(basic string, v, method, param jen.Code) (jen.Code, bool) {
-	if basic == "int64" {
-		return v, true
-	}
-	want, ok := intRange[basic]
-	if !ok {
-		return nil, false
-	}
-	name := "cordisCheck" + strings.ToUpper(basic[:1]) + basic[1:]
-	if _, done := w.helpers[name]; !done {
-		x, y := jen.Id("x"), jen.Id("y")
-		fits := jen.Int64().Call(y).Op("==").Add(x)
-		if strings.HasPrefix(basic, "uint") {
-			fits = x.Clone().Op(">=").Lit(0).Op("&&").Uint64().Call(y).Op("==").Uint64().Call(x)
-		}
-		w.helpers[name] = jen.Comment(fmt.Sprintf("%s converts x, an integer read from JavaScript, to %s. It throws a", name, basic)).Line().
-			Comment("TypeError when x does not fit, rather than letting the conversion wrap.").Line().
-			Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Int64(), jen.List(jen.Id("method"), jen.Id("param")).String()).Id(basic).Block(
-			jen.Id("y").Op(":=").Id(basic).Call(jen.Id("x")),
-			jen.If(jen.Op("!").Parens(fits)).Block(
-				jen.Id("r").Dot("Throw").Call(jen.Op("&").Qual(SandboxPath, "ArgError").Values(jen.Dict{
-					jen.Id("Method"): jen.Id("method"),
-					jen.Id("Param"):  jen.Id("param"),
-					jen.Id("Want"):   jen.Lit("an integer " + want),
-					jen.Id("Got"):    jen.Qual("strconv", "FormatInt").Call(jen.Id("x"), jen.Lit(10)),
-				}))),
-			jen.Return(jen.Id("y")))
-	}
-	return jen.Id(name).Call(idR, v, method, param), true
-}
-
 // readBasic reads a plain basic value (see plainBasic) with the sandbox function fn,
-// called with args, and converts it to gt: integers narrower than int64 range-checked,
-// named types converted.
+// called with args, and converts it to gt: integers other than int64 range-checked
+// (bind.CheckInt throws a TypeError naming method and param rather than let the
+// conversion wrap), named types converted.
 func (w *facadeWriter) readBasic(gt *catalog.GoType, fn, native string, args []jen.Code, method, param jen.Code) jen.Code {
 	v := jen.Qual(SandboxPath, fn).Call(args...)
-	if native == "int64" {
-		if basic := w.plainBasic(gt); basic.Kind == catalog.KindBasic {
-			if checked, ok := w.intChecked(basic.Name, v, method, param); ok {
-				return convertTo(gt, basic.Name, checked)
-			}
-		}
+	if native == "int64" && !(gt.Kind == catalog.KindBasic && gt.Name == "int64") {
+		return jen.Qual(BindPath, "CheckInt").Types(GoTypeCode(gt)).Call(idR, v, method, param)
 	}
 	return convertTo(gt, native, v)
 }
 
-// toFunc is argFunc's counterpart for values inside a structure.
+// basicFunc is the function value that reads gt, whose basic type is basic (see
+// plainBasic): an Arg (prefix "Arg") or a From (prefix "To"). sandbox's own read the
+// exact types they return; bind's generic ones the others, integers checked to fit.
+func (w *facadeWriter) basicFunc(gt, basic *catalog.GoType, prefix string) jen.Code {
+	fn, native := basicReader(basic)
+	kind := strings.TrimPrefix(fn, "Arg")
+	if (gt.Kind == catalog.KindBasic && gt.Name == native) || gt.Is("time", "Duration") {
+		return jen.Qual(SandboxPath, prefix+kind)
+	}
+	if prefix != "Arg" {
+		kind = prefix + kind
+	}
+	return jen.Qual(BindPath, kind).Types(GoTypeCode(gt))
+}
+
+// argFunc is the bind.Arg that reads parameter p of method.
+func (w *facadeWriter) argFunc(p catalog.Param) jen.Code {
+	if p.Go.Kind == catalog.KindFunc {
+		return jen.Id(w.helper("Arg", p.Go, func(name string) jen.Code { return w.callbackArg(name, p.Go) }))
+	}
+	if basic := w.plainBasic(p.Go); basic != nil {
+		return w.basicFunc(p.Go, basic, "Arg")
+	}
+	return jen.Qual(BindPath, "ArgFrom").Call(w.fromFunc(p.Go))
+}
+
+// callbackArg declares the bind.Arg of a callback parameter of type gt: the JavaScript
+// function, wrapped as the Go callback, each call delivered with emit semantics
+// (Realm.DeliverEmit: its result and promise ignored, a failure reported).
+func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) jen.Code {
+	var params, vals []jen.Code
+	for i, pt := range gt.Params {
+		x := jen.Id(fmt.Sprintf("x%d", i))
+		params = append(params, jen.Add(x).Add(GoTypeCode(pt)))
+		vals = append(vals, w.toJS(pt, x, "a callback argument"))
+	}
+	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("call").Qual(GojaPath, "FunctionCall"), jen.Id("i").Int(), jen.List(jen.Id("method"), jen.Id("param")).String()).Add(GoTypeCode(gt)).Block(
+		jen.Id("cb").Op(":=").Qual(SandboxPath, "ArgCallback").Call(idR, jen.Id("call"), jen.Id("i"), jen.Id("method"), jen.Id("param")),
+		jen.Id("what").Op(":=").Lit("the ").Op("+").Id("param").Op("+").Lit(" callback of ").Op("+").Id("method"),
+		jen.Return(jen.Func().Params(params...).Block(
+			jen.Id("r").Dot("DeliverEmit").Call(jen.Id("what"), jen.Id("cb"),
+				jen.Func().Params().Index().Qual(GojaPath, "Value").Block(jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...)))))),
+	)
+}
+
+// fromFunc is the bind.From that converts a JavaScript value to gt at the top of one
+// conversion (a listener's result, an argument): a helper that needs a budget gets a
+// fresh one (bind.Budgeted).
+func (w *facadeWriter) fromFunc(gt *catalog.GoType) jen.Code {
+	if basic := w.plainBasic(gt); basic != nil {
+		return w.basicFunc(gt, basic, "To")
+	}
+	switch {
+	case gt.Kind == catalog.KindStruct:
+		return jen.Qual(BindPath, "Nothing")
+	case gt.Is("encoding/json", "RawMessage"):
+		return jen.Qual(SandboxPath, "ToJSON")
+	}
+	return jen.Qual(BindPath, "Budgeted").Call(w.convFunc(gt))
+}
+
+// convFunc is the bind.Conv that converts a JavaScript value to gt inside a conversion,
+// taking from its budget: a slice, map or pointer composed by bind, a catalogued struct,
+// enum, value type, array, error, any or time.Time through a generated helper.
+func (w *facadeWriter) convFunc(gt *catalog.GoType) jen.Code {
+	if basic := w.plainBasic(gt); basic != nil {
+		if basic.Name == "string" {
+			return jen.Qual(BindPath, "Text").Types(GoTypeCode(gt))
+		}
+		return jen.Qual(BindPath, "Unbudgeted").Call(w.basicFunc(gt, basic, "To"))
+	}
+	switch {
+	case gt.Kind == catalog.KindStruct:
+		return jen.Qual(BindPath, "Unbudgeted").Call(jen.Qual(BindPath, "Nothing"))
+	case gt.Is("encoding/json", "RawMessage"):
+		return jen.Qual(BindPath, "RawJSON")
+	case gt.Kind == catalog.KindSlice:
+		return jen.Qual(BindPath, "FromSlice").Call(w.convFunc(gt.Elem))
+	case gt.Kind == catalog.KindMap:
+		return jen.Qual(BindPath, "FromMap").Types(GoTypeCode(gt.Key)).Call(w.convFunc(gt.Elem))
+	case gt.Kind == catalog.KindPointer:
+		return jen.Qual(BindPath, "FromPtr").Call(w.convFunc(gt.Elem))
+	}
+	return jen.Id(w.helper("FromJS", gt, func(name string) jen.Code { return w.fromJSHelper(name, gt) }))
+}
+
+// resultFunc is the bind.Result that builds the JavaScript value of a Go value of type gt
+// (a method's result, a waterfall's next result). method names disposers in errors.
+func (w *facadeWriter) resultFunc(gt *catalog.GoType, method string) jen.Code {
+	switch {
+	case gt.Kind == catalog.KindBasic && gt.Name == "error":
+		return jen.Qual(BindPath, "ErrorValue")
+	case gt.Kind == catalog.KindBasic:
+		return jen.Qual(BindPath, "Value").Types(GoTypeCode(gt))
+	case gt.Kind == catalog.KindAny:
+		return jen.Qual(SandboxPath, "FromAny")
+	case gt.Kind == catalog.KindFunc:
+		return jen.Qual(BindPath, "Disposer").Call(jen.Lit(method + " disposer"))
+	case gt.Is("time", "Duration"):
+		return jen.Qual(BindPath, "Millis")
+	case gt.Is("time", "Time"):
+		return jen.Qual(BindPath, "Data").Types(GoTypeCode(gt))
+	case gt.Is("encoding/json", "RawMessage"):
+		return jen.Qual(SandboxPath, "FromJSON")
+	case gt.Kind == catalog.KindSlice:
+		return jen.Qual(BindPath, "SliceResult").Call(w.resultFunc(gt.Elem, method))
+	case gt.Kind == catalog.KindMap:
+		return jen.Qual(BindPath, "MapResult").Types(GoTypeCode(gt.Key)).Call(w.resultFunc(gt.Elem, method))
+	case gt.Kind == catalog.KindPointer:
+		return jen.Qual(BindPath, "PtrResult").Call(w.resultFunc(gt.Elem, method))
+	}
+	return jen.Id(w.helper("ToJS", gt, func(name string) jen.Code {
+		if gt.Kind == catalog.KindStruct {
+			return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(
+				jen.Return(w.toJS(gt, jen.Id("x"), method)))
+		}
+		if gt.Kind == catalog.KindNamed {
+			if t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name}); t != nil && t.Kind != catalog.TypeStruct {
+				// A value type: what toJS writes inline, as a function.
+				return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(
+					jen.Return(w.toJS(gt, jen.Id("x"), method)))
+			}
+		}
+		return w.toJSHelper(name, gt, method)
+	}))
+}
+
+// toFunc is basicReader's counterpart for values inside a structure.
 func toFunc(arg string) string { return "To" + strings.TrimPrefix(arg, "Arg") }
 
 // convertTo converts v, of the Go type native, to gt when they differ.
@@ -152,7 +223,7 @@ func (w *facadeWriter) toJS(gt *catalog.GoType, x jen.Code, method string) jen.C
 	switch gt.Kind {
 	case catalog.KindBasic:
 		if gt.Name == "error" {
-			return jen.Id(w.errorToJS()).Call(idR, x)
+			return jen.Qual(BindPath, "ErrorValue").Call(idR, x)
 		}
 		return rt.Dot("ToValue").Call(x)
 	case catalog.KindAny:
@@ -160,7 +231,13 @@ func (w *facadeWriter) toJS(gt *catalog.GoType, x jen.Code, method string) jen.C
 	case catalog.KindStruct:
 		return rt.Dot("NewObject").Call()
 	case catalog.KindFunc:
-		return jen.Id(w.disposerToJS()).Call(idR, jen.Lit(method+" disposer"), x)
+		return jen.Qual(BindPath, "DisposerValue").Call(idR, jen.Lit(method+" disposer"), x)
+	case catalog.KindSlice:
+		return jen.Qual(BindPath, "SliceValue").Call(idR, x, w.resultFunc(gt.Elem, method))
+	case catalog.KindMap:
+		return jen.Qual(BindPath, "MapValue").Call(idR, x, w.resultFunc(gt.Elem, method))
+	case catalog.KindPointer:
+		return jen.Qual(BindPath, "PtrValue").Call(idR, x, w.resultFunc(gt.Elem, method))
 	case catalog.KindNamed:
 		switch gt.Pkg + "." + gt.Name {
 		case "time.Duration":
@@ -183,8 +260,8 @@ func (w *facadeWriter) toJS(gt *catalog.GoType, x jen.Code, method string) jen.C
 	return jen.Id(name).Call(idR, x)
 }
 
-// toJSHelper declares func name(r *sandbox.Realm, x T) goja.Value for a struct, pointer,
-// slice, array or map type.
+// toJSHelper declares func name(r *sandbox.Realm, x T) goja.Value for a struct or an
+// array type (slices, maps and pointers are bind's SliceValue, MapValue and PtrValue).
 func (w *facadeWriter) toJSHelper(name string, gt *catalog.GoType, method string) jen.Code {
 	rt := runtimeCall()
 	var body []jen.Code
@@ -196,52 +273,16 @@ func (w *facadeWriter) toJSHelper(name string, gt *catalog.GoType, method string
 			body = append(body, jen.Id("_").Op("=").Id("o").Dot("Set").Call(jen.Lit(f.JSName), w.toJS(f.Go, jen.Id("x").Dot(f.Name), method)))
 		}
 		body = append(body, jen.Return(jen.Id("o")))
-	case catalog.KindPointer:
-		body = append(body,
-			jen.If(jen.Id("x").Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),
-			jen.Return(w.toJS(gt.Elem, jen.Op("*").Id("x"), method)))
-	case catalog.KindSlice, catalog.KindArray:
+	case catalog.KindArray:
 		body = append(body,
 			jen.Id("vals").Op(":=").Make(jen.Index().Any(), jen.Len(jen.Id("x"))),
 			jen.For(jen.List(jen.Id("i"), jen.Id("e")).Op(":=").Range().Id("x")).Block(
 				jen.Id("vals").Index(jen.Id("i")).Op("=").Add(w.toJS(gt.Elem, jen.Id("e"), method))),
 			jen.Return(rt.Clone().Dot("NewArray").Call(jen.Id("vals").Op("..."))))
-	case catalog.KindMap:
-		// Keys in sorted order, so the object's key order does not depend on map iteration.
-		body = append(body,
-			jen.Id("o").Op(":=").Add(rt).Dot("NewObject").Call(),
-			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Qual("slices", "Sorted").Call(jen.Qual("maps", "Keys").Call(jen.Id("x")))).Block(
-				jen.Id("_").Op("=").Id("o").Dot("Set").Call(jen.String().Call(jen.Id("k")), w.toJS(gt.Elem, jen.Id("x").Index(jen.Id("k")), method))),
-			jen.Return(jen.Id("o")))
 	default:
 		panic("emit: no JavaScript form for " + gt.String())
 	}
 	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(body...)
-}
-
-// errorToJS declares the helper that turns a Go error into a plain JS object
-// {name: "Error", message}, or null.
-func (w *facadeWriter) errorToJS() string {
-	const name = "cordisErrorToJS"
-	w.helpers[name] = jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Err().Error()).Qual(GojaPath, "Value").Block(
-		jen.If(jen.Err().Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),
-		jen.Id("o").Op(":=").Add(runtimeCall()).Dot("NewObject").Call(),
-		jen.Id("_").Op("=").Id("o").Dot("Set").Call(jen.Lit("name"), jen.Lit("Error")),
-		jen.Id("_").Op("=").Id("o").Dot("Set").Call(jen.Lit("message"), jen.Err().Dot("Error").Call()),
-		jen.Return(jen.Id("o")))
-	return name
-}
-
-// disposerToJS declares the helper that exposes a returned func() as a JS function that
-// calls it off the lock, or null.
-func (w *facadeWriter) disposerToJS() string {
-	const name = "cordisDisposerToJS"
-	w.helpers[name] = jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("method").String(), jen.Id("fn").Func().Params()).Qual(GojaPath, "Value").Block(
-		jen.If(jen.Id("fn").Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),
-		jen.Return(jen.Id("r").Dot("Func").Call(jen.Id("method"), jen.Func().Params(jen.Qual(GojaPath, "FunctionCall")).Qual(GojaPath, "Value").Block(
-			jen.Id("r").Dot("Unlocked").Call(jen.Id("fn")),
-			jen.Return(undefined())))))
-	return name
 }
 
 // fromJS converts the goja.Value v to the Go type gt (under the realm lock), throwing a
@@ -258,7 +299,7 @@ var idB = jen.Id("b")
 // made only if needed): strings take their bytes from it, arrays and maps their elements,
 // so a value that is small in the JavaScript heap cannot make Go copy without end.
 func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path jen.Code) jen.Code {
-	if fn, native := argFunc(w.plainBasic(gt)); fn != "" {
+	if fn, native := basicReader(w.plainBasic(gt)); fn != "" {
 		if native == "string" && b != nil {
 			return convertTo(gt, native, jen.Add(b).Dot("String").Call(v, path))
 		}
@@ -283,15 +324,16 @@ func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path jen.Code) jen.Cod
 			}
 		}
 	}
-	name := w.helper("FromJS", gt, func(name string) jen.Code { return w.fromJSHelper(name, gt) })
 	if b == nil {
 		b = jen.Qual(SandboxPath, "NewBudget").Call(idR)
 	}
-	return jen.Id(name).Call(idR, b, v, path)
+	return jen.Add(w.convFunc(gt)).Call(idR, b, v, path)
 }
 
 // fromJSHelper declares func name(r *sandbox.Realm, b *sandbox.Budget, v goja.Value,
-// path string) T.
+// path string) T, a bind.Conv, for a catalogued struct, enum or value type, an array, an
+// error, any or time.Time (slices, maps and pointers are bind's FromSlice, FromMap and
+// FromPtr).
 func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 	v, path := jen.Id("v"), jen.Id("path")
 	typ := GoTypeCode(gt)
@@ -313,38 +355,14 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 		default:
 			body = w.namedFromJS(gt, typ)
 		}
-	case catalog.KindPointer:
-		body = []jen.Code{
-			jen.If(isAbsent(v)).Block(jen.Return(jen.Nil())),
-			jen.Id("x").Op(":=").Add(w.fromJSIn(gt.Elem, idB, v, path)),
-			jen.Return(jen.Op("&").Id("x")),
-		}
-	case catalog.KindSlice, catalog.KindArray:
+	case catalog.KindArray:
 		elem := w.fromJSIn(gt.Elem, idB, jen.Id("e"), jen.Id("path").Op("+").Lit("[").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]"))
-		body = []jen.Code{jen.Id("vs").Op(":=").Add(idB).Dot("Slice").Call(v, path)}
-		if gt.Kind == catalog.KindSlice {
-			// undefined or null is a nil slice, as encoding/json decodes null.
-			body = append([]jen.Code{jen.If(isAbsent(v)).Block(jen.Return(jen.Nil()))}, body...)
-		}
-		if gt.Kind == catalog.KindArray {
-			body = append(body,
-				jen.Var().Id("out").Add(typ),
-				jen.If(jen.Len(jen.Id("vs")).Op("!=").Len(jen.Id("out"))).Block(
-					jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected an array of %d elements, got %d"), path, jen.Len(jen.Id("out")), jen.Len(jen.Id("vs"))))))
-		} else {
-			body = append(body, jen.Id("out").Op(":=").Make(typ, jen.Len(jen.Id("vs"))))
-		}
-		body = append(body,
-			jen.For(jen.List(jen.Id("i"), jen.Id("e")).Op(":=").Range().Id("vs")).Block(jen.Id("out").Index(jen.Id("i")).Op("=").Add(elem)),
-			jen.Return(jen.Id("out")))
-	case catalog.KindMap:
 		body = []jen.Code{
-			jen.If(isAbsent(v)).Block(jen.Return(jen.Nil())), // a nil map, as for a slice
-			jen.Id("o").Op(":=").Qual(SandboxPath, "ToObject").Call(idR, v, path),
-			jen.Id("out").Op(":=").Add(typ).Values(),
-			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Add(idB).Dot("Keys").Call(jen.Id("o"), path)).Block(
-				jen.Id("out").Index(convertTo(gt.Key, "string", jen.Id("k"))).Op("=").Add(
-					w.fromJSIn(gt.Elem, idB, jen.Id("o").Dot("Get").Call(jen.Id("k")), jen.Id("path").Op("+").Lit(".").Op("+").Id("k")))),
+			jen.Id("vs").Op(":=").Add(idB).Dot("Slice").Call(v, path),
+			jen.Var().Id("out").Add(typ),
+			jen.If(jen.Len(jen.Id("vs")).Op("!=").Len(jen.Id("out"))).Block(
+				jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected an array of %d elements, got %d"), path, jen.Len(jen.Id("out")), jen.Len(jen.Id("vs"))))),
+			jen.For(jen.List(jen.Id("i"), jen.Id("e")).Op(":=").Range().Id("vs")).Block(jen.Id("out").Index(jen.Id("i")).Op("=").Add(elem)),
 			jen.Return(jen.Id("out")),
 		}
 	default:
@@ -353,7 +371,7 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("b").Op("*").Qual(SandboxPath, "Budget"), jen.Id("v").Qual(GojaPath, "Value"), jen.Id("path").String()).Add(typ).Block(body...)
 }
 
-// namedFromJS converts to a catalogued struct or enum.
+// namedFromJS converts to a catalogued struct, enum or value type.
 //
 // A struct is read field by field as encoding/json decodes one: a field the object leaves
 // out, or sets to undefined or null, keeps Go's zero value (a slice, map or pointer is nil),
@@ -363,17 +381,18 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 // struct Go gave JavaScript goes back unchanged.
 func (w *facadeWriter) namedFromJS(gt *catalog.GoType, typ jen.Code) []jen.Code {
 	t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
-	if t.Kind == catalog.TypeEnum {
+	switch t.Kind {
+	case catalog.TypeEnum:
 		return w.enumFromJS(t, gt, typ)
+	case catalog.TypeValue:
+		return []jen.Code{jen.Return(jen.Add(typ).Call(w.fromJSIn(t.Underlying, idB, jen.Id("v"), jen.Id("path"))))}
 	}
 	body := []jen.Code{
 		jen.Id("o").Op(":=").Qual(SandboxPath, "ToObject").Call(idR, jen.Id("v"), jen.Id("path")),
 		jen.Var().Id("out").Add(typ),
 	}
 	for _, f := range t.Fields {
-		conv := w.fromJSIn(f.Go, idB, jen.Id("x"), jen.Id("path").Op("+").Lit("."+f.JSName))
-		body = append(body, jen.If(jen.Id("x").Op(":=").Id("o").Dot("Get").Call(jen.Lit(f.JSName)), jen.Op("!").Parens(isAbsent(jen.Id("x")))).Block(
-			jen.Id("out").Dot(f.Name).Op("=").Add(conv)))
+		body = append(body, jen.Qual(BindPath, "Field").Call(idR, idB, jen.Id("o"), jen.Id("path"), jen.Lit(f.JSName), jen.Op("&").Id("out").Dot(f.Name), w.convFunc(f.Go)))
 	}
 	return append(body, jen.Return(jen.Id("out")))
 }

@@ -34,9 +34,8 @@ func (w *facadeWriter) seam(name string, s *catalog.Service) []jen.Code {
 	impl, rest := name+"Impl", name+"Rest"
 	var methods []jen.Code
 	for _, m := range s.Methods {
-		methods = append(methods, jen.Values(jen.Dict{
-			jen.Id("Go"): jen.Lit(m.Name), jen.Id("JS"): jen.Lit(m.JSName), jen.Id("Signature"): jen.Lit(m.Signature),
-		}))
+		methods = append(methods, jen.Values( // one line a method
+			jen.Id("Go").Op(":").Lit(m.Name), jen.Id("JS").Op(":").Lit(m.JSName), jen.Id("Signature").Op(":").Lit(m.Signature)))
 	}
 	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
 	decls := []jen.Code{
@@ -58,10 +57,12 @@ func (w *facadeWriter) seam(name string, s *catalog.Service) []jen.Code {
 	return decls
 }
 
-// seamMethod writes method number i of the implementation type: the Go arguments converted
-// to JavaScript, the call through the Seam (bounded; ctx cancels it), the result converted
-// back with the method's path in errors. A method without an error result reports a failed
-// call (Seam.Fail) and returns its zero values (a disposer that does nothing).
+// seamMethod writes method number i of the implementation type: one bind call with the
+// Go arguments converted to JavaScript, the call through the Seam (bounded; ctx cancels
+// it), and the conversion of the result back with the method's path in errors. A method
+// without an error result reports a failed call (Seam.Fail) and returns its zero values
+// (a disposer that does nothing): bind.Tell and its siblings; one with an error result
+// returns it: bind.Ask.
 func (w *facadeWriter) seamMethod(impl, key string, i int, m *catalog.Method) jen.Code {
 	method := key + "." + m.JSName
 	var params, jsArgs []jen.Code
@@ -85,11 +86,9 @@ func (w *facadeWriter) seamMethod(impl, key string, i int, m *catalog.Method) je
 	if hasErr {
 		vals = vals[:len(vals)-1]
 	}
-	var results, decls, rets []jen.Code
-	for j, v := range vals {
+	var results []jen.Code
+	for _, v := range vals {
 		results = append(results, GoTypeCode(v.Go))
-		decls = append(decls, jen.Id(fmt.Sprintf("res%d", j)).Add(GoTypeCode(v.Go)))
-		rets = append(rets, jen.Id(fmt.Sprintf("res%d", j)))
 	}
 	if hasErr {
 		results = append(results, jen.Error())
@@ -97,88 +96,61 @@ func (w *facadeWriter) seamMethod(impl, key string, i int, m *catalog.Method) je
 
 	var args jen.Code = jen.Nil()
 	if len(jsArgs) > 0 {
-		args = jen.Func().Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm")).Index().Qual(GojaPath, "Value").Block(
+		args = jen.Func().Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm")).Index().Qual(GojaPath, "Value").Custom(jen.Options{Open: "{ ", Close: " }"},
 			jen.Return(jen.Index().Qual(GojaPath, "Value").Values(jsArgs...)))
 	}
-	var conv jen.Code = jen.Nil()
-	if len(vals) > 0 {
-		conv = jen.Func().Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("v").Qual(GojaPath, "Value")).Error().Block(
-			w.seamResult(method, vals)...)
+	seam, path := jen.Id("x").Dot("seam"), jen.Lit(method+"(…)")
+	call := func(fn string, rest ...jen.Code) jen.Code {
+		return jen.Return(jen.Qual(BindPath, fn).Call(append([]jen.Code{ctx, seam, jen.Lit(i), args}, rest...)...))
 	}
-	call := jen.Id("x").Dot("seam").Dot("Call").Call(ctx, jen.Lit(i), args, conv)
-
-	var body []jen.Code
-	switch len(decls) {
-	case 0:
-	case 1:
-		body = append(body, jen.Var().Add(decls[0]))
-	default:
-		body = append(body, jen.Var().Defs(decls...))
-	}
+	var body jen.Code
 	switch {
-	case hasErr && len(vals) == 0:
-		body = append(body, jen.Return(call))
-	case hasErr:
-		body = append(body,
-			jen.Err().Op(":=").Add(call),
-			jen.Return(append(rets, jen.Err())...))
+	case len(vals) == 0 && hasErr:
+		body = jen.Return(seam.Clone().Dot("Call").Call(ctx, jen.Lit(i), args, jen.Nil()))
+	case len(vals) == 0:
+		body = jen.Qual(BindPath, "Notify").Call(ctx, seam, jen.Lit(i), args)
+	case vals[0].Go.Kind == catalog.KindFunc && !hasErr:
+		body = call("TellDisposer", path)
 	default:
-		// The results are still their zero values: conv assigns them only once the whole
-		// result has converted.
-		failed := []jen.Code{jen.Id("x").Dot("seam").Dot("Fail").Call(jen.Lit(i), jen.Err())}
-		if len(vals) > 0 && vals[0].Go.Kind == catalog.KindFunc {
-			failed = append(failed, jen.Id("res0").Op("=").Func().Params().Block()) // Go never calls a nil disposer
+		var from jen.Code = seam.Clone().Dot("Disposer")
+		if vals[0].Go.Kind != catalog.KindFunc {
+			from = w.fromFunc(vals[0].Go)
 		}
-		body = append(body, jen.If(jen.Err().Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(failed...))
-		body = append(body, jen.Return(rets...))
+		fn := map[[2]bool]string{{false, false}: "Tell", {false, true}: "Ask", {true, false}: "TellFound", {true, true}: "AskFound"}[[2]bool{len(vals) == 2, hasErr}]
+		body = call(fn, from, path)
 	}
 	return jen.Comment(fmt.Sprintf("%s calls %s of the JavaScript implementation.", m.Name, m.JSName)).Line().
-		Func().Params(jen.Id("x").Op("*").Id(impl)).Id(m.Name).Params(params...).Params(results...).Block(body...)
+		Func().Params(jen.Id("x").Op("*").Id(impl)).Id(m.Name).Params(params...).Params(results...).Block(body)
 }
 
 // seamArg converts Go argument a of parameter p to JavaScript: a callback becomes a
-// JavaScript function that converts its arguments back and calls the Go func off the lock.
+// JavaScript function (see jsFunc).
 func (w *facadeWriter) seamArg(method string, p catalog.Param, a jen.Code) jen.Code {
 	if p.Go.Kind != catalog.KindFunc {
 		return w.toJS(p.Go, a, method)
 	}
-	name := method + " " + p.JSName
+	name := w.helper("JS", p.Go, func(name string) jen.Code { return w.jsFunc(name, p.Go) })
+	return jen.Id(name).Call(idR, jen.Lit(method+" "+p.JSName), a)
+}
+
+// jsFunc declares the helper that exposes a Go callback of type gt to JavaScript: a
+// function, named name in errors, that converts its arguments back and calls the Go func
+// off the lock; null for a nil func.
+func (w *facadeWriter) jsFunc(name string, gt *catalog.GoType) jen.Code {
 	var xs, stmts []jen.Code
-	for k, pt := range p.Go.Params {
+	for k, pt := range gt.Params {
 		x := jen.Id(fmt.Sprintf("x%d", k))
-		path := jen.Lit(fmt.Sprintf("%s(…) argument %d", name, k))
+		path := jen.Id("name").Op("+").Lit(fmt.Sprintf("(…) argument %d", k))
 		stmts = append(stmts, jen.Add(x).Op(":=").Add(w.fromJS(pt, jen.Id("call").Dot("Argument").Call(jen.Lit(k)), path)))
 		xs = append(xs, x)
 	}
 	stmts = append(stmts,
-		jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(jen.Add(a).Call(xs...))),
+		jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(jen.Id("fn").Call(xs...))),
 		jen.Return(undefined()))
-	return jen.Func().Params().Qual(GojaPath, "Value").Block(
-		jen.If(jen.Add(a).Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),
-		jen.Return(jen.Id("r").Dot("Func").Call(jen.Lit(name), jen.Func().Params(jen.Id("call").Qual(GojaPath, "FunctionCall")).Qual(GojaPath, "Value").Block(stmts...))),
-	).Call()
-}
-
-// seamResult converts the JavaScript result v into res0 (and res1, a found flag): what
-// does not fit throws a TypeError naming the path "key.method(…)", which becomes the
-// call's error.
-func (w *facadeWriter) seamResult(method string, vals []catalog.Param) []jen.Code {
-	path := jen.Lit(method + "(…)")
-	var conv jen.Code
-	if vals[0].Go.Kind == catalog.KindFunc {
-		conv = jen.Id("x").Dot("seam").Dot("Disposer").Call(jen.Id("r"), jen.Id("v"), path)
-	} else {
-		conv = w.fromJS(vals[0].Go, jen.Id("v"), path)
-	}
-	if len(vals) == 2 { // (T, bool): undefined or null is not found
-		w.absentHelper()
-		return []jen.Code{
-			jen.If(jen.Id("cordisIsAbsent").Call(jen.Id("v"))).Block(jen.Return(jen.Nil())),
-			jen.List(jen.Id("res0"), jen.Id("res1")).Op("=").List(conv, jen.True()),
-			jen.Return(jen.Nil()),
-		}
-	}
-	return []jen.Code{jen.Id("res0").Op("=").Add(conv), jen.Return(jen.Nil())}
+	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("name").String(), jen.Id("fn").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(
+		jen.If(jen.Id("fn").Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),
+		jen.Return(jen.Id("r").Dot("Func").Call(jen.Id("name"), jen.Func().Params(jen.Id("call").Qual(GojaPath, "FunctionCall")).Qual(GojaPath, "Value").Block(stmts...))),
+	)
 }
 
 // seamsField is the Facade's Seams field, left out when there is no interface service.

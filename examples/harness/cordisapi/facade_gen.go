@@ -4,14 +4,10 @@ package cordisapi
 
 import (
 	"context"
-	"fmt"
 	agent "github.com/cordiskit/cordiskit/examples/harness/agent"
-	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/bind"
 	"github.com/dop251/goja"
-	"maps"
-	"slices"
-	"strconv"
 	"time"
 )
 
@@ -24,9 +20,15 @@ var Facade = &sandbox.Facade{
 		"kv":   cordisBindKv,
 	},
 	Events: map[string]sandbox.EventAdapter{
-		"agent/turn-start":  cordisOnAgentTurnStart,
-		"session/flush":     cordisOnSessionFlush,
-		"tools/pre-execute": cordisOnToolsPreExecute,
+		"agent/turn-start": bind.OnEmit(agent.TurnStart, func(r *sandbox.Realm, p agent.TurnStartEvent) []goja.Value {
+			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Turn), r.Runtime().ToValue(p.Prompt)}
+		}),
+		"session/flush": bind.OnParallel(agent.SessionFlush, func(r *sandbox.Realm, p agent.SessionFlushEvent) []goja.Value {
+			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Reason)}
+		}),
+		"tools/pre-execute": bind.OnWaterfall(agent.PreExecute, func(r *sandbox.Realm, p agent.PreExecuteEvent) []goja.Value {
+			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Input)}
+		}, cordisToJSDecision, bind.Budgeted(cordisFromJSDecision)),
 	},
 	Seams: map[string]*sandbox.SeamAdapter{
 		"fs": cordisSeamFs,
@@ -35,256 +37,55 @@ var Facade = &sandbox.Facade{
 
 // cordisBindExec binds service "exec" (Executor): only its catalogued methods.
 func cordisBindExec(r *sandbox.Realm, v any) (*goja.Object, error) {
-	s, ok := v.(*agent.Executor)
-	if !ok {
-		return nil, fmt.Errorf("service %q holds a %T, but its binding expects a *github.com/cordiskit/cordiskit/examples/harness/agent.Executor", "exec", v)
-	}
-	o := r.Runtime().NewObject()
-	if err := o.Set("run", r.Func("exec.run", func(call goja.FunctionCall) goja.Value {
-		a1 := cordisFromJSCommand(r, sandbox.NewBudget(r), call.Argument(0), "exec.run: parameter cmd")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
-			res0, err := s.Run(ctx, a1)
-			if err != nil {
-				return nil, err
-			}
-			return func() goja.Value {
-				return cordisToJSResult(r, res0)
-			}, nil
-		})
-	})); err != nil {
+	s, err := bind.Service[*agent.Executor]("exec", v)
+	if err != nil {
 		return nil, err
 	}
-	if err := o.Set("shell", r.Func("exec.shell", func(call goja.FunctionCall) goja.Value {
-		a1 := sandbox.ArgString(r, call, 0, "exec.shell", "script")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
-			res0, err := s.Shell(ctx, a1)
-			if err != nil {
-				return nil, err
-			}
-			return func() goja.Value {
-				return cordisToJSResult(r, res0)
-			}, nil
-		})
-	})); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return bind.Object(r,
+		bind.Async1(r, "exec.run", "cmd", bind.ArgFrom(bind.Budgeted(cordisFromJSCommand)), s.Run, cordisToJSResult),
+		bind.Async1(r, "exec.shell", "script", sandbox.ArgString, s.Shell, cordisToJSResult),
+	)
 }
 
 // cordisBindFs binds service "fs" (FileSystem): only its catalogued methods.
 func cordisBindFs(r *sandbox.Realm, v any) (*goja.Object, error) {
-	s, ok := v.(agent.FileSystem)
-	if !ok {
-		return nil, fmt.Errorf("service %q holds a %T, but its binding expects a github.com/cordiskit/cordiskit/examples/harness/agent.FileSystem", "fs", v)
-	}
-	o := r.Runtime().NewObject()
-	if err := o.Set("readFile", r.Func("fs.readFile", func(call goja.FunctionCall) goja.Value {
-		a1 := sandbox.ArgString(r, call, 0, "fs.readFile", "path")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
-			res0, err := s.ReadFile(ctx, a1)
-			if err != nil {
-				return nil, err
-			}
-			return func() goja.Value {
-				return r.Runtime().ToValue(res0)
-			}, nil
-		})
-	})); err != nil {
+	s, err := bind.Service[agent.FileSystem]("fs", v)
+	if err != nil {
 		return nil, err
 	}
-	if err := o.Set("writeFile", r.Func("fs.writeFile", func(call goja.FunctionCall) goja.Value {
-		a1 := sandbox.ArgString(r, call, 0, "fs.writeFile", "path")
-		a2 := sandbox.ArgString(r, call, 1, "fs.writeFile", "content")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
-			err := s.WriteFile(ctx, a1, a2)
-			if err != nil {
-				return nil, err
-			}
-			return nil, nil
-		})
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("list", r.Func("fs.list", func(call goja.FunctionCall) goja.Value {
-		a1 := sandbox.ArgString(r, call, 0, "fs.list", "path")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
-			res0, err := s.List(ctx, a1)
-			if err != nil {
-				return nil, err
-			}
-			return func() goja.Value {
-				return cordisToJSSliceOfFileInfo(r, res0)
-			}, nil
-		})
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("stat", r.Func("fs.stat", func(call goja.FunctionCall) goja.Value {
-		a1 := sandbox.ArgString(r, call, 0, "fs.stat", "path")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
-			res0, err := s.Stat(ctx, a1)
-			if err != nil {
-				return nil, err
-			}
-			return func() goja.Value {
-				return cordisToJSFileInfo(r, res0)
-			}, nil
-		})
-	})); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return bind.Object(r,
+		bind.Async1(r, "fs.readFile", "path", sandbox.ArgString, s.ReadFile, bind.Value[string]),
+		bind.Async2(r, "fs.writeFile", "path", "content", sandbox.ArgString, sandbox.ArgString, func(ctx context.Context, a1 string, a2 string) (struct{}, error) {
+			return bind.Void(s.WriteFile(ctx, a1, a2))
+		}, nil),
+		bind.Async1(r, "fs.list", "path", sandbox.ArgString, s.List, bind.SliceResult(cordisToJSFileInfo)),
+		bind.Async1(r, "fs.stat", "path", sandbox.ArgString, s.Stat, cordisToJSFileInfo),
+	)
 }
 
 // cordisBindKv binds service "kv" (Store): only its catalogued methods.
 func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
-	s, ok := v.(*agent.Store)
-	if !ok {
-		return nil, fmt.Errorf("service %q holds a %T, but its binding expects a *github.com/cordiskit/cordiskit/examples/harness/agent.Store", "kv", v)
-	}
-	o := r.Runtime().NewObject()
-	if err := o.Set("get", r.Func("kv.get", func(call goja.FunctionCall) goja.Value {
-		a0 := sandbox.ArgString(r, call, 0, "kv.get", "key")
-		var (
-			res0 string
-		)
-		r.Unlocked(func() {
-			res0 = s.Get(a0)
-		})
-		return r.Runtime().ToValue(res0)
-	})); err != nil {
+	s, err := bind.Service[*agent.Store]("kv", v)
+	if err != nil {
 		return nil, err
 	}
-	if err := o.Set("has", r.Func("kv.has", func(call goja.FunctionCall) goja.Value {
-		a0 := sandbox.ArgString(r, call, 0, "kv.has", "key")
-		var (
-			res0 bool
-		)
-		r.Unlocked(func() {
-			res0 = s.Has(a0)
-		})
-		return r.Runtime().ToValue(res0)
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("set", r.Func("kv.set", func(call goja.FunctionCall) goja.Value {
-		a0 := sandbox.ArgString(r, call, 0, "kv.set", "key")
-		a1 := sandbox.ArgString(r, call, 1, "kv.set", "value")
-		var (
-			err error
-		)
-		r.Unlocked(func() {
-			err = s.Set(a0, a1)
-		})
-		if err != nil {
-			r.Throw(err)
-		}
-		return goja.Undefined()
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("delete", r.Func("kv.delete", func(call goja.FunctionCall) goja.Value {
-		a0 := sandbox.ArgString(r, call, 0, "kv.delete", "key")
-		var (
-			res0 bool
-		)
-		r.Unlocked(func() {
-			res0 = s.Delete(a0)
-		})
-		return r.Runtime().ToValue(res0)
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("keys", r.Func("kv.keys", func(call goja.FunctionCall) goja.Value {
-		var (
-			res0 []string
-		)
-		r.Unlocked(func() {
-			res0 = s.Keys()
-		})
-		return cordisToJSSliceOfString(r, res0)
-	})); err != nil {
-		return nil, err
-	}
-	if err := o.Set("snapshot", r.Func("kv.snapshot", func(call goja.FunctionCall) goja.Value {
-		var (
-			res0 map[string]string
-		)
-		r.Unlocked(func() {
-			res0 = s.Snapshot()
-		})
-		return cordisToJSMapOfStringToString(r, res0)
-	})); err != nil {
-		return nil, err
-	}
-	return o, nil
-}
-
-// cordisOnAgentTurnStart subscribes a JavaScript listener to "agent/turn-start" (emit).
-func cordisOnAgentTurnStart(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
-	return agent.TurnStart.On(c, func(p agent.TurnStartEvent) {
-		r.DeliverEmit("a listener of \"agent/turn-start\"", fn, func() []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Turn), r.Runtime().ToValue(p.Prompt)}
-		})
-	})
-}
-
-// cordisOnSessionFlush subscribes a JavaScript listener to "session/flush" (parallel).
-func cordisOnSessionFlush(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
-	return agent.SessionFlush.On(c, func(ctx context.Context, p agent.SessionFlushEvent) error {
-		return r.Deliver(ctx, fn, func() []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Reason)}
-		}, nil)
-	})
-}
-
-// cordisOnToolsPreExecute subscribes a JavaScript listener to "tools/pre-execute" (waterfall).
-func cordisOnToolsPreExecute(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
-	return agent.PreExecute.On(c, func(ctx context.Context, p agent.PreExecuteEvent, next func() (agent.Decision, error)) (agent.Decision, error) {
-		var res agent.Decision
-		err := r.Deliver(ctx, fn, func() []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Input), r.NextFunc(func(context.Context) (func() goja.Value, error) {
-				v, err := next()
-				if err != nil {
-					return nil, err
-				}
-				return func() goja.Value {
-					return cordisToJSDecision(r, v)
-				}, nil
-			})}
-		}, func(v goja.Value) error {
-			if !cordisIsAbsent(v) {
-				res = cordisFromJSDecision(r, sandbox.NewBudget(r), v, "the result of a listener of tools/pre-execute")
-			}
-			return nil
-		})
-		return res, err
-	})
+	return bind.Object(r,
+		bind.Func1(r, "kv.get", "key", sandbox.ArgString, func(a0 string) (string, error) { return s.Get(a0), nil }, bind.Value[string]),
+		bind.Func1(r, "kv.has", "key", sandbox.ArgString, func(a0 string) (bool, error) { return s.Has(a0), nil }, bind.Value[bool]),
+		bind.Func2(r, "kv.set", "key", "value", sandbox.ArgString, sandbox.ArgString, func(a0 string, a1 string) (struct{}, error) { return bind.Void(s.Set(a0, a1)) }, nil),
+		bind.Func1(r, "kv.delete", "key", sandbox.ArgString, func(a0 string) (bool, error) { return s.Delete(a0), nil }, bind.Value[bool]),
+		bind.Func0(r, "kv.keys", func() ([]string, error) { return s.Keys(), nil }, bind.SliceResult(bind.Value[string])),
+		bind.Func0(r, "kv.snapshot", func() (map[string]string, error) { return s.Snapshot(), nil }, bind.MapResult[string](bind.Value[string])),
+	)
 }
 
 // cordisSeamFs lets a mount implement service "fs" (FileSystem) in JavaScript: ctx.provide("fs", obj)
 // checks obj against the interface, and Go code gets a cordisSeamFsImpl calling it.
 var cordisSeamFs = sandbox.NewSeamAdapter[agent.FileSystem]([]sandbox.SeamMethod{
-	{
-		Go:        "ReadFile",
-		JS:        "readFile",
-		Signature: "async readFile(path: string): Promise<string>",
-	},
-	{
-		Go:        "WriteFile",
-		JS:        "writeFile",
-		Signature: "async writeFile(path: string, content: string): Promise<void>",
-	},
-	{
-		Go:        "List",
-		JS:        "list",
-		Signature: "async list(path: string): Promise<FileInfo[]>",
-	},
-	{
-		Go:        "Stat",
-		JS:        "stat",
-		Signature: "async stat(path: string): Promise<FileInfo>",
-	},
+	{Go: "ReadFile", JS: "readFile", Signature: "async readFile(path: string): Promise<string>"},
+	{Go: "WriteFile", JS: "writeFile", Signature: "async writeFile(path: string, content: string): Promise<void>"},
+	{Go: "List", JS: "list", Signature: "async list(path: string): Promise<FileInfo[]>"},
+	{Go: "Stat", JS: "stat", Signature: "async stat(path: string): Promise<FileInfo>"},
 }, func(s *sandbox.Seam) agent.FileSystem {
 	return &cordisSeamFsImpl{seam: s}
 })
@@ -303,14 +104,7 @@ type cordisSeamFsRest struct {
 
 // ReadFile calls readFile of the JavaScript implementation.
 func (x *cordisSeamFsImpl) ReadFile(ctx context.Context, arg1 string) (string, error) {
-	var res0 string
-	err := x.seam.Call(ctx, 0, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(arg1)}
-	}, func(r *sandbox.Realm, v goja.Value) error {
-		res0 = sandbox.ToString(r, v, "fs.readFile(…)")
-		return nil
-	})
-	return res0, err
+	return bind.Ask(ctx, x.seam, 0, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, sandbox.ToString, "fs.readFile(…)")
 }
 
 // WriteFile calls writeFile of the JavaScript implementation.
@@ -322,108 +116,42 @@ func (x *cordisSeamFsImpl) WriteFile(ctx context.Context, arg1 string, arg2 stri
 
 // List calls list of the JavaScript implementation.
 func (x *cordisSeamFsImpl) List(ctx context.Context, arg1 string) ([]agent.FileInfo, error) {
-	var res0 []agent.FileInfo
-	err := x.seam.Call(ctx, 2, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(arg1)}
-	}, func(r *sandbox.Realm, v goja.Value) error {
-		res0 = cordisFromJSSliceOfFileInfo(r, sandbox.NewBudget(r), v, "fs.list(…)")
-		return nil
-	})
-	return res0, err
+	return bind.Ask(ctx, x.seam, 2, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, bind.Budgeted(bind.FromSlice(cordisFromJSFileInfo)), "fs.list(…)")
 }
 
 // Stat calls stat of the JavaScript implementation.
 func (x *cordisSeamFsImpl) Stat(ctx context.Context, arg1 string) (agent.FileInfo, error) {
-	var res0 agent.FileInfo
-	err := x.seam.Call(ctx, 3, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(arg1)}
-	}, func(r *sandbox.Realm, v goja.Value) error {
-		res0 = cordisFromJSFileInfo(r, sandbox.NewBudget(r), v, "fs.stat(…)")
-		return nil
-	})
-	return res0, err
+	return bind.Ask(ctx, x.seam, 3, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, bind.Budgeted(cordisFromJSFileInfo), "fs.stat(…)")
 }
 
 func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Command {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.Command
-	if x := o.Get("program"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Program = b.String(x, path+".program")
-	}
-	if x := o.Get("args"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Args = cordisFromJSSliceOfString(r, b, x, path+".args")
-	}
-	if x := o.Get("dir"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Dir = b.String(x, path+".dir")
-	}
-	if x := o.Get("stdin"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Stdin = b.String(x, path+".stdin")
-	}
-	if x := o.Get("timeout"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Timeout = sandbox.ToDuration(r, x, path+".timeout")
-	}
+	bind.Field(r, b, o, path, "program", &out.Program, bind.Text[string])
+	bind.Field(r, b, o, path, "args", &out.Args, bind.FromSlice(bind.Text[string]))
+	bind.Field(r, b, o, path, "dir", &out.Dir, bind.Text[string])
+	bind.Field(r, b, o, path, "stdin", &out.Stdin, bind.Text[string])
+	bind.Field(r, b, o, path, "timeout", &out.Timeout, bind.Unbudgeted(sandbox.ToDuration))
 	return out
 }
 
 func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Decision {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.Decision
-	if x := o.Get("allow"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Allow = sandbox.ToBool(r, x, path+".allow")
-	}
-	if x := o.Get("reason"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Reason = b.String(x, path+".reason")
-	}
-	if x := o.Get("input"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Input = b.String(x, path+".input")
-	}
+	bind.Field(r, b, o, path, "allow", &out.Allow, bind.Unbudgeted(sandbox.ToBool))
+	bind.Field(r, b, o, path, "reason", &out.Reason, bind.Text[string])
+	bind.Field(r, b, o, path, "input", &out.Input, bind.Text[string])
 	return out
 }
 
 func cordisFromJSFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.FileInfo {
 	o := sandbox.ToObject(r, v, path)
 	var out agent.FileInfo
-	if x := o.Get("name"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Name = b.String(x, path+".name")
-	}
-	if x := o.Get("path"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Path = b.String(x, path+".path")
-	}
-	if x := o.Get("size"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Size = sandbox.ToInt(r, x, path+".size")
-	}
-	if x := o.Get("dir"); !(x == nil || goja.IsUndefined(x) || goja.IsNull(x)) {
-		out.Dir = sandbox.ToBool(r, x, path+".dir")
-	}
+	bind.Field(r, b, o, path, "name", &out.Name, bind.Text[string])
+	bind.Field(r, b, o, path, "path", &out.Path, bind.Text[string])
+	bind.Field(r, b, o, path, "size", &out.Size, bind.Unbudgeted(sandbox.ToInt))
+	bind.Field(r, b, o, path, "dir", &out.Dir, bind.Unbudgeted(sandbox.ToBool))
 	return out
-}
-
-func cordisFromJSSliceOfFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) []agent.FileInfo {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return nil
-	}
-	vs := b.Slice(v, path)
-	out := make([]agent.FileInfo, len(vs))
-	for i, e := range vs {
-		out[i] = cordisFromJSFileInfo(r, b, e, path+"["+strconv.Itoa(i)+"]")
-	}
-	return out
-}
-
-func cordisFromJSSliceOfString(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) []string {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return nil
-	}
-	vs := b.Slice(v, path)
-	out := make([]string, len(vs))
-	for i, e := range vs {
-		out[i] = b.String(e, path+"["+strconv.Itoa(i)+"]")
-	}
-	return out
-}
-
-func cordisIsAbsent(v goja.Value) bool {
-	return v == nil || goja.IsUndefined(v) || goja.IsNull(v)
 }
 
 func cordisToJSDecision(r *sandbox.Realm, x agent.Decision) goja.Value {
@@ -443,14 +171,6 @@ func cordisToJSFileInfo(r *sandbox.Realm, x agent.FileInfo) goja.Value {
 	return o
 }
 
-func cordisToJSMapOfStringToString(r *sandbox.Realm, x map[string]string) goja.Value {
-	o := r.Runtime().NewObject()
-	for _, k := range slices.Sorted(maps.Keys(x)) {
-		_ = o.Set(string(k), r.Runtime().ToValue(x[k]))
-	}
-	return o
-}
-
 func cordisToJSResult(r *sandbox.Realm, x agent.Result) goja.Value {
 	o := r.Runtime().NewObject()
 	_ = o.Set("stdout", r.Runtime().ToValue(x.Stdout))
@@ -460,20 +180,4 @@ func cordisToJSResult(r *sandbox.Realm, x agent.Result) goja.Value {
 	_ = o.Set("truncated", r.Runtime().ToValue(x.Truncated))
 	_ = o.Set("duration", r.Runtime().ToValue(float64(x.Duration)/float64(time.Millisecond)))
 	return o
-}
-
-func cordisToJSSliceOfFileInfo(r *sandbox.Realm, x []agent.FileInfo) goja.Value {
-	vals := make([]any, len(x))
-	for i, e := range x {
-		vals[i] = cordisToJSFileInfo(r, e)
-	}
-	return r.Runtime().NewArray(vals...)
-}
-
-func cordisToJSSliceOfString(r *sandbox.Realm, x []string) goja.Value {
-	vals := make([]any, len(x))
-	for i, e := range x {
-		vals[i] = r.Runtime().ToValue(e)
-	}
-	return r.Runtime().NewArray(vals...)
 }

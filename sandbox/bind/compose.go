@@ -1,0 +1,128 @@
+package bind
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/dop251/goja"
+)
+
+// A Conv converts v to a T inside one conversion, taking strings' bytes and arrays' and
+// maps' elements from its budget b, so that a value small in the JavaScript heap cannot
+// make Go copy without end; path names v in a TypeError. The fromJS helpers of the
+// generated code are Convs.
+type Conv[T any] func(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) T
+
+// Text is the Conv of a string type: its bytes taken from the budget.
+func Text[T ~string](r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) T {
+	return T(b.String(v, path))
+}
+
+// RawJSON is the Conv of json.RawMessage: the value as JSON, its bytes taken from the
+// budget.
+func RawJSON(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) json.RawMessage {
+	return b.JSON(v, path)
+}
+
+// Unbudgeted makes a Conv of a From that takes nothing from a budget (a number, a
+// boolean).
+func Unbudgeted[T any](from From[T]) Conv[T] {
+	return func(r *sandbox.Realm, _ *sandbox.Budget, v goja.Value, path string) T { return from(r, v, path) }
+}
+
+// FromSlice is the Conv of a slice of elem's type: undefined or null is a nil slice, as
+// encoding/json decodes null.
+func FromSlice[T any](elem Conv[T]) Conv[[]T] {
+	return func(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) []T {
+		if absent(v) {
+			return nil
+		}
+		vs := b.Slice(v, path)
+		out := make([]T, len(vs))
+		for i, e := range vs {
+			out[i] = elem(r, b, e, path+"["+strconv.Itoa(i)+"]")
+		}
+		return out
+	}
+}
+
+// FromMap is the Conv of a map from a string type to elem's type: undefined or null is a
+// nil map, as for a slice.
+func FromMap[K ~string, V any](elem Conv[V]) Conv[map[K]V] {
+	return func(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) map[K]V {
+		if absent(v) {
+			return nil
+		}
+		o := sandbox.ToObject(r, v, path)
+		out := map[K]V{}
+		for _, k := range b.Keys(o, path) {
+			out[K(k)] = elem(r, b, o.Get(k), path+"."+k)
+		}
+		return out
+	}
+}
+
+// FromPtr is the Conv of a pointer to elem's type: undefined or null is nil.
+func FromPtr[T any](elem Conv[T]) Conv[*T] {
+	return func(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) *T {
+		if absent(v) {
+			return nil
+		}
+		x := elem(r, b, v, path)
+		return &x
+	}
+}
+
+// SliceValue is the JavaScript array of xs, each element built by elem. Lock held.
+func SliceValue[T any](r *sandbox.Realm, xs []T, elem Result[T]) goja.Value {
+	vals := make([]any, len(xs))
+	for i, e := range xs {
+		vals[i] = elem(r, e)
+	}
+	return r.Runtime().NewArray(vals...)
+}
+
+// MapValue is the JavaScript object of m, each value built by elem, its keys in sorted
+// order, so the object's key order does not depend on map iteration. Lock held.
+func MapValue[K ~string, V any](r *sandbox.Realm, m map[K]V, elem Result[V]) goja.Value {
+	o := r.Runtime().NewObject()
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		_ = o.Set(string(k), elem(r, m[k]))
+	}
+	return o
+}
+
+// PtrValue is what elem builds of *x, or null for a nil x. Lock held.
+func PtrValue[T any](r *sandbox.Realm, x *T, elem Result[T]) goja.Value {
+	if x == nil {
+		return goja.Null()
+	}
+	return elem(r, *x)
+}
+
+// SliceResult is the Result of a slice: SliceValue with elem.
+func SliceResult[T any](elem Result[T]) Result[[]T] {
+	return func(r *sandbox.Realm, xs []T) goja.Value { return SliceValue(r, xs, elem) }
+}
+
+// MapResult is the Result of a map: MapValue with elem.
+func MapResult[K ~string, V any](elem Result[V]) Result[map[K]V] {
+	return func(r *sandbox.Realm, m map[K]V) goja.Value { return MapValue(r, m, elem) }
+}
+
+// PtrResult is the Result of a pointer: PtrValue with elem.
+func PtrResult[T any](elem Result[T]) Result[*T] {
+	return func(r *sandbox.Realm, x *T) goja.Value { return PtrValue(r, x, elem) }
+}
+
+// Field converts the property key of o, the object at path, into *dst with conv, unless
+// it is undefined or null: as encoding/json decodes a struct, a field the object leaves
+// out keeps Go's zero value.
+func Field[T any](r *sandbox.Realm, b *sandbox.Budget, o *goja.Object, path, key string, dst *T, conv Conv[T]) {
+	if x := o.Get(key); !absent(x) {
+		*dst = conv(r, b, x, path+"."+key)
+	}
+}

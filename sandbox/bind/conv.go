@@ -1,0 +1,156 @@
+package bind
+
+import (
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/dop251/goja"
+)
+
+// A From converts v, a value JavaScript gave (a listener's result, an argument inside a
+// structure), to a T, throwing a TypeError that names path when it does not fit. It is
+// one conversion: a From that needs a [sandbox.Budget] makes its own (see [Budgeted]).
+// sandbox.ToString and its siblings are Froms.
+type From[T any] func(r *sandbox.Realm, v goja.Value, path string) T
+
+// Budgeted makes a From of a conversion that takes its budget, giving each conversion a
+// fresh one: the budget bounds everything one value produces.
+func Budgeted[T any](from func(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) T) From[T] {
+	return func(r *sandbox.Realm, v goja.Value, path string) T { return from(r, sandbox.NewBudget(r), v, path) }
+}
+
+// ArgFrom makes an Arg of a From: the argument converted with path "method: parameter
+// param".
+func ArgFrom[T any](from From[T]) Arg[T] {
+	return func(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
+		return from(r, call.Argument(i), method+": parameter "+param)
+	}
+}
+
+// integer is the Go integer types, named ones too.
+type integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// String reads a string argument as the named string type T.
+func String[T ~string](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
+	return T(sandbox.ArgString(r, call, i, method, param))
+}
+
+// Bool reads a boolean argument as the named boolean type T.
+func Bool[T ~bool](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
+	return T(sandbox.ArgBool(r, call, i, method, param))
+}
+
+// Float reads a number argument as the floating-point type T.
+func Float[T ~float32 | ~float64](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
+	return T(sandbox.ArgFloat(r, call, i, method, param))
+}
+
+// Int reads an integer argument as the integer type T, checked to fit (see [CheckInt]).
+func Int[T integer](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
+	return CheckInt[T](r, sandbox.ArgInt(r, call, i, method, param), method, param)
+}
+
+// ToString converts v like sandbox.ToString, to the named string type T.
+func ToString[T ~string](r *sandbox.Realm, v goja.Value, path string) T {
+	return T(sandbox.ToString(r, v, path))
+}
+
+// ToBool converts v like sandbox.ToBool, to the named boolean type T.
+func ToBool[T ~bool](r *sandbox.Realm, v goja.Value, path string) T {
+	return T(sandbox.ToBool(r, v, path))
+}
+
+// ToFloat converts v like sandbox.ToFloat, to the floating-point type T.
+func ToFloat[T ~float32 | ~float64](r *sandbox.Realm, v goja.Value, path string) T {
+	return T(sandbox.ToFloat(r, v, path))
+}
+
+// ToInt converts v like sandbox.ToInt, to the integer type T, checked to fit.
+func ToInt[T integer](r *sandbox.Realm, v goja.Value, path string) T {
+	return CheckInt[T](r, sandbox.ToInt(r, v, path), "", path)
+}
+
+// Nothing is the From of struct{}: whatever JavaScript gave is no data.
+func Nothing(*sandbox.Realm, goja.Value, string) struct{} { return struct{}{} }
+
+// intRange is the range of a Go integer kind into which an integer read from JavaScript
+// (an int64 within ±2^53) does not always fit, as the bounds the check states. int and
+// int64 need no check on the 64-bit platforms the façade runs on; the check is still
+// portable, since it compares the converted value with the original.
+var intRange = map[reflect.Kind]string{
+	reflect.Int8:    "between -128 and 127",
+	reflect.Int16:   "between -32768 and 32767",
+	reflect.Int32:   "between -2147483648 and 2147483647",
+	reflect.Int:     "within the range of int",
+	reflect.Uint8:   "between 0 and 255",
+	reflect.Uint16:  "between 0 and 65535",
+	reflect.Uint32:  "between 0 and 4294967295",
+	reflect.Uint:    "between 0 and 2^53",
+	reflect.Uint64:  "between 0 and 2^53",
+	reflect.Uintptr: "between 0 and 2^53",
+}
+
+// CheckInt converts x, an integer read from JavaScript, to T. It throws a TypeError (an
+// *sandbox.ArgError naming method and param) when x does not fit, rather than letting the
+// conversion wrap.
+func CheckInt[T integer](r *sandbox.Realm, x int64, method, param string) T {
+	y := T(x)
+	fits := int64(y) == x
+	if signed := ^T(0) < 0; !signed {
+		fits = x >= 0 && uint64(y) == uint64(x)
+	}
+	if !fits {
+		r.Throw(&sandbox.ArgError{Method: method, Param: param, Want: "an integer " + intRange[reflect.TypeFor[T]().Kind()], Got: strconv.FormatInt(x, 10)})
+	}
+	return y
+}
+
+// basic is the Go types goja converts to a JavaScript primitive as they are.
+type basic interface {
+	string | bool | int | int8 | int16 | int32 | int64 | uint | uint8 | uint16 | uint32 | uint64 | uintptr | float32 | float64
+}
+
+// Value is the Result of a basic type: the JavaScript primitive.
+func Value[T basic](r *sandbox.Realm, x T) goja.Value { return r.Runtime().ToValue(x) }
+
+// Millis is the Result of a time.Duration: a number of milliseconds, as
+// sandbox.ArgDuration reads them.
+func Millis(r *sandbox.Realm, x time.Duration) goja.Value {
+	return r.Runtime().ToValue(float64(x) / float64(time.Millisecond))
+}
+
+// Data is the Result of a type that crosses as plain data through JSON (time.Time).
+func Data[T any](r *sandbox.Realm, x T) goja.Value { return sandbox.FromAny(r, x) }
+
+// ErrorValue is the Result of an error: a plain object {name: "Error", message}, or
+// null.
+func ErrorValue(r *sandbox.Realm, err error) goja.Value {
+	if err == nil {
+		return goja.Null()
+	}
+	o := r.Runtime().NewObject()
+	_ = o.Set("name", "Error")
+	_ = o.Set("message", err.Error())
+	return o
+}
+
+// Disposer returns the Result of a func() a method returns: a JavaScript function that
+// calls it off the lock (a Go panic in it names what), or null.
+func Disposer(what string) Result[func()] {
+	return func(r *sandbox.Realm, fn func()) goja.Value { return DisposerValue(r, what, fn) }
+}
+
+// DisposerValue is the JavaScript function that calls fn off the lock, or null.
+func DisposerValue(r *sandbox.Realm, what string, fn func()) goja.Value {
+	if fn == nil {
+		return goja.Null()
+	}
+	return r.Func(what, func(goja.FunctionCall) goja.Value {
+		r.Unlocked(fn)
+		return goja.Undefined()
+	})
+}

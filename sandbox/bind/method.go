@@ -1,0 +1,104 @@
+package bind
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/dop251/goja"
+)
+
+// An Arg reads argument i of a call (parameter param of method) as a T, throwing a
+// TypeError when it does not fit. sandbox.ArgString and its siblings are Args.
+type Arg[T any] func(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T
+
+// A Result builds the JavaScript value of a Go result. Lock held.
+type Result[T any] func(r *sandbox.Realm, x T) goja.Value
+
+// A Method is one catalogued method of a service, bound for one realm: its JavaScript
+// name and the native function that calls it.
+type Method struct {
+	name string
+	fn   goja.Value
+}
+
+// Service returns v, the value a service holds, as the type T its binder expects, or an
+// error naming the service key and both types.
+func Service[T any](key string, v any) (T, error) {
+	s, ok := v.(T)
+	if !ok {
+		return s, fmt.Errorf("service %q holds a %T, but its binding expects a %s", key, v, typeString(reflect.TypeFor[T]()))
+	}
+	return s, nil
+}
+
+// typeString spells t with its full package path: *example.com/agent.Store.
+func typeString(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		return "*" + typeString(t.Elem())
+	}
+	if t.PkgPath() == "" {
+		return t.String()
+	}
+	return t.PkgPath() + "." + t.Name()
+}
+
+// Object returns a JavaScript object holding exactly the methods ms. Lock held.
+func Object(r *sandbox.Realm, ms ...Method) (*goja.Object, error) {
+	o := r.Runtime().NewObject()
+	for _, m := range ms {
+		if err := o.Set(m.name, m.fn); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// newMethod makes the Method of method ("fs.readFile"), whose JavaScript name is what
+// follows the service key.
+func newMethod(r *sandbox.Realm, method string, fn func(call goja.FunctionCall) goja.Value) Method {
+	return Method{name: method[strings.LastIndexByte(method, '.')+1:], fn: r.Func(method, fn)}
+}
+
+// errAbsent is what [Found] returns for a result that is not there: JavaScript gets
+// undefined.
+var errAbsent = errors.New("bind: no result")
+
+// Found adapts a (T, bool) result to the canonical (T, error) form: not found is
+// undefined in JavaScript.
+func Found[T any](v T, ok bool) (T, error) {
+	if !ok {
+		return v, errAbsent
+	}
+	return v, nil
+}
+
+// Void adapts a result that is only an error (or nothing: Void(nil)) to the canonical
+// form; JavaScript gets undefined.
+func Void(err error) (struct{}, error) { return struct{}{}, err }
+
+// syncResult is what JavaScript gets from a synchronous call that returned x, err: err
+// thrown, undefined when absent or when there is no res, else res(x). Lock held.
+func syncResult[R any](r *sandbox.Realm, x R, err error, res Result[R]) goja.Value {
+	if err == errAbsent || res == nil && err == nil {
+		return goja.Undefined()
+	}
+	if err != nil {
+		r.Throw(err)
+	}
+	return res(r, x)
+}
+
+// asyncResult is syncResult for an async call: the settle func of its promise (nil for
+// undefined), or the error that rejects it. Off the lock.
+func asyncResult[R any](r *sandbox.Realm, x R, err error, res Result[R]) (func() goja.Value, error) {
+	if err == errAbsent || res == nil && err == nil {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() goja.Value { return res(r, x) }, nil
+}
