@@ -1,6 +1,10 @@
 package runner
 
-import "github.com/cordiskit/cordiskit/kit"
+import (
+	"encoding/json"
+
+	"github.com/cordiskit/cordiskit/kit"
+)
 
 // RequestRun announces a model-driven run of a gated Package (one with a client half, or
 // any Package when Options.ApproveHostHalves is set) to the pages: each shows an approval
@@ -141,3 +145,26 @@ const (
 	Steer  MessageKind = "steer"  // submitted for the nearest step; wakes an idle session
 	Inject MessageKind = "inject" // queued for the next step; does not wake
 )
+
+// ToolCall announces a call of cordis_define, cordis_run, cordis_stop or cordis_undefine
+// through the tools the runner registers in the tools registry: once when it starts (no Result,
+// Error or Interrupted yet) and once when it answers, with the same Seq. It is what a
+// person watching the agent reads as "what the model did" (the panel's activity list)
+// without the runtime handing over its transcript. Like every cordis/ event it is the
+// host's own: model-written code is not shown it and cannot listen to it. The runner
+// builds the payload only while something listens.
+var ToolCall = kit.NewEvent[ToolCallEvent]("cordis/tool-call")
+
+// ToolCallEvent is the payload of ToolCall: the call as a transcript keeps it.
+type ToolCallEvent struct {
+	Session string // the calling session ("" when the call carried none)
+	Tool    string // "cordis_define", "cordis_run", "cordis_stop", "cordis_undefine"
+	Seq     int64  // per process, in the order calls start; the answer repeats it
+	Args    string // the arguments as the model sent them
+	// Result is the structured result of a success (JSON null for a success with no
+	// value); nil while the call runs and when it failed.
+	Result json.RawMessage
+	Error  string // the tool error's text; "" unless it failed
+	// Interrupted: the call's context ended (the turn was cancelled) before it answered.
+	Interrupted bool
+}

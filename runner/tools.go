@@ -25,7 +25,7 @@ import (
 func (r *Runner) startTools(c *kit.Context) error {
 	return c.Plugin(&kit.Plugin{Name: "cordis-runner/tools", Inject: []string{kit.ToolsService.Key()}, Apply: func(c *kit.Context) error {
 		tools, _ := kit.ToolsService.Get(c)
-		for _, t := range r.Tools() {
+		for _, t := range r.announced(r.Tools()) {
 			if _, err := tools.Register(c, t); err != nil {
 				return err
 			}
