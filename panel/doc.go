@@ -70,7 +70,8 @@
 // "undefined"}, which spec §9 lacks: a define starts nothing, so without it a page would
 // have to poll for new definitions) and an id
 // "<epoch>-<n>". cordis/activity carries one card of the activity list (below). The
-// stream starts with "event: cordis/connected" and data {"resumed":bool, "page":id},
+// stream starts with "retry: 500" (a dropped stream's EventSource reconnects after
+// 0.5 s), then "event: cordis/connected" and data {"resumed":bool, "page":id},
 // where page is the id the runner gave this connection (runner.Runner.ConnectPage) for
 // the page's client inspect providers; it expires when the stream ends:
 //

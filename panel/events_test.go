@@ -3,6 +3,8 @@ package panel
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +182,26 @@ func TestDefinitionChangedEvents(t *testing.T) {
 	d3 := e.define(clockHost, "")
 	if ev := s.next(); !strings.Contains(ev.data, `"pluginId":"`+d3.PluginID+`"`) {
 		t.Fatalf("after refusals the next event = %+v, want the define of %s", ev, d3.PluginID)
+	}
+}
+
+// TestEventsStreamSetsRetry reads the stream's first bytes: a retry field comes before
+// cordis/connected, so a page whose stream drops reconnects after half a second rather
+// than after the browser's default of about 3 s.
+func TestEventsStreamSetsRetry(t *testing.T) {
+	e := newEnv(t, nil)
+	req, _ := http.NewRequest("GET", e.srv.URL+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+e.h.Token())
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	head := make([]byte, len(retryField)+len("event: cordis/connected\n"))
+	if _, err := io.ReadFull(res.Body, head); err != nil {
+		t.Fatalf("reading the stream's start: %v", err)
+	}
+	if want := "retry: 500\n\nevent: cordis/connected\n"; string(head) != want {
+		t.Fatalf("the stream starts %q, want %q", head, want)
 	}
 }
