@@ -1,19 +1,18 @@
 package panel
 
 import (
-	"context"
-	"encoding/json"
 	"slices"
 	"sync"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner"
 )
 
 // The activity list: what the model did, as the cards of spec §15.5, newest first. The
-// panel cannot see a runtime's transcript, so the runtime hands it the model's calls:
-// Handler.Observe wraps the runner's tools it serves, or Handler.Record takes calls it
-// already keeps. Each card is derived from its call alone, so a page that reads the list
-// again (a reload, a replay) renders the same cards.
+// runner announces each call of its registered tools (runner.ToolCall) and the handler
+// records it; a runtime that replays calls it kept from before this process started hands
+// them to Handler.Record. Each card is derived from its call alone, so a page that reads
+// the list again (a reload, a replay) renders the same cards.
 
 // MaxActivity is how many cards the activity list keeps; older ones are dropped.
 const MaxActivity = 200
@@ -52,7 +51,6 @@ func cardOf(c Call) (activityWire, bool) {
 // activityLog keeps the last MaxActivity cards, by session and seq.
 type activityLog struct {
 	mu    sync.Mutex
-	seq   int64
 	cards []activityWire // oldest first
 }
 
@@ -80,17 +78,15 @@ func (l *activityLog) list() []activityWire {
 	return out
 }
 
-func (l *activityLog) next() int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seq++
-	return l.seq
-}
-
 // Record adds the card of c to the activity list, or replaces the card of the same call
 // (same Session and Seq): record a call when it starts (no Result, no Error: the card
 // reads running) and again when it answers. Only cordis_define, cordis_run, cordis_stop
 // and cordis_undefine have cards; other calls are ignored. Open pages show it at once.
+//
+// The handler records the calls of this process itself (runner.ToolCall); Record is for a
+// runtime that replays calls it kept from before, such as a transcript read back after a
+// restart. Pages order cards by Seq and the runner numbers this process's calls 1, 2, …,
+// so number replayed calls 0 and below, the oldest lowest.
 func (h *Handler) Record(c Call) {
 	w, ok := cardOf(c)
 	if !ok {
@@ -100,43 +96,16 @@ func (h *Handler) Record(c Call) {
 	h.hub.publish("cordis/activity", "", w)
 }
 
-// Observe returns t with its calls recorded in the activity list (Record), numbered in
-// the order they start, each with the session on its ctx (kit.WithSession). A tool without
-// a card is returned unchanged. A runtime that serves the runner's tools itself wraps
-// them:
-//
-//	for _, t := range r.Tools() {
-//		serve(h.Observe(t))
-//	}
-func (h *Handler) Observe(t kit.Tool) kit.Tool {
-	if _, ok := cardOf(Call{Tool: t.Name}); !ok || t.Execute == nil {
-		return t
+// listen registers the handler's listeners on c (the "cordis-panel" plugin): the runner
+// events its streams carry, and the runner's announced tool calls (runner.ToolCall),
+// recorded as cards, so every runtime whose model calls the runner's registered tools
+// fills the list without wiring.
+func (h *Handler) listen(c *kit.Context) error {
+	if err := h.hub.listen(c); err != nil {
+		return err
 	}
-	exec := t.Execute
-	t.Execute = func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-		session, _ := kit.SessionFrom(ctx)
-		c := Call{Tool: t.Name, Session: session, Seq: h.activity.next(), Args: string(input)}
-		h.Record(c)
-		out, err := exec(ctx, input)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			c.Interrupted = true
-		case err != nil:
-			c.Error = err.Error()
-		default:
-			c.Result = resultOf(out)
-		}
-		h.Record(c)
-		return out, err
-	}
-	return t
-}
-
-// resultOf is a tool's result as a card's Result: a success with no value is JSON null, not
-// a call without an answer.
-func resultOf(out json.RawMessage) json.RawMessage {
-	if len(out) == 0 {
-		return json.RawMessage("null")
-	}
-	return out
+	_, err := runner.ToolCall.On(c, func(p runner.ToolCallEvent) {
+		h.Record(Call{Tool: p.Tool, Session: p.Session, Seq: p.Seq, Args: p.Args, Result: p.Result, Error: p.Error, Interrupted: p.Interrupted})
+	})
+	return err
 }

@@ -194,6 +194,8 @@ func TestBrowserReload(t *testing.T) {
 	rowIs(t, ctx, hostOnly.PluginID, "running")
 	rowIs(t, ctx, both.PluginID, "client-pending")
 	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s .pill').innerText.includes('Not loaded here')`, both.PluginID))
+	// The badge counts both runs, and says which one this page has not loaded.
+	waitJS(t, ctx, `document.querySelector('.b-run').textContent === '2 running (1 not loaded here)'`)
 	for id, want := range map[string]bool{hostOnly.PluginID: false, both.PluginID: true} {
 		js := fmt.Sprintf(`[...document.querySelectorAll('#row-%s button')].some(b => b.textContent === 'Load into this page')`, id)
 		if got, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js)); err != nil || got != want {
@@ -207,6 +209,7 @@ func TestBrowserReload(t *testing.T) {
 	// Loading it brings its view back into this page, on the same run.
 	press(t, ctx, both.PluginID, "Load into this page")
 	rowIs(t, ctx, both.PluginID, "running")
+	waitJS(t, ctx, `document.querySelector('.b-run').textContent === '2 running'`)
 	clickInFrame(t, ctx, "#ask")
 	frameText(t, ctx, "#answer", "The host says t = 42")
 }

@@ -132,18 +132,28 @@ func TestBrowserClientInspectPlane(t *testing.T) {
 	}
 }
 
-// callTool calls tool as the model of s1 would, through the panel's Observe.
-func (e *env) callTool(tools map[string]kit.Tool, name string, args any) json.RawMessage {
+// callTool calls tool as the model of s1 would: through the runtime's tools registry,
+// where the runner announces the call to the panel.
+func (e *env) callTool(name string, args any) json.RawMessage {
 	e.t.Helper()
 	in, err := json.Marshal(args)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	out, err := tools[name].Execute(as("s1"), in)
+	out, err := e.tools().Call(as("s1"), name, in)
 	if err != nil {
 		e.t.Fatalf("%s: %v", name, err)
 	}
 	return out
+}
+
+// tools is the runtime's tools registry.
+func (e *env) tools() *kit.Tools {
+	tools, ok := kit.ToolsService.Get(e.root)
+	if !ok {
+		e.t.Fatal("the runtime has no tools registry")
+	}
+	return tools
 }
 
 // activityText is the activity list as the person reads it, newest first.
@@ -159,20 +169,16 @@ func activityText(t *testing.T, ctx context.Context) []string {
 func TestBrowserActivityList(t *testing.T) {
 	ctx := browser(t)
 	e := newEnv(t, nil)
-	tools := map[string]kit.Tool{}
-	for _, tool := range e.r.Tools() {
-		tools[tool.Name] = e.h.Observe(tool)
-	}
 	e.open(ctx)
 
 	var d runner.DefineOutput
-	out := e.callTool(tools, "cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "clock"},
+	out := e.callTool("cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "clock"},
 		"name": "Clock", "purpose": "Shows the time.", "code": map[string]string{"host": clockHost, "client": clockClient}})
 	if err := json.Unmarshal(out, &d); err != nil {
 		t.Fatal(err)
 	}
-	e.callTool(tools, "cordis_run", map[string]string{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"})
-	if _, err := tools["cordis_inspect_list"].Execute(as("s1"), nil); err != nil { // a tool without a card
+	e.callTool("cordis_run", map[string]string{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"})
+	if _, err := e.tools().Call(as("s1"), "cordis_inspect_list", nil); err != nil { // a tool without a card
 		t.Fatal(err)
 	}
 
@@ -195,7 +201,7 @@ func TestBrowserActivityList(t *testing.T) {
 	shoot(t, ctx, "activity")
 
 	// A stop card; then a reload renders the same cards from the handler's list.
-	e.callTool(tools, "cordis_stop", map[string]string{"pluginId": d.PluginID})
+	e.callTool("cordis_stop", map[string]string{"pluginId": d.PluginID})
 	waitJS(t, ctx, `document.querySelectorAll('.activity .card').length === 3 && document.querySelector('.activity .card').dataset.tool === 'cordis_stop'`)
 	waitJS(t, ctx, `[...document.querySelectorAll('.activity .card')].slice(1).every(c => c.dataset.reading === 'idle')`)
 	before := activityText(t, ctx)
@@ -250,7 +256,7 @@ func TestBrowserServerRestart(t *testing.T) {
 		waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s') === null`, id))
 	}
 	waitJS(t, ctx, `document.querySelectorAll('iframe').length === 0`)
-	waitJS(t, ctx, `document.querySelector('.b-run b').textContent === '0'`)
+	waitJS(t, ctx, `document.querySelector('.b-run').textContent === '0 running'`)
 	// The new runner hears the page too: it publishes its providers to it.
 	waitFor(t, "the page's providers on the new runner", func() bool { return len(e.clientProviders()) == 3 })
 }

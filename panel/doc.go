@@ -93,7 +93,10 @@
 // assets/vendor, no build step); it shows one card per Plugin, grouped by this session
 // (Options.Session, or #session=<id>) and the others, with the readings idle,
 // client-pending ("not loaded here"), running, awaiting-approval and failed, their
-// controls, and the error lines of spec §15.
+// controls, and the error lines of spec §15. Its badge counts every live run wherever it
+// runs, and in brackets those whose client half this page has not loaded ("2 running (1
+// not loaded here)"), where spec §15.4 counts only the rows reading running; then the
+// approvals waiting.
 //
 // Each client half runs in its own frame (GET <base>/frame) with sandbox="allow-scripts"
 // and a CSP that sandboxes it again, forbids all network (connect-src 'none') and gives
@@ -121,10 +124,13 @@
 //
 // The page lists what the model did, newest first: one card per cordis_define,
 // cordis_run, cordis_stop and cordis_undefine call, with what the Plugin does now. The
-// panel does not see the runtime's transcript, so the runtime hands it the calls:
-// Handler.Observe wraps the runner's tools it serves (r.Tools()), or Handler.Record takes
-// calls it keeps itself. The handler keeps the last MaxActivity cards; a page reads them
-// (the verb activity) when it connects and gets new ones as cordis/activity events.
+// runner announces each call of the tools it registers when it starts and when it
+// answers (runner.ToolCall), and the handler records its card: a runtime whose model
+// calls them through its tools registry (mcpkit, invoke, its own loop) needs no wiring.
+// Calls kept from before this process started (a transcript read back after a restart)
+// can be replayed with Handler.Record. The handler keeps the last MaxActivity cards; a
+// page reads them (the verb activity) when it connects and gets new ones as
+// cordis/activity events.
 //
 // # Cards
 //

@@ -1,15 +1,12 @@
 package panel
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
 )
 
@@ -115,17 +112,15 @@ func TestLateAnswerIsToldHowTheRequestEnded(t *testing.T) {
 	}
 }
 
+// The model's calls through the tools registry reach the activity list with no wiring:
+// the runner announces them and the handler records their cards.
 func TestActivityRecordsTheModelsCalls(t *testing.T) {
 	e := newEnv(t, nil)
-	tools := map[string]kit.Tool{}
-	for _, tool := range e.r.Tools() {
-		tools[tool.Name] = e.h.Observe(tool)
-	}
 	s := e.stream("")
 	s.next()
-	d := e.callTool(tools, "cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "clock"},
+	d := e.callTool("cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "clock"},
 		"name": "Clock", "purpose": "Shows the time.", "code": map[string]string{"host": clockHost}})
-	if _, err := tools["cordis_inspect_list"].Execute(as("s1"), nil); err != nil {
+	if _, err := e.tools().Call(as("s1"), "cordis_inspect_list", nil); err != nil {
 		t.Fatal(err)
 	}
 	// The define's card is sent when the call starts and again when it answers.
@@ -139,18 +134,11 @@ func TestActivityRecordsTheModelsCalls(t *testing.T) {
 			t.Fatalf("activity event = %+v, want the define card %s", ev, want)
 		}
 	}
-	if _, err := tools["cordis_stop"].Execute(as("s1"), json.RawMessage(`{"pluginId":"nope-1"}`)); err == nil {
+	if _, err := e.tools().Call(as("s1"), "cordis_stop", json.RawMessage(`{"pluginId":"nope-1"}`)); err == nil {
 		t.Fatal("stopping an unknown Plugin succeeded")
 	}
 	// A call cut off by its turn's end reads stopped.
-	cut := e.h.Observe(kit.Tool{ToolSchema: kit.ToolSchema{Name: "cordis_undefine"}, Execute: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-		return nil, ctx.Err()
-	}})
-	ctx, cancel := context.WithCancel(as("s1"))
-	cancel()
-	if _, err := cut.Execute(ctx, json.RawMessage(`{"pluginId":"clock-1"}`)); !errors.Is(err, context.Canceled) {
-		t.Fatal(err)
-	}
+	runner.ToolCall.Emit(e.r.Fiber().Context(), runner.ToolCallEvent{Session: "s1", Tool: "cordis_undefine", Seq: 1 << 40, Args: `{"pluginId":"clock-1"}`, Interrupted: true})
 
 	var list []activityWire
 	e.value("activity", nil, &list)

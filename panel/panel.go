@@ -118,7 +118,7 @@ func New(r *runner.Runner, opts *Options) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{opts: o, r: r, hub: newHub(o.MaxReplay), assets: a}
-	h.fiber = r.Fiber().Context().Plugin(&kit.Plugin{Name: "cordis-panel", Apply: h.hub.listen})
+	h.fiber = r.Fiber().Context().Plugin(&kit.Plugin{Name: "cordis-panel", Apply: h.listen})
 	if err := h.fiber.Err(); err != nil {
 		return nil, fmt.Errorf("panel: listening to the runner's events: %w", err)
 	}

@@ -881,7 +881,11 @@
     React.useSyncExternalStore(subscribe, function () { return version; });
     var all = rowsOf();
     var me = currentSession();
-    var running = all.filter(function (x) { return x.status === 'running'; }).length;
+    // The badge counts every live run, wherever it runs, and says how many of them have a
+    // client half this page has not loaded ("Not loaded here" on their rows): the running
+    // rows of spec §15.4 alone would read "0 running" while a host half runs.
+    var running = all.filter(function (x) { return x.row.activeRun; }).length;
+    var notHere = all.filter(function (x) { return x.status === 'client-pending'; }).length;
     var waiting = all.filter(function (x) { return x.status === 'awaiting-approval'; }).length;
     document.title = (waiting ? '(' + waiting + ') ' : '') + 'Cordis panel';
     var mine = all.filter(function (x) { return me && x.session === me; });
@@ -890,8 +894,9 @@
     return h('div', { className: 'panel' },
       h('header', { className: 'top' },
         h('div', null, h('h1', null, 'Cordis panel'), h('p', { className: 'sub' }, 'Plugins the model defined. Client halves run in this page, each in its own sandboxed frame.')),
-        h('div', { className: 'badge', 'aria-label': running + ' running, ' + waiting + ' waiting for approval' },
-          h('span', { className: 'b-run' }, h('b', null, String(running)), ' running'),
+        h('div', { className: 'badge', 'aria-label': running + ' running' + (notHere ? ', ' + notHere + ' of them not loaded in this page' : '') + ', ' + waiting + ' waiting for approval' },
+          h('span', { className: 'b-run', title: 'Runs in the host or in a page; a view not loaded in this page is counted in brackets' },
+            h('b', null, String(running)), ' running', notHere ? h('span', { className: 'b-elsewhere' }, ' (' + notHere + ' not loaded here)') : null),
           h('span', { className: 'b-wait' + (waiting ? ' hot' : '') }, h('b', null, String(waiting)), ' waiting for you'),
           h('span', { className: 'conn c-' + state.connection }, conn))),
       state.error ? h('p', { className: 'banner' }, state.error) : null,
