@@ -73,7 +73,7 @@ func (l *activityLog) put(w activityWire) {
 func (l *activityLog) list() []activityWire {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := slices.Clone(l.cards)
+	out := append([]activityWire{}, l.cards...) // [] on the wire, not null, when empty
 	slices.Reverse(out)
 	return out
 }

@@ -116,6 +116,9 @@ func TestLateAnswerIsToldHowTheRequestEnded(t *testing.T) {
 // the runner announces them and the handler records their cards.
 func TestActivityRecordsTheModelsCalls(t *testing.T) {
 	e := newEnv(t, nil)
+	if _, en := e.call("activity", nil); !en.OK || string(en.Value) != "[]" {
+		t.Fatalf("the activity list before any call = %s (%+v), want []", en.Value, en.Error)
+	}
 	s := e.stream("")
 	s.next()
 	d := e.callTool("cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "clock"},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -169,21 +170,37 @@ func parsePanelDemoFlags(args []string) (panelFlags, error) {
 	return f, nil
 }
 
-// defineSample defines the sample Plugin in panelSession and asks to run it: a Package
-// with a client half waits for a person's approval in the panel.
+// defineSample defines the sample Plugin in panelSession and asks to run it, through the
+// runtime's tools registry as the model would, so the panel's activity list shows both
+// calls: a Package with a client half waits for a person's approval in the panel.
 func defineSample(ctx context.Context, r *runner.Runner) error {
+	tools, ok := kit.ToolsService.Get(r.Fiber().Context())
+	if !ok {
+		return errors.New("defining the sample: the runtime has no tools registry")
+	}
 	sctx := kit.WithSession(ctx, panelSession)
-	host, client := sampleHost, sampleClient
-	d, err := r.Define(sctx, runner.DefineInput{
-		Plugin:  runner.PluginRef{Kind: "new", IDPrefix: "greet"},
-		Name:    "Greeter",
-		Purpose: "Greets you from the host half when you press its button.",
-		Code:    runner.Code{Host: &host, Client: &client},
+	args, err := json.Marshal(map[string]any{
+		"plugin":  map[string]string{"kind": "new", "idPrefix": "greet"},
+		"name":    "Greeter",
+		"purpose": "Greets you from the host half when you press its button.",
+		"code":    map[string]string{"host": sampleHost, "client": sampleClient},
 	})
+	if err != nil {
+		return err
+	}
+	out, err := tools.Call(sctx, "cordis_define", args)
 	if err != nil {
 		return fmt.Errorf("defining the sample: %w", err)
 	}
-	if _, err := r.Run(sctx, runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun}); err != nil {
+	var d runner.DefineOutput
+	if err := json.Unmarshal(out, &d); err != nil {
+		return fmt.Errorf("defining the sample: its answer %s: %w", out, err)
+	}
+	args, err = json.Marshal(map[string]string{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"})
+	if err != nil {
+		return err
+	}
+	if _, err := tools.Call(sctx, "cordis_run", args); err != nil {
 		return fmt.Errorf("running the sample: %w", err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -195,6 +196,19 @@ func TestPanelDemo(t *testing.T) {
 	}
 	if !strings.Contains(inv, `"greet-1"`) || !strings.Contains(inv, "approval-") {
 		t.Errorf("the demo's inventory has no greet-1 awaiting approval: %s", inv)
+	}
+	// The sample was defined and run through the tools registry, as a model would: the
+	// activity list shows both calls, newest first, with no wiring in the runtime.
+	var act struct {
+		Value []struct {
+			Tool, Session, State string
+			Define               *struct{ PluginID string } `json:"define"`
+		} `json:"value"`
+	}
+	if body := panelVerb(t, m[1], m[2], "activity", "{}"); json.Unmarshal([]byte(body), &act) != nil || len(act.Value) != 2 ||
+		act.Value[0].Tool != "cordis_run" || act.Value[1].Tool != "cordis_define" || act.Value[1].State != "ok" ||
+		act.Value[1].Session != panelSession || act.Value[1].Define == nil || act.Value[1].Define.PluginID != "greet-1" {
+		t.Errorf("the demo's activity list = %s, want its cordis_run and then its cordis_define of greet-1", body)
 	}
 	cancel()
 	if err := wait(); err != nil {
