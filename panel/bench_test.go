@@ -3,7 +3,6 @@ package panel
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -18,26 +17,24 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 )
 
-// The panel's benchmarks drive headless Chromium, so they are tests behind a flag rather
-// than Benchmark functions (the browser helpers take a *testing.T): each measures its
-// figure and its floor side by side in one run and logs one row per figure —
+// The panel's benchmarks drive headless Chromium. Each measures its figure and its floor
+// side by side in one run, one iteration a round (alternating which side goes first),
+// and reports both medians and their ratio as metrics (the figure, its floor and their ratio; ns/op is
+// the time of a round and says nothing by itself) —
 //
-//	go test ./panel -run TestBench -panelbench -v
+//	go test ./panel -run '^$' -bench . -benchtime 10x
 //
-// They report and never assert a time.
-var panelBench = flag.Bool("panelbench", false, "run the panel's browser benchmarks (TestBench…) and log their rows")
+// They skip without a browser, as the browser tests do. `go test ./...` compiles them
+// but runs none; -benchtime 1x runs each once.
 
-func benchOnly(t *testing.T) {
-	t.Helper()
-	if !*panelBench {
-		t.Skip("a panel benchmark: run it with -panelbench -v")
-	}
-}
-
-// benchRow logs one benchmark row: the figure, its floor and their ratio.
-func benchRow(t *testing.T, figure string, value, floor float64, unit, floorName string) {
-	t.Helper()
-	t.Logf("ROW | %s | %.3f %s | %s %.3f %s | %.2f×", figure, value, unit, floorName, floor, unit, value/floor)
+// report sets the benchmark's metrics (metric-unit, metric-floor-unit, metric-ratio) and
+// logs the row of docs/PERFORMANCE.md.
+func report(b *testing.B, metric, figure string, value, floor float64, unit, floorName string) {
+	b.Helper()
+	b.ReportMetric(value, metric+"-"+unit)
+	b.ReportMetric(floor, metric+"-floor-"+unit)
+	b.ReportMetric(value/floor, metric+"-ratio")
+	b.Logf("ROW | %s | %.3f %s | %s %.3f %s | %.2f×", figure, value, unit, floorName, floor, unit, value/floor)
 }
 
 const echoHost = `harness.handle('echo', (args) => args);
@@ -89,50 +86,49 @@ func (e *env) withFloor() {
 	old.Close()
 }
 
-// TestBenchHostCallRoundTrip: a client half's host.call (frame → page → POST
+// BenchmarkHostCallRoundTrip: a client half's host.call (frame → page → POST
 // rpc/invoke → the host half's handler → back) against a bare fetch from the page to a
-// bare JSON handler on the same server; 10 rounds of 50 each, alternating which goes
-// first, after a warm-up round.
-func TestBenchHostCallRoundTrip(t *testing.T) {
-	benchOnly(t)
-	ctx := browser(t)
-	e := newEnv(t, nil)
+// bare JSON handler on the same server; each iteration is a round of 50 of each,
+// alternating which goes first, after a warm-up round.
+func BenchmarkHostCallRoundTrip(b *testing.B) {
+	ctx := browser(b)
+	e := newEnv(b, nil)
 	e.withFloor()
 	e.open(ctx)
 	d := e.define(echoHost, roundTripClient)
 	e.run(d)
-	press(t, ctx, d.PluginID, "Approve once")
-	rowIs(t, ctx, d.PluginID, "running")
-	_, f := frameText(t, ctx, "#ready", "ready")
+	press(b, ctx, d.PluginID, "Approve once")
+	rowIs(b, ctx, d.PluginID, "running")
+	_, f := frameText(b, ctx, "#ready", "ready")
 	if f.opts != nil {
-		t.Fatal("the client-half frame runs in the page's process here, so the benchmark cannot evaluate in it; run Chromium with site isolation (the default)")
+		b.Fatal("the client-half frame runs in the page's process here, so the benchmark cannot evaluate in it; run Chromium with site isolation (the default)")
 	}
 	await := func(c context.Context, js string) []float64 {
-		t.Helper()
+		b.Helper()
 		ms, err := chromedp.Run(c, chromedp.Evaluate[[]float64](js, chromedp.EvalAwaitPromise))
 		if err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		return ms
 	}
-	const rounds, n = 10, 50
-	await(f.ctx, fmt.Sprintf(`__roundTrips(%d)`, n))
-	await(ctx, fmt.Sprintf(floorFetches, n))
-	var calls, fetches, ratios []float64
-	for r := range rounds {
-		var c, b []float64
+	const n = 50
+	calls := func() []float64 { return await(f.ctx, fmt.Sprintf(`__roundTrips(%d)`, n)) }
+	floor := func() []float64 { return await(ctx, fmt.Sprintf(floorFetches, n)) }
+	calls()
+	floor()
+	var callMs, fetchMs, ratios []float64
+	for r := 0; b.Loop(); r++ {
+		var call, bare []float64
 		if r%2 == 0 {
-			c = await(f.ctx, fmt.Sprintf(`__roundTrips(%d)`, n))
-			b = await(ctx, fmt.Sprintf(floorFetches, n))
+			call, bare = calls(), floor()
 		} else {
-			b = await(ctx, fmt.Sprintf(floorFetches, n))
-			c = await(f.ctx, fmt.Sprintf(`__roundTrips(%d)`, n))
+			bare, call = floor(), calls()
 		}
-		calls, fetches = append(calls, c...), append(fetches, b...)
-		ratios = append(ratios, p50(c)/p50(b))
+		callMs, fetchMs = append(callMs, call...), append(fetchMs, bare...)
+		ratios = append(ratios, p50(call)/p50(bare))
 	}
-	benchRow(t, "host.call round trip p50", p50(calls)*1000, p50(fetches)*1000, "µs", "bare fetch p50")
-	t.Logf("per-round ratios: median %.2f×, %.2f–%.2f×; %d round trips per side", p50(ratios), slices.Min(ratios), slices.Max(ratios), len(calls))
+	report(b, "call", "host.call round trip p50", p50(callMs), p50(fetchMs), "ms", "bare fetch p50")
+	b.Logf("per-round ratios: median %.2f×, %.2f–%.2f×; %d round trips per side", p50(ratios), slices.Min(ratios), slices.Max(ratios), len(callMs))
 }
 
 // seenRows makes the page stamp the first moment each card is in its DOM
@@ -145,114 +141,157 @@ const seenRows = `(() => {
   return true;
 })()`
 
-// TestBenchEventFanOut: from the model's Define to its card in every open page, with 1
-// page and with 50 (each tab on its own port: Chromium's six connections per host would
-// hold the rest of the event streams back), 5 defines each.
-func TestBenchEventFanOut(t *testing.T) {
-	benchOnly(t)
-	ctx := longBrowser(t)
-	e := newEnv(t, nil)
-	var tabs []context.Context
-	open := func(n int) {
-		for len(tabs) < n {
-			tab := e.openTab(ctx, e.tabServer())
-			if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](seenRows)); err != nil {
-				t.Fatal(err)
+// BenchmarkEventFanOut: from the model's Define to its card in every open page of a
+// panel with 50 pages open, against a panel (another runner) with 1; each tab on its own
+// port (Chromium's six connections per host would hold the rest of the event streams
+// back). Each iteration defines once on each, alternating which goes first.
+func BenchmarkEventFanOut(b *testing.B) {
+	ctx := longBrowser(b)
+	one, fifty := newFanOut(b, ctx, 1), newFanOut(b, ctx, 50)
+	var oneMs, fiftyMs, fiftyMid []float64
+	for r := 0; b.Loop(); r++ {
+		sides := []*fanOut{one, fifty}
+		if r%2 == 1 {
+			slices.Reverse(sides)
+		}
+		for _, s := range sides {
+			last, mid := s.define()
+			if s == one {
+				oneMs = append(oneMs, last)
+			} else {
+				fiftyMs, fiftyMid = append(fiftyMs, last), append(fiftyMid, mid)
 			}
-			tabs = append(tabs, tab)
 		}
 	}
-	// fanOut returns, per define, when the last page showed the card and when the median
-	// page did (ms after Define began).
-	fanOut := func() (last, mid []float64) {
-		for range 5 {
-			t0 := float64(time.Now().UnixMicro()) / 1000
-			d := e.define(clockHost, "")
-			var seen []float64
-			for _, tab := range tabs {
-				deadline := time.Now().Add(20 * time.Second)
-				for {
-					at, err := chromedp.Run(tab, chromedp.Evaluate[float64](fmt.Sprintf(`window.__seen[%q] || 0`, d.PluginID)))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if at > 0 {
-						seen = append(seen, at-t0)
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("%s did not show in a page within 20 s", d.PluginID)
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
-			last, mid = append(last, slices.Max(seen)), append(mid, p50(seen))
-		}
-		return last, mid
-	}
-	wireOne, wireFifty := e.wireFanOut(1), e.wireFanOut(50) // before the tabs: 100 streams is past MaxStreams
-	open(1)
-	one, _ := fanOut()
-	open(50)
-	fifty, fiftyMid := fanOut()
-	benchRow(t, "define → card in all 50 pages (median of 5)", p50(fifty), p50(one), "ms", "1 page")
-	benchRow(t, "define → event at all 50 wire clients (median of 5)", p50(wireFifty), p50(wireOne), "ms", "1 client")
-	t.Logf("1 page: %.1f ms; 50 pages: %.1f ms (the median page: %.1f ms); 1 wire client: %.2f ms; 50: %.2f ms", one, fifty, fiftyMid, wireOne, wireFifty)
+	report(b, "fanout", "define → card in all 50 pages (median)", p50(fiftyMs), p50(oneMs), "ms", "1 page")
+	b.Logf("1 page: %.1f ms; 50 pages: %.1f ms (the median page: %.1f ms)", oneMs, fiftyMs, fiftyMid)
 }
 
-// wireFanOut is the handler's share of the fan-out: from Define to its
-// cordis/definition-changed read by each of n Go clients speaking the wire, 5 times.
-func (e *env) wireFanOut(n int) []float64 {
-	e.t.Helper()
+// A fanOut is a panel open in n tabs, each stamping when a card first shows.
+type fanOut struct {
+	e    *env
+	tabs []context.Context
+}
+
+func newFanOut(b *testing.B, ctx context.Context, n int) *fanOut {
+	b.Helper()
+	s := &fanOut{e: newEnv(b, nil)}
+	for range n {
+		tab := s.e.openTab(ctx, s.e.tabServer())
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](seenRows)); err != nil {
+			b.Fatal(err)
+		}
+		s.tabs = append(s.tabs, tab)
+	}
+	return s
+}
+
+// define defines a Plugin and returns when the last page and the median page showed its
+// card (ms after Define began).
+func (s *fanOut) define() (last, mid float64) {
+	t := s.e.t
+	t.Helper()
+	t0 := float64(time.Now().UnixMicro()) / 1000
+	d := s.e.define(clockHost, "")
+	var seen []float64
+	for _, tab := range s.tabs {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			at, err := chromedp.Run(tab, chromedp.Evaluate[float64](fmt.Sprintf(`window.__seen[%q] || 0`, d.PluginID)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at > 0 {
+				seen = append(seen, at-t0)
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not show in a page within 20 s", d.PluginID)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return slices.Max(seen), p50(seen)
+}
+
+// BenchmarkEventFanOutWire is the handler's share of the fan-out: from Define to its
+// cordis/definition-changed read by all of 50 Go clients speaking the wire, against a
+// runner with 1; each iteration defines once on each, alternating which goes first.
+func BenchmarkEventFanOutWire(b *testing.B) {
+	one, fifty := newWireClients(b, 1), newWireClients(b, 50)
+	var oneMs, fiftyMs []float64
+	for r := 0; b.Loop(); r++ {
+		if r%2 == 0 {
+			oneMs, fiftyMs = append(oneMs, one.define()), append(fiftyMs, fifty.define())
+		} else {
+			fiftyMs, oneMs = append(fiftyMs, fifty.define()), append(oneMs, one.define())
+		}
+	}
+	report(b, "wire", "define → event at all 50 wire clients (median)", p50(fiftyMs), p50(oneMs), "ms", "1 client")
+}
+
+// wireClients are Go pages connected to one runner's panel.
+type wireClients struct {
+	e     *env
+	pages []*goPage
+}
+
+func newWireClients(b *testing.B, n int) *wireClients {
+	b.Helper()
+	w := &wireClients{e: newEnv(b, nil)}
 	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	pages := make([]*goPage, n)
-	for i := range pages {
-		p := &goPage{url: e.srv.URL, token: e.h.Token(), client: &http.Client{Transport: tr}}
+	b.Cleanup(tr.CloseIdleConnections)
+	for range n {
+		p := &goPage{url: w.e.srv.URL, token: w.e.h.Token(), client: &http.Client{Transport: tr}}
 		s, err := p.connect("")
 		if err != nil {
-			e.t.Fatal(err)
+			b.Fatal(err)
 		}
-		defer p.hangUp(s)
+		b.Cleanup(func() { p.hangUp(s) })
 		if ev := <-s.evs; ev.name != "cordis/connected" {
-			e.t.Fatalf("the stream began with %s", ev.name)
+			b.Fatalf("the stream began with %s", ev.name)
 		}
-		p.open, pages[i] = s, p
+		p.open = s
+		w.pages = append(w.pages, p)
 	}
-	var ms []float64
-	for range 5 {
-		arrived := make([]time.Time, n)
-		t0 := time.Now()
-		d := e.define(clockHost, "")
-		want := fmt.Sprintf(`"pluginId":%q`, d.PluginID)
-		var wg sync.WaitGroup
-		for i, p := range pages {
-			wg.Go(func() {
-				timeout := time.After(10 * time.Second)
-				for {
-					select {
-					case ev := <-p.open.evs:
-						if ev.name == "cordis/definition-changed" && strings.Contains(ev.data, want) {
-							arrived[i] = time.Now()
-							return
-						}
-					case <-timeout:
+	return w
+}
+
+// define defines a Plugin and returns the ms until its cordis/definition-changed was read
+// by the last client.
+func (w *wireClients) define() float64 {
+	t := w.e.t
+	t.Helper()
+	arrived := make([]time.Time, len(w.pages))
+	t0 := time.Now()
+	d := w.e.define(clockHost, "")
+	want := fmt.Sprintf(`"pluginId":%q`, d.PluginID)
+	var wg sync.WaitGroup
+	for i, p := range w.pages {
+		wg.Go(func() {
+			timeout := time.After(10 * time.Second)
+			for {
+				select {
+				case ev := <-p.open.evs:
+					if ev.name == "cordis/definition-changed" && strings.Contains(ev.data, want) {
+						arrived[i] = time.Now()
 						return
 					}
+				case <-timeout:
+					return
 				}
-			})
-		}
-		wg.Wait()
-		var last time.Duration
-		for _, at := range arrived {
-			if at.IsZero() {
-				e.t.Fatalf("%s's definition-changed did not reach every client within 10 s", d.PluginID)
 			}
-			last = max(last, at.Sub(t0))
-		}
-		ms = append(ms, float64(last.Microseconds())/1000)
+		})
 	}
-	return ms
+	wg.Wait()
+	var last time.Duration
+	for _, at := range arrived {
+		if at.IsZero() {
+			t.Fatalf("%s's definition-changed did not reach every client within 10 s", d.PluginID)
+		}
+		last = max(last, at.Sub(t0))
+	}
+	return float64(last.Microseconds()) / 1000
 }
 
 // firstRender records, in every document, when the page first shows what the model
@@ -281,93 +320,109 @@ const timeClick = `new Promise((resolve, reject) => {
   check();
 })`
 
-// TestBenchThousandDefinitions: the panel with 1,000 Plugins against the empty panel
-// (for the clicks, each gets one more Plugin per click: the one clicked), 5 loads and 5 clicks of
-// each kind per side, alternating which side goes first.
-func TestBenchThousandDefinitions(t *testing.T) {
-	benchOnly(t)
-	ctx := longBrowser(t)
-	type side struct {
-		e                *env
-		tab              context.Context
-		cards            int
-		load, ok, remove []float64
+// BenchmarkThousandDefinitions: the panel with 1,000 Plugins against the empty panel
+// (another runner). Each iteration, per side and alternating which goes first: a reload
+// (its first render), then a new Plugin (an approved Package is not asked about again)
+// whose "Remove" and "Approve once" are clicked, so the sides have 1–N and 1,001–1,000+N
+// cards. One warm-up iteration comes first.
+func BenchmarkThousandDefinitions(b *testing.B) {
+	ctx := longBrowser(b)
+	sides := []*thousandSide{newThousandSide(b, ctx, 0), newThousandSide(b, ctx, 1000)}
+	for _, s := range sides {
+		s.reload()
+		s.clicks()
 	}
-	var sides [2]*side
-	for i, n := range []int{0, 1000} {
-		e := newEnv(t, nil)
-		for range n {
-			e.define(clockHost, "")
+	empty, full := sides[0], sides[1]
+	var load, remove, ok [2][]float64 // [empty, full]
+	for r := 0; b.Loop(); r++ {
+		order := []int{0, 1}
+		if r%2 == 1 {
+			slices.Reverse(order)
 		}
-		tab, cancel := chromedp.NewContext(ctx)
-		t.Cleanup(cancel)
-		if err := chromedp.Do(tab, onNewDocument(firstRender), chromedp.Navigate(e.h.URL(e.srv.URL)+"#session=s1")); err != nil {
-			t.Fatal(err)
+		for _, i := range order {
+			load[i] = append(load[i], sides[i].reload())
+			rm, approve := sides[i].clicks()
+			remove[i], ok[i] = append(remove[i], rm), append(ok[i], approve)
 		}
-		waitJS(t, tab, `document.querySelector('.conn.c-live') !== null`)
-		sides[i] = &side{e: e, tab: tab, cards: n}
 	}
-	order := func(rep int) []*side {
-		if rep%2 == 0 {
-			return sides[:]
-		}
-		return []*side{sides[1], sides[0]}
+	report(b, "render", "first render of 1,000 cards (median)", p50(load[1]), p50(load[0]), "ms", "empty panel")
+	report(b, "remove", "click Remove → confirm, 1,001+ cards", p50(remove[1]), p50(remove[0]), "ms", "1+ cards")
+	report(b, "approve", "click Approve once → running, 1,001+ cards", p50(ok[1]), p50(ok[0]), "ms", "1+ cards")
+	b.Logf("loads: empty %.1f, 1,000 %.1f; Remove: %.1f / %.1f; Approve once: %.1f / %.1f; %d and %d cards at the end",
+		load[0], load[1], remove[0], remove[1], ok[0], ok[1], empty.cards, full.cards)
+}
+
+// A thousandSide is a runner with cards Plugins and its panel in a tab of its own that
+// records its first render (firstRender).
+type thousandSide struct {
+	e     *env
+	tab   context.Context
+	cards int
+}
+
+func newThousandSide(b *testing.B, ctx context.Context, n int) *thousandSide {
+	b.Helper()
+	e := newEnv(b, nil)
+	for range n {
+		e.define(clockHost, "")
 	}
-	type rendered struct {
+	tab, cancel := chromedp.NewContext(ctx)
+	b.Cleanup(cancel)
+	if err := chromedp.Do(tab, onNewDocument(firstRender), chromedp.Navigate(e.h.URL(e.srv.URL)+"#session=s1")); err != nil {
+		b.Fatal(err)
+	}
+	waitJS(b, tab, `document.querySelector('.conn.c-live') !== null`)
+	return &thousandSide{e: e, tab: tab, cards: n}
+}
+
+// reload reloads the panel and returns the ms from navigation to its first render, which
+// must show every card at once.
+func (s *thousandSide) reload() float64 {
+	t := s.e.t
+	t.Helper()
+	if err := chromedp.Do(s.tab, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, s.tab, `window.__firstRender`)
+	r, err := chromedp.Run(s.tab, chromedp.Evaluate[struct {
 		Ms    float64 `json:"ms"`
 		Cards int     `json:"cards"`
+	}](`window.__firstRender`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for rep := range 6 {
-		for _, s := range order(rep) {
-			if err := chromedp.Do(s.tab, chromedp.Reload()); err != nil {
-				t.Fatal(err)
-			}
-			waitJS(t, s.tab, `window.__firstRender`)
-			r, err := chromedp.Run(s.tab, chromedp.Evaluate[rendered](`window.__firstRender`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Cards != s.cards {
-				t.Fatalf("the first render showed %d cards, want all %d at once", r.Cards, s.cards)
-			}
-			if rep > 0 { // the first load warms up
-				s.load = append(s.load, r.Ms)
-			}
-		}
+	if r.Cards != s.cards {
+		t.Fatalf("the first render showed %d cards, want all %d at once", r.Cards, s.cards)
 	}
-	// Each click goes to a new Plugin: an approved Package is not asked about again.
-	clicked := make(map[*side]runner.DefineOutput)
-	click := func(s *side, label, done string) float64 {
+	return r.Ms
+}
+
+// clicks defines a new Plugin with a client half and times, in the page, "Remove" until
+// its confirmation shows ("Keep" then keeps it) and "Approve once" of its run until it
+// reads running; then it stops the run.
+func (s *thousandSide) clicks() (remove, approve float64) {
+	t := s.e.t
+	t.Helper()
+	d := s.e.define(clockHost, versionClient("1"))
+	s.cards++
+	id := d.PluginID
+	click := func(label, done string) float64 {
 		t.Helper()
-		ms, err := chromedp.Run(s.tab, chromedp.Evaluate[float64](fmt.Sprintf(timeClick, clicked[s].PluginID, label, done), chromedp.EvalAwaitPromise))
+		ms, err := chromedp.Run(s.tab, chromedp.Evaluate[float64](fmt.Sprintf(timeClick, id, label, done), chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
 		return ms
 	}
-	for rep := range 6 {
-		for _, s := range order(rep) {
-			clicked[s] = s.e.define(clockHost, versionClient("1"))
-			id := clicked[s].PluginID
-			rowIs(t, s.tab, id, "idle")
-			remove := click(s, "Remove", "#row-"+id+" .confirm")
-			press(t, s.tab, id, "Keep")
-			s.e.run(clicked[s])
-			rowIs(t, s.tab, id, "awaiting-approval")
-			ok := click(s, "Approve once", fmt.Sprintf("#row-%s[data-status=running]", id))
-			if _, err := s.e.r.Stop(as("s1"), runner.PluginInput{PluginID: id}); err != nil {
-				t.Fatal(err)
-			}
-			rowIs(t, s.tab, id, "idle")
-			if rep > 0 {
-				s.remove, s.ok = append(s.remove, remove), append(s.ok, ok)
-			}
-		}
+	rowIs(t, s.tab, id, "idle")
+	remove = click("Remove", "#row-"+id+" .confirm")
+	press(t, s.tab, id, "Keep")
+	s.e.run(d)
+	rowIs(t, s.tab, id, "awaiting-approval")
+	approve = click("Approve once", fmt.Sprintf("#row-%s[data-status=running]", id))
+	if _, err := s.e.r.Stop(as("s1"), runner.PluginInput{PluginID: id}); err != nil {
+		t.Fatal(err)
 	}
-	empty, full := sides[0], sides[1]
-	benchRow(t, "first render of 1,000 cards (median of 5)", p50(full.load), p50(empty.load), "ms", "empty panel")
-	benchRow(t, "click Remove → confirm, 1,001–1,006 cards", p50(full.remove), p50(empty.remove), "ms", "1–6 cards")
-	benchRow(t, "click Approve once → running, 1,001–1,006 cards", p50(full.ok), p50(empty.ok), "ms", "1–6 cards")
-	t.Logf("loads: empty %.1f, 1,000 %.1f; Remove: %.1f / %.1f; Approve once: %.1f / %.1f",
-		empty.load, full.load, empty.remove, full.remove, empty.ok, full.ok)
+	rowIs(t, s.tab, id, "idle")
+	return remove, approve
 }

@@ -35,7 +35,7 @@ func findBrowser() string {
 
 // browser starts a headless Chromium for one test; without one the test skips, except
 // under CI=true, where it fails.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser tests are skipped with -short")
@@ -68,7 +68,7 @@ func (e *env) open(ctx context.Context) {
 }
 
 // waitJS polls a JavaScript condition in the page for up to 10 s.
-func waitJS(t *testing.T, ctx context.Context, cond string) {
+func waitJS(t testing.TB, ctx context.Context, cond string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -85,14 +85,14 @@ func waitJS(t *testing.T, ctx context.Context, cond string) {
 }
 
 // press clicks the button with this text in the card of pluginID.
-func press(t *testing.T, ctx context.Context, pluginID, label string) {
+func press(t testing.TB, ctx context.Context, pluginID, label string) {
 	t.Helper()
 	js := fmt.Sprintf(`(() => { const b = [...document.querySelectorAll('#row-%s button')].find(b => b.textContent === %q); if (!b) return false; b.click(); return true })()`, pluginID, label)
 	waitJS(t, ctx, js)
 }
 
 // rowStatus is the reading of pluginID's card.
-func rowIs(t *testing.T, ctx context.Context, pluginID, status string) {
+func rowIs(t testing.TB, ctx context.Context, pluginID, status string) {
 	t.Helper()
 	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s[data-status=%q]')`, pluginID, status))
 }
@@ -108,7 +108,7 @@ type frame struct {
 var attached = map[target.ID]context.Context{}
 
 // frames returns the client-half frames of the page, waiting up to 10 s for one.
-func frames(t *testing.T, ctx context.Context) []frame {
+func frames(t testing.TB, ctx context.Context) []frame {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -152,7 +152,7 @@ func frames(t *testing.T, ctx context.Context) []frame {
 
 // frameText waits for sel in one of the frames to have text containing want, and
 // returns that text and frame.
-func frameText(t *testing.T, ctx context.Context, sel, want string) (string, frame) {
+func frameText(t testing.TB, ctx context.Context, sel, want string) (string, frame) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	var seen []string
@@ -177,7 +177,7 @@ func frameText(t *testing.T, ctx context.Context, sel, want string) (string, fra
 
 // clickInFrame clicks sel in the client-half frame (by script in the frame's own target:
 // input events to an out-of-process frame's target are not routed).
-func clickInFrame(t *testing.T, ctx context.Context, sel string) {
+func clickInFrame(t testing.TB, ctx context.Context, sel string) {
 	t.Helper()
 	_, f := frameText(t, ctx, sel, "")
 	var err error
@@ -191,7 +191,7 @@ func clickInFrame(t *testing.T, ctx context.Context, sel string) {
 	}
 }
 
-func shoot(t *testing.T, ctx context.Context, name string) {
+func shoot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	if *screenshots == "" {
 		return

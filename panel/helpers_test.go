@@ -20,7 +20,7 @@ import (
 
 // env is a runner with a panel served on a loopback test server.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	root *kit.Context
 	r    *runner.Runner
 	h    *Handler
@@ -28,7 +28,7 @@ type env struct {
 	stop func() // shuts it all down, once; the test's cleanup does it too
 }
 
-func newEnv(t *testing.T, opts *Options) *env {
+func newEnv(t testing.TB, opts *Options) *env {
 	t.Helper()
 	return newEnvWith(t, opts, serving{})
 }
@@ -40,7 +40,7 @@ type serving struct {
 	wrap func(http.Handler) http.Handler
 }
 
-func newEnvWith(t *testing.T, opts *Options, how serving) *env {
+func newEnvWith(t testing.TB, opts *Options, how serving) *env {
 	t.Helper()
 	e := &env{t: t, root: kit.New(nil)}
 	r, err := runner.New(e.root, &runner.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: time.Second, Call: time.Second}})
@@ -168,7 +168,7 @@ func (e *env) value(verb string, args, v any) {
 
 // sse is an open event stream.
 type sse struct {
-	t    *testing.T
+	t    testing.TB
 	res  *http.Response
 	evs  chan sseEvent
 	done chan struct{}

@@ -48,8 +48,8 @@ func TestLoadLong(t *testing.T) {
 const loadPages = 10
 
 // churnEvery is how often one tab drops its stream or reloads: a tab's turn comes every
-// 3.6 s, after Chromium's EventSource has retried (3 s), so a dropped stream resumes
-// before the same tab reloads.
+// 3.6 s, well after its EventSource has retried (0.5 s, the stream's retry field), so a
+// dropped stream resumes before the same tab reloads.
 const churnEvery = 1200 * time.Millisecond
 
 func loadTest(t *testing.T, d time.Duration) {

@@ -26,7 +26,7 @@ import (
 // longBrowser is [browser] without its 60 s deadline, for the load test and the
 // benchmarks, which outlive it. The browser is started here, on a context cancelled with
 // the test, so it still ends with the test; tabs are new targets of it.
-func longBrowser(t *testing.T) context.Context {
+func longBrowser(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.WithoutCancel(browser(t)))
 	t.Cleanup(cancel)
