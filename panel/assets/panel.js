@@ -69,6 +69,7 @@
       if (g !== inv.gen) return;
       var ids = new Set(rows.map(function (r) { return r.pluginId; }));
       state.rows.forEach(function (r) { if (!ids.has(r.pluginId)) state.removed.add(r.pluginId); });
+      rows = shareRows(rows);
       state.rows = rows;
       state.read = true;
       state.error = '';
@@ -82,6 +83,18 @@
       if (inv.again) { inv.again = false; refresh(); }
     });
     return inv.inflight;
+  }
+  // shareRows keeps the object of every row the read left unchanged (same JSON as the
+  // one shown), so a card whose row did not change is not rendered again (Row is memoised).
+  var rowJSON = new WeakMap(); // row object → its JSON
+  function shareRows(rows) {
+    var shown = new Map(state.rows.map(function (r) { return [r.pluginId, r]; }));
+    return rows.map(function (r) {
+      var s = JSON.stringify(r), old = shown.get(r.pluginId);
+      if (old && rowJSON.get(old) === s) return old;
+      rowJSON.set(r, s);
+      return r;
+    });
   }
   function reset() {
     inv.gen++;
@@ -643,8 +656,22 @@
     });
     return rows.map(function (x) {
       var sel = selected(x.row, x.act);
-      return { row: x.row, act: x.act, sel: sel, status: status(x.row, x.act, sel), session: (x.act && x.act.agentId) || x.row.agentId };
+      var st = status(x.row, x.act, sel);
+      return { row: x.row, act: x.act, sel: sel, status: st, session: (x.act && x.act.agentId) || x.row.agentId, inputs: rowInputs(x.row, x.act, sel, st) };
     });
+  }
+
+  // rowInputs is everything a card shows, taken when the page renders: its row, this
+  // page's activity for it and what the page keeps about it. A card renders again only
+  // when one of them changed (sameRow).
+  function rowInputs(row, act, sel, st) {
+    var id = row.pluginId;
+    return [row, act, act && act.declining, sel, st, act && act.requestId && state.requests.has(act.requestId), orchestrations.has(id),
+      state.notes.get(id), state.loaded.get(id), state.runError.get(id), state.actionError.get(id), state.renderFailure.get(id)];
+  }
+  function sameRow(a, b) {
+    var x = a.x.inputs, y = b.x.inputs;
+    return x.length === y.length && x.every(function (v, i) { return v === y[i]; });
   }
 
   // ---- view --------------------------------------------------------------------------
@@ -783,12 +810,13 @@
       state.loaded.has(row.pluginId) ? h('p', { className: 'caption' }, 'Its view, sandboxed in this page:') : null,
       h('div', { className: 'slot', ref: frames.ref(row.pluginId) }));
   }
+  var MemoRow = React.memo(Row, sameRow);
 
   function Group(props) {
     if (!props.items.length) return null;
     return h('section', { className: 'group' },
       h('h2', null, props.title, h('span', { className: 'count' }, String(props.items.length))),
-      h('div', { className: 'rows' }, props.items.map(function (x) { return h(Row, { key: x.row.pluginId, x: x }); })));
+      h('div', { className: 'rows' }, props.items.map(function (x) { return h(MemoRow, { key: x.row.pluginId, x: x }); })));
   }
 
   // ---- the activity list: what the model did (§15.5 cards), newest first ---------------
