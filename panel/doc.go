@@ -87,6 +87,12 @@
 // longer than Options.WriteTimeout (10 s) ends the stream. At most Options.MaxStreams
 // (64) are open at once. Close ends every stream and waits for them.
 //
+// Each page holds its stream's connection for as long as it is open, and browsers open at
+// most six HTTP/1.1 connections to one host and port (Chromium, Firefox): a seventh panel
+// tab on the same address waits for a free connection and does not load at all (not
+// even its HTML) until another tab closes. Serve the panel over HTTPS, where HTTP/2
+// carries every tab's stream on one connection, or on another port per group of tabs.
+//
 // # The page and the client runner
 //
 // GET <base>/ is the page (plain JavaScript with React.createElement, React 18.3.1 from
