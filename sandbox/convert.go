@@ -150,15 +150,16 @@ func arrayLen(o *goja.Object) int64 {
 }
 
 func toString(r *Realm, v goja.Value, method, param string) string {
-	if !goja.IsString(v) {
+	gs, ok := v.(goja.String) // one assertion: this is on the path of every string argument
+	if !ok {
 		r.argErr(method, param, "a string", v)
 	}
 	// UTF-8 needs at least a byte per UTF-16 unit, so a string longer than the limit is
 	// refused before Go copies it.
-	if n := v.(goja.String).Length(); n > r.loop.limits.MaxBytes {
+	if n := gs.Length(); n > r.loop.limits.MaxBytes {
 		r.Throw(&ArgError{Method: method, Param: param, Want: "a string of at most " + strconv.Itoa(r.loop.limits.MaxBytes) + " bytes", Got: "at least " + strconv.Itoa(n) + " bytes"})
 	}
-	s := v.String()
+	s := gs.String()
 	if len(s) > r.loop.limits.MaxBytes {
 		r.Throw(&ArgError{Method: method, Param: param, Want: "a string of at most " + strconv.Itoa(r.loop.limits.MaxBytes) + " bytes", Got: strconv.Itoa(len(s)) + " bytes"})
 	}

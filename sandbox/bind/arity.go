@@ -18,7 +18,10 @@ func Func0[R any](r *sandbox.Realm, method string, fn func() (R, error), res Res
 			err error
 		)
 		r.Unlocked(func() { x, err = fn() })
-		return syncResult(r, x, err, res)
+		if err != nil || res == nil {
+			return noResult(r, err)
+		}
+		return res(r, x)
 	})
 }
 
@@ -42,7 +45,10 @@ func Func1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(A
 			err error
 		)
 		r.Unlocked(func() { x, err = fn(x1) })
-		return syncResult(r, x, err, res)
+		if err != nil || res == nil {
+			return noResult(r, err)
+		}
+		return res(r, x)
 	})
 }
 
@@ -68,7 +74,10 @@ func Func2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Arg
 			err error
 		)
 		r.Unlocked(func() { x, err = fn(x1, x2) })
-		return syncResult(r, x, err, res)
+		if err != nil || res == nil {
+			return noResult(r, err)
+		}
+		return res(r, x)
 	})
 }
 
@@ -96,7 +105,10 @@ func Func3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 string
 			err error
 		)
 		r.Unlocked(func() { x, err = fn(x1, x2, x3) })
-		return syncResult(r, x, err, res)
+		if err != nil || res == nil {
+			return noResult(r, err)
+		}
+		return res(r, x)
 	})
 }
 
@@ -126,7 +138,10 @@ func Func4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, p
 			err error
 		)
 		r.Unlocked(func() { x, err = fn(x1, x2, x3, x4) })
-		return syncResult(r, x, err, res)
+		if err != nil || res == nil {
+			return noResult(r, err)
+		}
+		return res(r, x)
 	})
 }
 

@@ -79,16 +79,14 @@ func Found[T any](v T, ok bool) (T, error) {
 // form; JavaScript gets undefined.
 func Void(err error) (struct{}, error) { return struct{}{}, err }
 
-// syncResult is what JavaScript gets from a synchronous call that returned x, err: err
-// thrown, undefined when absent or when there is no res, else res(x). Lock held.
-func syncResult[R any](r *sandbox.Realm, x R, err error, res Result[R]) goja.Value {
-	if err == errAbsent || res == nil && err == nil {
-		return goja.Undefined()
-	}
-	if err != nil {
+// noResult is what JavaScript gets from a synchronous call without a value to build (the
+// FuncN helpers inline the rest: res(r, x)): err thrown, unless it is nil or marks an
+// absent result, which is undefined.
+func noResult(r *sandbox.Realm, err error) goja.Value {
+	if err != nil && err != errAbsent {
 		r.Throw(err)
 	}
-	return res(r, x)
+	return goja.Undefined()
 }
 
 // asyncResult is syncResult for an async call: the settle func of its promise (nil for

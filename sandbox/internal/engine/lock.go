@@ -86,11 +86,22 @@ func (l *Lock) resume(chain *Entry) {
 		l.waiters--
 	}
 	if chain != nil {
-		if i := slices.Index(l.suspended, chain); i >= 0 {
-			l.suspended = slices.Delete(l.suspended, i, i+1)
-		}
+		l.unsuspend(chain)
 	}
 	l.cur = chain
+}
+
+// unsuspend removes chain from the suspended chains: usually the last one (chains resume
+// in the order they left, unless goroutines interleave), popped without a search. The slot
+// past the end keeps its pointer until reused, which holds at most one entry more.
+func (l *Lock) unsuspend(chain *Entry) {
+	if n := len(l.suspended); n > 0 && l.suspended[n-1] == chain {
+		l.suspended = l.suspended[:n-1]
+		return
+	}
+	if i := slices.Index(l.suspended, chain); i >= 0 {
+		l.suspended = slices.Delete(l.suspended, i, i+1)
+	}
 }
 
 // Elapsed returns the time since e began, less the time excused (measured from the coarse
