@@ -70,7 +70,9 @@
 //
 // RequestRun, RequestRunResolved (with an Outcome that says what happened), DynamicPackage,
 // DynamicRetract, InspectQuery and InspectQueryResolved are kit events for Go code and the
-// panel. ModelMessage carries steer and inject messages to the owning session's model; a
+// panel; ToolCall announces each call of cordis_define, cordis_run, cordis_stop and
+// cordis_undefine when it starts and when it answers (the panel's activity list), while
+// something listens. ModelMessage carries steer and inject messages to the owning session's model; a
 // session that is not connected (Connect) has them kept (Messages) and delivered when it
 // connects.
 //

@@ -25,7 +25,7 @@ import (
 func (r *Runner) startTools(c *kit.Context) error {
 	return c.Plugin(&kit.Plugin{Name: "cordis-runner/tools", Inject: []string{kit.ToolsService.Key()}, Apply: func(c *kit.Context) error {
 		tools, _ := kit.ToolsService.Get(c)
-		for _, t := range r.announced(r.Tools()) {
+		for _, t := range r.Tools() {
 			if _, err := tools.Register(c, t); err != nil {
 				return err
 			}
@@ -39,9 +39,10 @@ func (r *Runner) startTools(c *kit.Context) error {
 // cordis_define, cordis_run, cordis_stop and cordis_undefine. New registers them in the
 // runtime's tools registry already; Tools is for a runtime that serves them another way.
 // Each call runs for the session on its ctx (kit.WithSession); every tool but
-// cordis_inspect_list refuses a call without one.
+// cordis_inspect_list refuses a call without one. The calls of cordis_define, cordis_run,
+// cordis_stop and cordis_undefine are announced as [ToolCall] however they are served.
 func (r *Runner) Tools() []kit.Tool {
-	return []kit.Tool{
+	return r.announced([]kit.Tool{
 		// The inspect providers' tools: their behaviour is the inspect registry's (inspect.go).
 		bind(decl.InspectList, r.InspectList),
 		bind(decl.InspectQuery, withSession(decl.InspectQuery.Name(), r.InspectQuery)),
@@ -51,7 +52,7 @@ func (r *Runner) Tools() []kit.Tool {
 		bind(decl.Run, withSession(decl.Run.Name(), r.runTool)),
 		bind(decl.Stop, withSession(decl.Stop.Name(), r.stopTool)),
 		bind(decl.Undefine, withSession(decl.Undefine.Name(), r.undefineTool)),
-	}
+	})
 }
 
 // ToolNames returns the names of the seven model tools, in the order Tools returns them.

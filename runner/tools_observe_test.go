@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -98,5 +99,22 @@ func TestToolCallUnheardCostsNothing(t *testing.T) {
 	}
 	if after := toolCallSeq.Load(); after != before {
 		t.Fatalf("an unheard call took seq %d", after)
+	}
+}
+
+// A runtime that serves Tools itself, not through the tools registry, has the same calls
+// announced.
+func TestToolCallAnnouncesToolsServedDirectly(t *testing.T) {
+	e := newEnv(t, &Options{Host: &fakeHost{}})
+	heard := e.toolCalls()
+	i := slices.IndexFunc(e.r.Tools(), func(t kit.Tool) bool { return t.Name == "cordis_stop" })
+	stop := e.r.Tools()[i]
+	_, err := stop.Execute(as("s1"), json.RawMessage(`{"pluginId":"nope-1"}`))
+	if err == nil {
+		t.Fatal("stopping an unknown Plugin succeeded")
+	}
+	got := heard()
+	if len(got) != 2 || got[0].Tool != "cordis_stop" || got[0].Session != "s1" || got[1].Error != err.Error() {
+		t.Fatalf("heard %+v; want the stop's start and its answer with the error %q", got, err)
 	}
 }
