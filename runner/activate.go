@@ -122,7 +122,7 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 
 // startHalf starts the host half of k, if it has one, and returns the new run.
 func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *Attempt, old *liveRun) startResult {
-	run := &liveRun{id: att.PluginRunID, pkg: k.ID, capability: secret(), reported: map[string]bool{}}
+	run := &liveRun{id: att.PluginRunID, pkg: k.ID, capability: secret()}
 	if !k.HasHost() {
 		return startResult{run: run, startedHere: true}
 	}
@@ -215,16 +215,16 @@ func newAttempt(runID string, k Package, mode Mode) *Attempt {
 }
 
 // updateAttempt applies c to Plugin id and, when its latest attempt is run runID, fn to
-// that attempt, as one Store change. r.mu held.
+// that attempt, as one Store change. fn edits the attempt of the Plugin the Store read,
+// which is this call's own copy (see [Store]). r.mu held.
 func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, fn func(*Attempt)) (Plugin, error) {
 	p, err := r.store.Plugin(ctx, id)
 	if err != nil {
 		return p, err
 	}
 	if fn != nil && p.Latest != nil && p.Latest.PluginRunID == runID {
-		a := p.Latest.clone()
-		fn(a)
-		c.Attempt = a
+		fn(p.Latest)
+		c.Attempt = p.Latest
 	}
 	if c == (Change{}) {
 		return p, nil
@@ -232,10 +232,15 @@ func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, 
 	return r.store.Update(ctx, id, c)
 }
 
-// commit makes the live run's Package current (spec §6.4 Commit). r.mu held.
-func (r *Runner) commit(ctx context.Context, id string, run *liveRun) (Plugin, error) {
+// commit makes the live run's Package current (spec §6.4 Commit). first, if not nil,
+// records what settled the run on its attempt (a half started) in the same Store change,
+// so the commit is one write. r.mu held.
+func (r *Runner) commit(ctx context.Context, id string, run *liveRun, first func(*Attempt)) (Plugin, error) {
 	run.forRequest = ""
 	return r.updateAttempt(ctx, id, run.id, Change{Current: ptr(run.pkg), Next: ptr(""), Running: ptr(true)}, func(a *Attempt) {
+		if first != nil {
+			first(a)
+		}
 		a.Status = StatusRunning
 		if a.Host.Status == HalfWaiting || a.Client.Status == HalfWaiting {
 			a.Status = StatusWaiting

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strings"
 )
 
@@ -40,7 +39,10 @@ type DefineOutput struct {
 	HasClientHalf bool   `json:"hasClientHalf"`
 }
 
-var prefixRE = regexp.MustCompile(`^[a-z]{3,6}$`)
+// isPrefix reports whether s is a Plugin id prefix: 3–6 lowercase English letters.
+func isPrefix(s string) bool {
+	return len(s) >= 3 && len(s) <= 6 && strings.IndexFunc(s, func(c rune) bool { return c < 'a' || c > 'z' }) < 0
+}
 
 // Define records a new immutable Package, on a new Plugin or an existing one of the
 // calling session, and runs nothing: a running Plugin keeps running its old Package. The
@@ -106,7 +108,7 @@ func (r *Runner) checkDefine(in DefineInput) (Definition, error) {
 	switch in.Plugin.Kind {
 	case "new":
 		d.Prefix = strings.TrimSpace(in.Plugin.IDPrefix)
-		if !prefixRE.MatchString(d.Prefix) {
+		if !isPrefix(d.Prefix) {
 			return d, refuse(ReasonInvalid, `cordis_define: plugin.idPrefix must be 3–6 lowercase English letters, such as "clock" (the Plugin's id becomes clock-N); got %q`, in.Plugin.IDPrefix)
 		}
 	case "existing":

@@ -99,6 +99,9 @@ func (r *Runner) runtimeFailure(ctx context.Context, pluginID string, run *liveR
 		r.mu.Unlock()
 		return
 	}
+	if run.reported == nil {
+		run.reported = map[string]bool{}
+	}
 	run.reported[key+"\x00"+text] = true
 	r.mu.Unlock()
 	r.message(p.Session, Steer, pluginID, text)

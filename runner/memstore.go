@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -24,7 +25,8 @@ type memoryStore struct {
 }
 
 // A memRecord is one Plugin and its Listing, which every write keeps current so a list
-// reads neither Packages nor maps.
+// reads neither Packages nor maps. The Listing shares the Plugin's latest attempt, which
+// a change replaces and never edits (applyChange); Listings copies it on the way out.
 type memRecord struct {
 	p       Plugin
 	listing Listing
@@ -35,7 +37,7 @@ func (s *memoryStore) Define(_ context.Context, d Definition) (Plugin, Package, 
 	defer s.mu.Unlock()
 	var rec *memRecord
 	if d.Prefix != "" {
-		rec = &memRecord{p: Plugin{ID: fmt.Sprintf("%s-%d", d.Prefix, s.nextPlug+1), Session: d.Session}}
+		rec = &memRecord{p: Plugin{ID: d.Prefix + "-" + strconv.Itoa(s.nextPlug+1), Session: d.Session}}
 	} else if rec = s.plugins[d.PluginID]; rec == nil || rec.p.Session != d.Session {
 		return Plugin{}, Package{}, ErrNotFound
 	}
@@ -47,9 +49,9 @@ func (s *memoryStore) Define(_ context.Context, d Definition) (Plugin, Package, 
 		s.sessions[d.Session] = append(s.sessions[d.Session], rec)
 	}
 	s.nextPkg++
-	k := Package{ID: fmt.Sprintf("pkg-%d", s.nextPkg), Name: d.Name, Purpose: d.Purpose, Host: d.Host, Client: d.Client}
+	k := Package{ID: "pkg-" + strconv.Itoa(s.nextPkg), Name: d.Name, Purpose: d.Purpose, Host: d.Host, Client: d.Client}
 	rec.p.Packages = append(rec.p.Packages, k)
-	rec.listing = rec.p.Listing()
+	rec.listing = rec.p.listing()
 	return rec.p.Clone(), k, nil
 }
 
@@ -103,7 +105,7 @@ func (s *memoryStore) Update(_ context.Context, id string, c Change) (Plugin, er
 	if err := rec.p.Apply(c); err != nil {
 		return Plugin{}, err
 	}
-	rec.listing = rec.p.Listing()
+	rec.listing = rec.p.listing()
 	return rec.p.Clone(), nil
 }
 
@@ -179,5 +181,5 @@ func (s *memoryStore) Mint(_ context.Context, k Counter) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counters[k]++
-	return fmt.Sprintf("%s-%d", k, s.counters[k]), nil
+	return string(k) + "-" + strconv.Itoa(s.counters[k]), nil
 }

@@ -138,7 +138,7 @@ func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *
 	if !k.HasClient() {
 		// A gated host-only Package: the page's approval was all it waited for.
 		r.claim(q)
-		if cur, err := r.commit(ctx, p.ID, res.run); err == nil {
+		if cur, err := r.commit(ctx, p.ID, res.run, nil); err == nil {
 			r.resolved(&ob, q, approvedOutcome(q))
 			r.steer(&ob, q.session, p.ID, requestDoneText(q, cur))
 		}
@@ -236,7 +236,7 @@ func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att 
 	if q != nil {
 		l.req = q // the page's wait for its client half goes on
 		r.arm(q, r.opts.ClientTimeout)
-	} else if cur, err := r.commit(ctx, p.ID, res.run); err == nil {
+	} else if cur, err := r.commit(ctx, p.ID, res.run, nil); err == nil {
 		r.inject(&ob, p, fmt.Sprintf("The user ran %s/%s (%s) from the Cordis panel; it is running. currentPackageId is %s.", p.ID, k.ID, att.PluginRunID, cur.Current))
 	}
 	return HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, WaitingFor: nonNil(res.waitingFor), StartedHere: true, Token: token, Capability: res.run.capability}

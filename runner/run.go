@@ -139,10 +139,7 @@ func (r *Runner) commitHostOnly(ctx context.Context, p Plugin, k Package, att *A
 	if l == nil || l.run != res.run {
 		return Plugin{}, refuse(ReasonCancelled, "%s/%s (%s) was stopped before it finished starting; nothing of it runs", p.ID, k.ID, att.PluginRunID)
 	}
-	if _, err := r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *Attempt) { hostStarted(a, res) }); err != nil {
-		return Plugin{}, err
-	}
-	return r.commit(ctx, p.ID, res.run)
+	return r.commit(ctx, p.ID, res.run, func(a *Attempt) { hostStarted(a, res) })
 }
 
 // request arms a run request for a gated Package and announces it. r.mu held; released.

@@ -166,7 +166,7 @@ type liveRun struct {
 	token      string  // the answer token of the page that started it ("" when none did)
 	forRequest string  // the request it was started for, until it commits
 
-	reported map[string]bool // runtime failures already steered (per run)
+	reported map[string]bool // runtime failures already steered (per run); nil until the first
 }
 
 // New starts a Runner under c as the plugin "cordis-runner". Dispose it (or c's fiber) to

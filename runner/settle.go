@@ -149,13 +149,12 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 	}
 	r.claim(q)
 	if res.OK {
-		_, _ = r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *Attempt) {
+		p, err := r.commit(ctx, q.pluginID, l.run, func(a *Attempt) {
 			a.Client = Half{Status: HalfRunning, WaitingFor: nonNil(res.WaitingFor)}
 			if len(res.WaitingFor) > 0 {
 				a.Client.Status = HalfWaiting
 			}
 		})
-		p, err := r.commit(ctx, q.pluginID, l.run)
 		if err != nil {
 			return nil, Accepted{Message: err.Error()}
 		}

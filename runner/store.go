@@ -64,9 +64,12 @@ type Listing struct {
 
 // Listing returns the [Listing] of p, as every Store's Listings does (so they agree); its
 // Latest is a copy.
-func (p *Plugin) Listing() Listing {
+func (p *Plugin) Listing() Listing { return p.listing().Clone() }
+
+// listing is [Plugin.Listing] sharing p's latest attempt.
+func (p *Plugin) listing() Listing {
 	l := Listing{ID: p.ID, Session: p.Session, Name: p.reference().Name, PackageCount: len(p.Packages),
-		Current: p.Current, Next: p.Next, Latest: p.Latest.clone(), Restored: p.Restored}
+		Current: p.Current, Next: p.Next, Latest: p.Latest, Restored: p.Restored}
 	if p.Latest != nil {
 		l.LatestHasClient = p.hasClient(p.Latest.PackageID)
 	}
