@@ -64,6 +64,16 @@
 // the reason. A tool registered before the Server attached is left out of the list and
 // logged instead, while the rest of the list goes out, and served once room is freed.
 //
+// # When the client closes its input
+//
+// A client may write its requests and close its input at once (a one-shot pipe into a
+// stdio server). [Server.Run] and [Serve] still answer every call they read: the session
+// ends once the calls running are answered, or after [Options].ShutdownTimeout (default
+// [DefaultShutdownTimeout]), when those still running are answered with an error saying
+// they were cancelled (a tool error for tools/call), and then cancelled. The SDK's
+// session alone refuses every answer once its input has ended
+// (modelcontextprotocol/go-sdk#1061).
+//
 // # Lifetime
 //
 // A Server is the kit plugin "mcpkit" that injects the "tools" service: its listeners are

@@ -2,12 +2,14 @@ package mcpkit
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/cordiskit/cordiskit/invoke"
 	"github.com/cordiskit/cordiskit/kit"
@@ -55,6 +57,13 @@ type Options struct {
 	// Until then, and after the client goes, the source keeps them for the session. The
 	// server then advertises the logging capability.
 	Messages MessageSource
+
+	// ShutdownTimeout bounds how long [Server.Run] (and [Serve]) waits, once the client
+	// has closed its input (stdin at EOF), for the calls still running to finish and their
+	// answers to be written, so a client that writes its requests and closes the pipe
+	// still gets every answer. Past it they are answered with an error (a tool error for
+	// tools/call) and cancelled. Zero means [DefaultShutdownTimeout].
+	ShutdownTimeout time.Duration
 }
 
 // A Server serves the tools of one kit runtime to MCP clients and keeps the MCP tool list
@@ -139,8 +148,12 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Fiber() *kit.Fiber { return s.fiber }
 
 // Run serves one session over t until the client disconnects or ctx is done; see
-// mcp.Server.Run. The Server stays attached afterwards: Close it when done.
-func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
+// mcp.Server.Run. When the client closes its input, Run first answers the calls it read,
+// bounded by [Options].ShutdownTimeout. The Server stays attached afterwards: Close it when
+// done.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.mcp.Run(ctx, drainTransport{t, cmp.Or(s.opts.ShutdownTimeout, DefaultShutdownTimeout)})
+}
 
 // Close detaches the Server from the runtime by disposing its fiber: it stops following
 // the registry and removes every tool from the MCP tool list (connected clients are
