@@ -266,3 +266,30 @@ func TestMCPCommand(t *testing.T) {
 		t.Errorf("the runtime wrote into the work directory: %v", entries)
 	}
 }
+
+// TestMCPCommandOneShot pipes the handshake and one tools/call into the mcp command and
+// closes its input at once, as the README's restart walk-through does: the call is
+// answered before the command exits.
+func TestMCPCommandOneShot(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"cordis_inspect","arguments":{"what":"tools"}}}
+`
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"mcp", "-dir", t.TempDir(), "-state", t.TempDir()}, io.NopCloser(strings.NewReader(in)), &stdout, &stderr); code != 0 {
+		t.Fatalf("harness mcp exited %d; stderr:\n%s", code, stderr.String())
+	}
+	for line := range strings.Lines(stdout.String()) {
+		var m struct {
+			ID     int                `json:"id"`
+			Result mcp.CallToolResult `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID == 2 {
+			if m.Result.IsError || len(m.Result.Content) == 0 {
+				t.Errorf("cordis_inspect piped in: %s", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("harness mcp exited without answering the tools/call piped in before its input closed; it wrote:\n%s", stdout.String())
+}
