@@ -103,7 +103,7 @@ func (b *Budget) needBytes(n int, path string) error {
 	return &LimitError{Path: path, What: "bytes of strings", Limit: b.r.loop.limits.MaxBytes, Field: "MaxBytes", Tree: !b.shares}
 }
 
-// Slice returns the elements of array v, like ToSlice, taking one element of the budget
+// Slice returns the elements of array v, like toSlice, taking one element of the budget
 // for each. The length is checked before anything is allocated or read, so a sparse array
 // of length 2^32−1 is refused at once.
 func (b *Budget) Slice(v goja.Value, path string) []goja.Value {

@@ -197,7 +197,7 @@ func TestConvertAmplification(t *testing.T) {
 	})
 	set(r, "slice", func(r *Realm) any {
 		return r.Func("t.slice", func(call goja.FunctionCall) goja.Value {
-			return r.rt.ToValue(len(ToSlice(r, call.Argument(0), "t.slice: parameter list")))
+			return r.rt.ToValue(len(toSlice(r, call.Argument(0), "t.slice: parameter list")))
 		})
 	})
 	set(r, "json", func(r *Realm) any {

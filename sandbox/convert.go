@@ -104,11 +104,6 @@ func ArgDuration(r *Realm, call goja.FunctionCall, i int, method, param string) 
 	return toDuration(r, call.Argument(i), method, param)
 }
 
-// ArgObject returns argument i as a plain object (not null, an array or a function).
-func ArgObject(r *Realm, call goja.FunctionCall, i int, method, param string) *goja.Object {
-	return toObject(r, call.Argument(i), method, param)
-}
-
 // ArgCallback returns argument i as a function.
 func ArgCallback(r *Realm, call goja.FunctionCall, i int, method, param string) goja.Callable {
 	v := call.Argument(i)
@@ -136,12 +131,12 @@ func ToDuration(r *Realm, v goja.Value, path string) time.Duration {
 	return toDuration(r, v, "", path)
 }
 
-// ToObject converts v like ArgObject.
+// ToObject returns v, at path, as a plain object (not null, an array or a function).
 func ToObject(r *Realm, v goja.Value, path string) *goja.Object { return toObject(r, v, "", path) }
 
-// ToSlice returns the elements of array v: NewBudget(r).Slice, for an array converted on
+// toSlice returns the elements of array v: NewBudget(r).Slice, for an array converted on
 // its own. An array longer than Limits.MaxNodes throws before anything is read.
-func ToSlice(r *Realm, v goja.Value, path string) []goja.Value {
+func toSlice(r *Realm, v goja.Value, path string) []goja.Value {
 	return NewBudget(r).Slice(v, path)
 }
 

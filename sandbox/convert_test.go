@@ -30,7 +30,7 @@ func installProbes(r *Realm) {
 			case "duration":
 				got = ArgDuration(r, c, 0, "t.wait", "ms")
 			case "object":
-				got = ArgObject(r, c, 0, "t.opts", "opts").Keys()
+				got = toObject(r, c.Argument(0), "t.opts", "opts").Keys()
 			case "callback":
 				fn := ArgCallback(r, c, 0, "t.each", "fn")
 				v, err := fn(goja.Undefined())
@@ -39,7 +39,7 @@ func installProbes(r *Realm) {
 				}
 				got = v.String()
 			case "slice":
-				got = len(ToSlice(r, c.Argument(0), "opts.items"))
+				got = len(toSlice(r, c.Argument(0), "opts.items"))
 			case "json":
 				got = string(ToJSON(r, c.Argument(0), "opts.data"))
 			default:

@@ -313,7 +313,7 @@ func (r *Realm) plugin(v goja.Value) (*Mount, error) {
 		if !ok || io.ClassName() != "Array" {
 			return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject must be an array of service names, such as inject: ['timer'], but it is %s", m.name, typeName(inj)))
 		}
-		for i, k := range ToSlice(r, io, "inject") {
+		for i, k := range toSlice(r, io, "inject") {
 			if !goja.IsString(k) || k.String() == "" {
 				return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject[%d] must be a non-empty service name (a string), but it is %s", m.name, i, typeName(k)))
 			}
