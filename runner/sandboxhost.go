@@ -15,13 +15,13 @@ import (
 )
 
 // SandboxHost is the HostStarter that runs host halves in the sandbox: a run is a mount.
-// Start compiles the half, evaluates it in a fresh realm (sandbox.Loop.Run: the body, its
+// Start compiles the half, evaluates it in a fresh realm (sandbox.Sandbox.Run: the body, its
 // promise and the plugin shape checked), starts the plugin as a child fiber of the
 // runner's group (sandbox.Mount.Start: apply with the ctx façade, rolled back on failure)
 // and reads the half's handler table through the realm. Every entry is bounded by the
 // loop's Timeouts.
 type SandboxHost struct {
-	loop *sandbox.Loop
+	loop *sandbox.Sandbox
 
 	mu sync.Mutex
 	// checked is the host half Check parsed last, handed to the Start that compiles the
@@ -39,14 +39,14 @@ func NewSandboxHost(opts *sandbox.Options) *SandboxHost {
 	return &SandboxHost{loop: sandbox.New(opts)}
 }
 
-// Close closes the host's loop; see sandbox.Loop.Close.
+// Close closes the host's loop; see sandbox.Sandbox.Close.
 func (h *SandboxHost) Close(ctx context.Context) error { return h.loop.Close(ctx) }
 
 // Loop returns the loop host halves run on.
-func (h *SandboxHost) Loop() *sandbox.Loop { return h.loop }
+func (h *SandboxHost) Loop() *sandbox.Sandbox { return h.loop }
 
 // Check parses code as the body of an async function without compiling or running it,
-// with the sandbox's own checks and teaching errors (sandbox.Loop.Parse). A let, const or
+// with the sandbox's own checks and teaching errors (sandbox.Sandbox.Parse). A let, const or
 // class name declared twice in the body's own scope, or also as a var or function there,
 // is an error the parser leaves to the compiler: such code is compiled, so the define
 // answers with the error its run would give. A host half that

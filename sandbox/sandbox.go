@@ -281,8 +281,3 @@ func (l *Sandbox) Close(ctx context.Context) error {
 	}
 	return nil
 }
-
-// Loop is the former name of [Sandbox], kept while callers move.
-//
-// Deprecated: use Sandbox.
-type Loop = Sandbox
