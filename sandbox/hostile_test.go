@@ -65,6 +65,10 @@ var hostileValues = []struct {
 			return Object.create(p, { value: { get() { for (;;) {} } }, message: { get() { for (;;) {} } } })`, want: "Error"},
 }
 
+// hostileBound is every bound of TestHostileThrownValues' host: a path that runs one of
+// the hostile value's looping members takes at least this long.
+const hostileBound = 4 * time.Second
+
 // maxDescribedError bounds the length of an error message a hostile value may produce
 // (the description is capped; the mount id and the entry's name come on top).
 const maxDescribedError = 32 << 10
@@ -81,8 +85,10 @@ func TestHostileThrownValues(t *testing.T) {
 	for _, v := range hostileValues {
 		t.Run(v.name, func(t *testing.T) {
 			// Bounds far above what a path takes, so code of the mount's that runs while the
-			// value is described (each hostile member loops) shows as a slow path.
-			h := newHost(t, &Timeouts{VM: time.Second, Mount: time.Second, Call: time.Second})
+			// value is described (each hostile member loops until a bound stops it) shows as
+			// a path that takes at least one bound; slowPath, half of one, leaves a loaded
+			// machine's slow scheduling room to pass.
+			h := newHost(t, &Timeouts{VM: hostileBound, Mount: hostileBound, Call: hostileBound})
 			// loopGetter is a property descriptor that reads nothing from Object.prototype.
 			fn := "function loopGetter() { return Object.assign(Object.create(null), { get() { for (;;) {} }, configurable: true }) }\n" +
 				"function hostile(ctx) { " + v.expr + " }\n"
@@ -95,7 +101,7 @@ func TestHostileThrownValues(t *testing.T) {
 					var got string
 					start := time.Now()
 					within(t, 10*time.Second, p.name, func() { got = p.run(h, fn) })
-					if d := time.Since(start); d > 500*time.Millisecond {
+					if d := time.Since(start); d > hostileBound/2 {
 						t.Errorf("%s took %v: describing the value ran the mount's code", p.name, d)
 					}
 					want := v.want
