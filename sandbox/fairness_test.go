@@ -44,11 +44,12 @@ func TestInlineDeliveryIsNotChargedToTheCaller(t *testing.T) {
 		!strings.Contains(log, "mount=dyn-1") {
 		t.Errorf("the removal is not logged with the mount id:\n%s", log)
 	}
-	start = time.Now()
+	// Had it run, it would have spun until CallTimeout and been logged before the mount
+	// returned (the registration waits for its listeners, as the three above did).
 	mc, fc := h.mustMount(`return { name: 'late', apply(ctx) { ctx.tools.register({ name: 'four', description: 'd', execute: () => 4 }) } }`)
 	defer h.unmount(mc, fc)
-	if d := time.Since(start); d > 90*time.Millisecond {
-		t.Errorf("the removed listener still ran: the mount took %v", d)
+	if n := strings.Count(h.log.String(), "ran longer than CallTimeout (100ms) and was interrupted"); n != 3 {
+		t.Errorf("the removed listener still ran: %d interrupted listeners logged, want 3:\n%s", n, h.log.String())
 	}
 
 	// The caller's own code is still bounded.
