@@ -54,8 +54,10 @@ func (r *Runner) Run(ctx context.Context, in RunInput) (RunOutput, error) {
 	if err := r.lock(); err != nil {
 		return RunOutput{}, err
 	}
-	l := r.liveOf(p.ID)
-	if a := l.start; a != nil {
+	// Read the live entry without making one: the activation makes it (liveOf), so a run
+	// that never starts leaves none behind.
+	l := r.live[p.ID]
+	if a := l.starting(); a != nil {
 		r.mu.Unlock()
 		if a.pkg != k.ID || k.HasClient() {
 			return RunOutput{}, inFlight(p.ID, a)
@@ -64,7 +66,7 @@ func (r *Runner) Run(ctx context.Context, in RunInput) (RunOutput, error) {
 		att := &Attempt{PluginRunID: a.runID, PackageID: k.ID, Mode: in.Mode}
 		return r.finishHostOnly(ctx, p, k, att, r.activate(ctx, p, k, att, "", ""))
 	}
-	if q := l.req; q != nil {
+	if q := l.request(); q != nil {
 		r.mu.Unlock()
 		return RunOutput{}, pendingRefusal(p.ID, q)
 	}
@@ -77,7 +79,6 @@ func (r *Runner) Run(ctx context.Context, in RunInput) (RunOutput, error) {
 	granted := p.Grants.Covers(k.ID)
 	if !k.HasClient() && (!r.opts.ApproveHostHalves || granted) {
 		_, err := r.store.Update(ctx, p.ID, Change{Attempt: att, Next: ptr(k.ID)})
-		r.tidy(p.ID)
 		r.mu.Unlock()
 		if err != nil {
 			return RunOutput{}, err

@@ -148,6 +148,22 @@ func (l *live) idle() bool {
 	return l.run == nil && l.start == nil && l.req == nil && !l.gone && l.stopping == 0
 }
 
+// starting returns the start in flight, or nil (also for a nil l). r.mu held.
+func (l *live) starting() *activation {
+	if l == nil {
+		return nil
+	}
+	return l.start
+}
+
+// request returns the pending request, or nil (also for a nil l). r.mu held.
+func (l *live) request() *request {
+	if l == nil {
+		return nil
+	}
+	return l.req
+}
+
 // detach takes the live run off l for stopRun, which must follow. r.mu held.
 func (l *live) detach() *liveRun {
 	run := l.run
