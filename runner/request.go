@@ -94,9 +94,13 @@ func (r *Runner) expire(q *request) {
 	} else {
 		text = fmt.Sprintf("the page that started it did not report its client half within %s; the run was stopped", q.waited)
 	}
+	what := "run request " + q.id
+	if q.id == "" {
+		what = "the direct run " + q.runID + " from the Cordis panel"
+	}
 	p, err := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *Attempt) {
 		a.Status = StatusExpired
-		a.Error = &Diagnostic{Phase: PhaseApproval, Message: "run request " + q.id + " expired: " + text, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
+		a.Error = &Diagnostic{Phase: PhaseApproval, Message: what + " expired: " + text, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
 		if a.Client.Status == HalfPending {
 			a.Client.Status = HalfStopped
 		}
@@ -110,6 +114,14 @@ func (r *Runner) expire(q *request) {
 		sctx, cancel := r.stopCtx()
 		r.stopRun(sctx, q.pluginID, stale)
 		cancel()
+	}
+	if q.id == "" {
+		// A direct run from the panel: no run request was announced, so none resolves, and
+		// the model is told what the person's run came to.
+		if err == nil {
+			r.inject(&ob, p, fmt.Sprintf("The user ran %s/%s (%s) from the Cordis panel, and it expired: %s. currentPackageId is %s.", q.pluginID, q.pkg, q.runID, text, orNone(p.Current)))
+		}
+		return
 	}
 	r.resolved(&ob, q, OutcomeExpired)
 	if err == nil {
