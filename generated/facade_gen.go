@@ -32,9 +32,9 @@ func cordisBindTimer(r *sandbox.Realm, v any) (*goja.Object, error) {
 		return nil, err
 	}
 	return bind.Object(r,
-		bind.Func2(r, "timer.setTimeout", "d", "fn", sandbox.ArgDuration, cordisArgFunc, func(a1 time.Duration, a2 func()) (func(), error) { return s.SetTimeout(r.Context(), a1, a2) }, bind.Disposer("timer.setTimeout disposer")),
-		bind.Func2(r, "timer.setInterval", "d", "fn", sandbox.ArgDuration, cordisArgFunc, func(a1 time.Duration, a2 func()) (func(), error) { return s.SetInterval(r.Context(), a1, a2) }, bind.Disposer("timer.setInterval disposer")),
-		bind.Async1(r, "timer.sleep", "d", sandbox.ArgDuration, func(ctx context.Context, a2 time.Duration) (struct{}, error) {
+		bind.Func2(r, "timer.setTimeout", "d", "fn", bind.Duration, cordisArgFunc, func(a1 time.Duration, a2 func()) (func(), error) { return s.SetTimeout(r.Context(), a1, a2) }, bind.Disposer("timer.setTimeout disposer")),
+		bind.Func2(r, "timer.setInterval", "d", "fn", bind.Duration, cordisArgFunc, func(a1 time.Duration, a2 func()) (func(), error) { return s.SetInterval(r.Context(), a1, a2) }, bind.Disposer("timer.setInterval disposer")),
+		bind.Async1(r, "timer.sleep", "d", bind.Duration, func(ctx context.Context, a2 time.Duration) (struct{}, error) {
 			return bind.Void(s.Sleep(ctx, r.Context(), a2))
 		}, nil),
 	)
@@ -48,13 +48,13 @@ func cordisBindTools(r *sandbox.Realm, v any) (*goja.Object, error) {
 	}
 	return bind.Object(r,
 		bind.Func0(r, "tools.schemas", func() ([]kit.ToolSchema, error) { return s.Schemas(), nil }, bind.SliceResult(cordisToJSToolSchema)),
-		bind.Func1(r, "tools.get", "name", sandbox.ArgString, func(a0 string) (kit.ToolSchema, error) { return bind.Found(s.Get(a0)) }, cordisToJSToolSchema),
-		bind.Func1(r, "tools.owner", "name", sandbox.ArgString, func(a0 string) (string, error) { return bind.Found(s.Owner(a0)) }, bind.Value[string]),
+		bind.Func1(r, "tools.get", "name", bind.String[string], func(a0 string) (kit.ToolSchema, error) { return bind.Found(s.Get(a0)) }, cordisToJSToolSchema),
+		bind.Func1(r, "tools.owner", "name", bind.String[string], func(a0 string) (string, error) { return bind.Found(s.Owner(a0)) }, bind.Value[string]),
 	)
 }
 
 func cordisArgFunc(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) func() {
-	cb := sandbox.ArgCallback(r, call, i, method, param)
+	cb := bind.Callback(r, call, i, method, param)
 	what := "the " + param + " callback of " + method
 	return func() {
 		r.DeliverEmit(what, cb, func() []goja.Value {

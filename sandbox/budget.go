@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"strconv"
 
 	"github.com/dop251/goja"
@@ -109,9 +110,9 @@ func (b *Budget) needBytes(n int, path string) error {
 func (b *Budget) Slice(v goja.Value, path string) []goja.Value {
 	o, ok := v.(*goja.Object)
 	if !ok || o.ClassName() != "Array" {
-		b.r.argErr("", path, "an array", v)
+		conv.Throw(b.r, "", path, "an array", v)
 	}
-	n := arrayLen(o)
+	n := conv.ArrayLen(o)
 	if err := b.takeNodes(n, path); err != nil {
 		b.r.Throw(err)
 	}
@@ -122,7 +123,7 @@ func (b *Budget) Slice(v goja.Value, path string) []goja.Value {
 	return out
 }
 
-// String returns v as a string, like ToString, taking its bytes from the budget.
+// String returns v as a string, like sandbox/bind's ToString, taking its bytes from the budget.
 func (b *Budget) String(v goja.Value, path string) string {
 	if s, ok := v.(goja.String); ok {
 		// UTF-8 needs at least a byte per UTF-16 unit: refuse before converting.

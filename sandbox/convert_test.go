@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"math"
 	"strings"
 	"testing"
@@ -20,19 +21,19 @@ func installProbes(r *Realm) {
 			var got any
 			switch k := call.Argument(0).String(); k {
 			case "string":
-				got = ArgString(r, c, 0, "fs.readFile", "path")
+				got = argString(r, c, 0, "fs.readFile", "path")
 			case "bool":
-				got = ArgBool(r, c, 0, "t.flag", "on")
+				got = conv.Bool(r, c.Argument(0), "t.flag", "on")
 			case "int":
-				got = ArgInt(r, c, 0, "t.count", "n")
+				got = conv.Int(r, c.Argument(0), "t.count", "n")
 			case "float":
-				got = ArgFloat(r, c, 0, "t.ratio", "x")
+				got = conv.Float(r, c.Argument(0), "t.ratio", "x")
 			case "duration":
-				got = ArgDuration(r, c, 0, "t.wait", "ms")
+				got = conv.Duration(r, c.Argument(0), "t.wait", "ms")
 			case "object":
-				got = toObject(r, c.Argument(0), "t.opts", "opts").Keys()
+				got = conv.Object(r, c.Argument(0), "t.opts", "opts").Keys()
 			case "callback":
-				fn := ArgCallback(r, c, 0, "t.each", "fn")
+				fn := argCallback(r, c, 0, "t.each", "fn")
 				v, err := fn(goja.Undefined())
 				if err != nil {
 					r.Throw(err)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"slices"
 	"sort"
 	"strings"
@@ -199,7 +200,7 @@ func (f *ctxFacade) member(key string) goja.Value {
 		return r.Func("ctx.provide", f.provide)
 	case "get":
 		return r.Func("ctx.get", func(call goja.FunctionCall) goja.Value {
-			key := ArgString(r, call, 0, "ctx.get", "name")
+			key := argString(r, call, 0, "ctx.get", "name")
 			if key == "tools" {
 				return f.Get("tools")
 			}
@@ -226,8 +227,8 @@ func (f *ctxFacade) member(key string) goja.Value {
 // on subscribes a listener to a catalogued event through its generated adapter.
 func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Value {
 	r := f.r
-	name := ArgString(r, call, 0, method, "event")
-	fn := ArgCallback(r, call, 1, method, "listener")
+	name := argString(r, call, 0, method, "event")
+	fn := argCallback(r, call, 1, method, "listener")
 	f.checkLive(method)
 	adapt, ok := r.loop.facade.Events[name]
 	if !ok {
@@ -307,9 +308,9 @@ func editDistance(a, b string) int {
 // provide offers value to other mounts under name, as an effect of this mount.
 func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 	r := f.r
-	name := ArgString(r, call, 0, "ctx.provide", "name")
+	name := argString(r, call, 0, "ctx.provide", "name")
 	if name == "" {
-		r.Throw(&ArgError{Method: "ctx.provide", Param: "name", Want: "a non-empty service name", Got: "an empty string"})
+		r.Throw(&conv.ArgError{Method: "ctx.provide", Param: "name", Want: "a non-empty service name", Got: "an empty string"})
 	}
 	f.checkLive("ctx.provide")
 	seam := f.seam(name, call.Argument(1))
@@ -360,7 +361,7 @@ func (f *ctxFacade) seam(name string, v goja.Value) *Seam {
 // within the activation's teardown budget (see teardownBudget).
 func (f *ctxFacade) effect(call goja.FunctionCall) goja.Value {
 	r := f.r
-	fn := ArgCallback(r, call, 0, "ctx.effect", "dispose")
+	fn := argCallback(r, call, 0, "ctx.effect", "dispose")
 	f.checkLive("ctx.effect")
 	f.teardown.add()
 	if err := f.c.Effect(func() error { return f.runDisposer(fn) }); err != nil {
@@ -388,7 +389,7 @@ func (f *ctxFacade) timer(method string) *kit.Timer {
 func (f *ctxFacade) schedule(call goja.FunctionCall, method string, repeat bool) goja.Value {
 	r := f.r
 	t := f.timer(method)
-	fn := ArgCallback(r, call, 0, method, "callback")
+	fn := argCallback(r, call, 0, method, "callback")
 	d := toDurationOrZero(r, call.Argument(1), method, "ms")
 	release := f.take(quotaTimers, method)
 	// cancel is set before the timer can run its callback: that needs the lock held here.
@@ -434,7 +435,7 @@ func toDurationOrZero(r *Realm, v goja.Value, method, param string) time.Duratio
 	if v == nil || goja.IsUndefined(v) {
 		return 0
 	}
-	return toDuration(r, v, method, param)
+	return conv.Duration(r, v, method, param)
 }
 
 func (f *ctxFacade) sleep(call goja.FunctionCall) goja.Value {

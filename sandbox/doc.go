@@ -65,7 +65,7 @@
 // Generated façade code (facade_gen.go) is written against package sandbox/bind, the
 // binding contract, which only generated code imports: one generic bind helper per method
 // builds the JS object of a Go service (through Realm.Func), converts arguments with
-// ArgString, ArgInt, … (a wrong type throws a TypeError naming the method and parameter)
+// bind.String, bind.Int, … (a wrong type throws a TypeError naming the method and parameter)
 // and composite ones within one Budget per argument, calls Go with Realm.Unlocked or
 // Realm.Async, delivers Go events to JS listeners — emit-mode events and callbacks with
 // Realm.DeliverEmit, which never waits for a listener's promise (its failures and

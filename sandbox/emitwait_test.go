@@ -75,13 +75,13 @@ func installEmitBus(r *Realm) {
 	var fns []goja.Callable
 	set(r, "listen", func(r *Realm) any {
 		return r.Func("bus.listen", func(call goja.FunctionCall) goja.Value {
-			fns = append(fns, ArgCallback(r, call, 0, "bus.listen", "fn"))
+			fns = append(fns, argCallback(r, call, 0, "bus.listen", "fn"))
 			return goja.Undefined()
 		})
 	})
 	set(r, "emit", func(r *Realm) any {
 		return r.Func("bus.emit", func(call goja.FunctionCall) goja.Value {
-			x := ArgString(r, call, 0, "bus.emit", "x")
+			x := argString(r, call, 0, "bus.emit", "x")
 			ls := append([]goja.Callable(nil), fns...)
 			r.Unlocked(func() {
 				for _, fn := range ls {

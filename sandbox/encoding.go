@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"strings"
 	"unicode/utf8"
 
@@ -78,7 +79,7 @@ func (r *Realm) textDecoder() goja.Value {
 		}
 		if !utf8.Valid(b) {
 			if this.Get("fatal").ToBoolean() {
-				r.Throw(&ArgError{Method: "TextDecoder.decode", Param: "input", Want: "valid UTF-8 (fatal: true)", Got: "invalid bytes"})
+				r.Throw(&conv.ArgError{Method: "TextDecoder.decode", Param: "input", Want: "valid UTF-8 (fatal: true)", Got: "invalid bytes"})
 			}
 			return rt.ToValue(strings.ToValidUTF8(string(b), "\uFFFD"))
 		}
@@ -114,7 +115,7 @@ func (r *Realm) bytesOf(v goja.Value, method, param string) []byte {
 			}
 		}
 	}
-	r.argErr(method, param, "an ArrayBuffer, a typed array or a DataView", v)
+	conv.Throw(r, method, param, "an ArrayBuffer, a typed array or a DataView", v)
 	return nil
 }
 

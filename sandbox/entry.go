@@ -3,7 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"reflect"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"runtime/debug"
 	"time"
 
@@ -173,14 +173,12 @@ func (r *Realm) reportForgotten(what string, v goja.Value) {
 
 func asPromise(v goja.Value) *goja.Promise {
 	o, ok := v.(*goja.Object)
-	if !ok || o.ExportType() != promiseType {
+	if !ok || o.ExportType() != conv.PromiseType {
 		return nil
 	}
 	p, _ := o.Export().(*goja.Promise)
 	return p
 }
-
-var promiseType = reflect.TypeFor[*goja.Promise]()
 
 // watch attaches handlers to p that settle the returned wait. Lock held.
 func (r *Realm) watch(p *goja.Promise) (*engine.Wait, error) {

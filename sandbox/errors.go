@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -21,39 +20,6 @@ var (
 	// ErrNotPlugin reports mount code that did not return a plugin.
 	ErrNotPlugin = errors.New("sandbox: mount code did not return a plugin")
 )
-
-// An ArgError reports a JavaScript argument or value of the wrong type for a Go parameter
-// ("fs.readFile: parameter path: expected a string, got number"), or a value at a path
-// ("result.items[2]: expected JSON data, got function"). Thrown into JavaScript it becomes
-// a TypeError.
-type ArgError struct {
-	Method string // "fs.readFile"
-	Param  string // "path", or a path inside it such as "opts.limit"
-	Want   string // "a string"
-	Got    string // "number"
-}
-
-func (e *ArgError) Error() string {
-	var b strings.Builder
-	if e.Method != "" {
-		b.WriteString(e.Method)
-		b.WriteString(": ")
-	}
-	if e.Param != "" {
-		if e.Method != "" {
-			b.WriteString("parameter ")
-		}
-		b.WriteString(e.Param)
-		b.WriteString(": ")
-	}
-	b.WriteString("expected ")
-	b.WriteString(e.Want)
-	if e.Got != "" {
-		b.WriteString(", got ")
-		b.WriteString(e.Got)
-	}
-	return b.String()
-}
 
 // A TimeoutError reports an entry into JavaScript that exceeded its time bound (or whose
 // context ended) and was interrupted. errors.Is(err, context.DeadlineExceeded) holds for a

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"runtime"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func TestThrowKeepsGoError(t *testing.T) {
 	set(r, "fail", func(r *Realm) any {
 		return func(call goja.FunctionCall) goja.Value {
 			if call.Argument(0).ToBoolean() {
-				r.Throw(&ArgError{Method: "fail", Param: "x", Want: "nothing"})
+				r.Throw(&conv.ArgError{Method: "fail", Param: "x", Want: "nothing"})
 			}
 			r.Throw(fmt.Errorf("wrapped: %w", sentinel))
 			return nil
@@ -95,7 +96,7 @@ func TestThrowKeepsGoError(t *testing.T) {
 	if _, err := run(r, `fail()`); !errors.Is(err, sentinel) {
 		t.Errorf("thrown: %v", err)
 	}
-	var ae *ArgError
+	var ae *conv.ArgError
 	if _, err := run(r, `fail(true)`); !errors.As(err, &ae) {
 		t.Errorf("thrown TypeError: %v", err)
 	}

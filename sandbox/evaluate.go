@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
@@ -288,7 +289,7 @@ func (r *Realm) plugin(v goja.Value) (*Mount, error) {
 	generic := "mount code must return a plugin — a function (ctx) => { … }, or an object with an apply(ctx) method — but it returned "
 	o, ok := v.(*goja.Object)
 	if !ok {
-		return nil, notPlugin(typeName(v), generic+typeName(v)+":\n"+pluginForms)
+		return nil, notPlugin(conv.TypeName(v), generic+conv.TypeName(v)+":\n"+pluginForms)
 	}
 	m := &Mount{realm: r, name: "<anonymous>", this: goja.Undefined()}
 	if fn, ok := goja.AssertFunction(o); ok {
@@ -300,7 +301,7 @@ func (r *Realm) plugin(v goja.Value) (*Mount, error) {
 	}
 	fn, ok := goja.AssertFunction(o.Get("apply"))
 	if !ok {
-		got := "an object whose apply is " + typeName(o.Get("apply"))
+		got := "an object whose apply is " + conv.TypeName(o.Get("apply"))
 		return nil, notPlugin(got, generic+got+":\n"+pluginForms)
 	}
 	m.apply, m.this = fn, o
@@ -311,11 +312,11 @@ func (r *Realm) plugin(v goja.Value) (*Mount, error) {
 	if inj != nil && !goja.IsUndefined(inj) && !goja.IsNull(inj) {
 		io, ok := inj.(*goja.Object)
 		if !ok || io.ClassName() != "Array" {
-			return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject must be an array of service names, such as inject: ['timer'], but it is %s", m.name, typeName(inj)))
+			return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject must be an array of service names, such as inject: ['timer'], but it is %s", m.name, conv.TypeName(inj)))
 		}
 		for i, k := range toSlice(r, io, "inject") {
 			if !goja.IsString(k) || k.String() == "" {
-				return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject[%d] must be a non-empty service name (a string), but it is %s", m.name, i, typeName(k)))
+				return nil, notPlugin("a bad inject", fmt.Sprintf("plugin %q: inject[%d] must be a non-empty service name (a string), but it is %s", m.name, i, conv.TypeName(k)))
 			}
 			m.inject = append(m.inject, k.String())
 		}

@@ -60,19 +60,19 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 	}
 	o := r.Runtime().NewObject()
 	_ = o.Set("hello", r.Func("greeter.hello", func(call goja.FunctionCall) goja.Value {
-		name := ArgString(r, call, 0, "greeter.hello", "name")
+		name := argString(r, call, 0, "greeter.hello", "name")
 		var res string
 		r.Unlocked(func() { res = g.Hello(name) })
 		return r.Runtime().ToValue(res)
 	}))
 	_ = o.Set("shout", r.Func("greeter.shout", func(call goja.FunctionCall) goja.Value {
-		text := ArgString(r, call, 0, "greeter.shout", "text")
+		text := argString(r, call, 0, "greeter.shout", "text")
 		var res int
 		r.Unlocked(func() { res = g.Shout(text) })
 		return r.Runtime().ToValue(res)
 	}))
 	_ = o.Set("fetch", r.Func("greeter.fetch", func(call goja.FunctionCall) goja.Value {
-		url := ArgString(r, call, 0, "greeter.fetch", "url")
+		url := argString(r, call, 0, "greeter.fetch", "url")
 		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
 			res, err := g.Fetch(ctx, url)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"log/slog"
 	"strings"
 	"unicode/utf8"
@@ -306,7 +307,7 @@ func (r *Realm) inspect(v goja.Value) string {
 	if js, err := r.toJSON(o, ""); err == nil {
 		return truncate(string(js), 4<<10)
 	}
-	return "[" + typeName(o) + "]"
+	return "[" + conv.TypeName(o) + "]"
 }
 
 func typeNameOrString(v goja.Value) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"io"
 	"math"
 	"reflect"
@@ -31,7 +32,7 @@ func ToJSON(r *Realm, v goja.Value, path string) json.RawMessage {
 	return b
 }
 
-// toJSON is ToJSON returning the error (an *ArgError, or what a getter threw) instead of
+// toJSON is ToJSON returning the error (a value of the wrong type, or what a getter threw) instead of
 // throwing. Lock held.
 func (r *Realm) toJSON(v goja.Value, path string) (json.RawMessage, error) {
 	var b []byte
@@ -53,7 +54,7 @@ func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]by
 func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack, depth int) ([]byte, error) {
 	lim := &r.loop.limits
 	if len(b) > lim.MaxBytes {
-		return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
+		return nil, &conv.ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
 	}
 	if !bud.hasNodes(1) {
 		return nil, bud.needNodes(1, at.String())
@@ -61,23 +62,23 @@ func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack,
 	bud.nodes--
 	switch {
 	case v == nil || goja.IsUndefined(v):
-		return nil, &ArgError{Param: at.String(), Want: "JSON data", Got: "undefined"}
+		return nil, &conv.ArgError{Param: at.String(), Want: "JSON data", Got: "undefined"}
 	case goja.IsNull(v):
 		return append(b, "null"...), nil
 	case goja.IsString(v):
 		// Its JSON is at least a byte per UTF-16 unit: refuse before Go copies it.
 		if n := v.(goja.String).Length(); n > lim.MaxBytes-len(b) {
-			return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: fmt.Sprintf("a string of %d UTF-16 units", n)}
+			return nil, &conv.ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: fmt.Sprintf("a string of %d UTF-16 units", n)}
 		}
 		b = appendJSONString(b, v.String())
 		if len(b) > lim.MaxBytes {
-			return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
+			return nil, &conv.ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
 		}
 		return b, nil
 	case goja.IsNumber(v):
 		f := v.ToFloat()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, &ArgError{Param: at.String(), Want: "JSON data (a finite number)", Got: typeName(v)}
+			return nil, &conv.ArgError{Param: at.String(), Want: "JSON data (a finite number)", Got: conv.TypeName(v)}
 		}
 		return appendJSONNumber(b, f), nil
 	}
@@ -86,21 +87,21 @@ func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack,
 		if v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool {
 			return strconv.AppendBool(b, v.ToBoolean()), nil
 		}
-		return nil, &ArgError{Param: at.String(), Want: "JSON data", Got: typeName(v)}
+		return nil, &conv.ArgError{Param: at.String(), Want: "JSON data", Got: conv.TypeName(v)}
 	}
 	if depth >= lim.MaxDepth {
-		return nil, &ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data nested at most %d levels deep", lim.MaxDepth), Got: "deeper nesting (a cycle?)"}
+		return nil, &conv.ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data nested at most %d levels deep", lim.MaxDepth), Got: "deeper nesting (a cycle?)"}
 	}
 	if _, fn := goja.AssertFunction(o); fn {
-		return nil, &ArgError{Param: at.String(), Want: "JSON data", Got: "function"}
+		return nil, &conv.ArgError{Param: at.String(), Want: "JSON data", Got: "function"}
 	}
 	objProto, arrProto := r.protos()
 	switch o.ClassName() {
 	case "Array":
 		if o.Prototype() != arrProto {
-			return nil, &ArgError{Param: at.String(), Want: "JSON data (a plain array)", Got: r.protoName(o, "an array subclass")}
+			return nil, &conv.ArgError{Param: at.String(), Want: "JSON data (a plain array)", Got: r.protoName(o, "an array subclass")}
 		}
-		n := arrayLen(o)
+		n := conv.ArrayLen(o)
 		if !bud.hasNodes(n) {
 			return nil, bud.needNodes(n, at.String()) // before visiting a sparse array's holes one by one
 		}
@@ -122,7 +123,7 @@ func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack,
 		// Only plain objects: a Map, a Set, a typed array, a class instance… would lose
 		// their contents (or their meaning) as {}.
 		if p := o.Prototype(); p != nil && p != objProto {
-			return nil, &ArgError{Param: at.String(), Want: "JSON data (a plain object or array)", Got: r.protoName(o, "an object with a custom prototype")}
+			return nil, &conv.ArgError{Param: at.String(), Want: "JSON data (a plain object or array)", Got: r.protoName(o, "an object with a custom prototype")}
 		}
 		keys := o.Keys()
 		if !bud.hasNodes(int64(len(keys))) {
@@ -151,7 +152,7 @@ func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack,
 		}
 		return append(b, '}'), nil
 	}
-	return nil, &ArgError{Param: at.String(), Want: "JSON data (a plain object or array)", Got: typeName(o)}
+	return nil, &conv.ArgError{Param: at.String(), Want: "JSON data (a plain object or array)", Got: conv.TypeName(o)}
 }
 
 // protos returns the realm's intrinsic Object.prototype and Array.prototype (whatever mount
@@ -394,7 +395,7 @@ func (r *Realm) decodeJSON(bud *Budget, d *json.Decoder, depth int, path *pathSt
 }
 
 func numberValue(rt *goja.Runtime, s string) (goja.Value, error) {
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil && i <= maxSafeInt && i >= -maxSafeInt {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil && i <= conv.MaxSafeInt && i >= -conv.MaxSafeInt {
 		return rt.ToValue(i), nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -515,14 +516,14 @@ func (r *Realm) fromAny(bud *Budget, v any, depth int) (goja.Value, error) {
 }
 
 func safeInt(rt *goja.Runtime, i int64) (goja.Value, error) {
-	if i > maxSafeInt || i < -maxSafeInt {
+	if i > conv.MaxSafeInt || i < -conv.MaxSafeInt {
 		return nil, fmt.Errorf("integer %d is outside ±2^53 and cannot be represented exactly as a JavaScript number", i)
 	}
 	return rt.ToValue(i), nil
 }
 
 func safeUint(rt *goja.Runtime, u uint64) (goja.Value, error) {
-	if u > maxSafeInt {
+	if u > conv.MaxSafeInt {
 		return nil, fmt.Errorf("integer %d is outside ±2^53 and cannot be represented exactly as a JavaScript number", u)
 	}
 	return rt.ToValue(int64(u)), nil

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"strconv"
 
 	"github.com/dop251/goja"
@@ -165,7 +166,7 @@ func (m membrane) cross(c *crossing, v goja.Value, holder *goja.Object, depth in
 		}
 		// Before allocating: a sparse array may claim 2^32-1 elements. The path is
 		// rendered only for the error.
-		n := arrayLen(o)
+		n := conv.ArrayLen(o)
 		if !c.bud.hasNodes(n) {
 			panic(crossFailure{c.bud.needNodes(n, path.String())})
 		}

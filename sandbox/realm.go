@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -207,10 +208,11 @@ func callAsync(ctx context.Context, call func(context.Context) (func() goja.Valu
 	return call(ctx)
 }
 
-// Throw raises err as a JS exception: a TypeError when err is (or wraps) an *ArgError, an
+// Throw raises err as a JS exception: a TypeError when err is (or wraps) the error of a
+// value of the wrong type (from [ToJSON], or an argument reader of sandbox/bind), an
 // Error otherwise. It does not return. Lock held.
 func (r *Realm) Throw(err error) {
-	if ae := (*ArgError)(nil); errors.As(err, &ae) {
+	if ae := (*conv.ArgError)(nil); errors.As(err, &ae) {
 		o := r.rt.NewTypeError(err.Error())
 		r.rememberGoError(o, err)
 		panic(o)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,13 +19,13 @@ func installBus(r *Realm, parallel bool) {
 	var fns []goja.Callable
 	set(r, "listen", func(r *Realm) any {
 		return r.Func("bus.listen", func(call goja.FunctionCall) goja.Value {
-			fns = append(fns, ArgCallback(r, call, 0, "bus.listen", "fn"))
+			fns = append(fns, argCallback(r, call, 0, "bus.listen", "fn"))
 			return goja.Undefined()
 		})
 	})
 	set(r, "emit", func(r *Realm) any {
 		return r.Func("bus.emit", func(call goja.FunctionCall) goja.Value {
-			x := ArgString(r, call, 0, "bus.emit", "x")
+			x := argString(r, call, 0, "bus.emit", "x")
 			ls := append([]goja.Callable(nil), fns...)
 			var errs []error
 			r.Unlocked(func() {
@@ -109,7 +110,7 @@ func TestThrow(t *testing.T) {
 	set(r, "fail", func(r *Realm) any {
 		return r.Func("t.fail", func(call goja.FunctionCall) goja.Value {
 			if call.Argument(0).ToBoolean() {
-				r.Throw(&ArgError{Method: "t.fail", Param: "x", Want: "a string", Got: "number"})
+				r.Throw(&conv.ArgError{Method: "t.fail", Param: "x", Want: "a string", Got: "number"})
 			}
 			r.Throw(errors.New("plain failure"))
 			return nil
@@ -131,7 +132,7 @@ func TestAsync(t *testing.T) {
 	r := testRealm(t, l, "dyn-1")
 	set(r, "fetchLater", func(r *Realm) any {
 		return r.Func("t.fetchLater", func(call goja.FunctionCall) goja.Value {
-			mode := ArgString(r, call, 0, "t.fetchLater", "mode")
+			mode := argString(r, call, 0, "t.fetchLater", "mode")
 			return r.Async(func(ctx context.Context) (func() goja.Value, error) {
 				switch mode {
 				case "ok":
@@ -396,7 +397,7 @@ func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
 	var listener goja.Callable
 	set(r, "listen", func(r *Realm) any {
 		return r.Func("t.listen", func(call goja.FunctionCall) goja.Value {
-			listener = ArgCallback(r, call, 0, "t.listen", "fn")
+			listener = argCallback(r, call, 0, "t.listen", "fn")
 			return goja.Undefined()
 		})
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -101,7 +102,7 @@ func (a *SeamAdapter) newSeam(r *Realm, key string, v goja.Value) (*Seam, error)
 	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		return nil, a.shapeError(key, "got "+typeName(v), nil)
+		return nil, a.shapeError(key, "got "+conv.TypeName(v), nil)
 	}
 	fns := make([]goja.Callable, len(a.methods))
 	var missing []string
@@ -238,7 +239,7 @@ func (s *Seam) Disposer(r *Realm, v goja.Value, path string) func() {
 	}
 	fn, ok := goja.AssertFunction(v)
 	if !ok {
-		r.Throw(&ArgError{Param: path, Want: "a function (a disposer) or undefined", Got: typeName(v)})
+		r.Throw(&conv.ArgError{Param: path, Want: "a function (a disposer) or undefined", Got: conv.TypeName(v)})
 	}
 	return func() {
 		if s.live.Load() == nil {

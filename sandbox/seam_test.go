@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"runtime"
 	"strings"
 	"sync"
@@ -39,14 +40,14 @@ type echoImpl struct{ seam *Seam }
 func (x *echoImpl) Echo(ctx context.Context, s string) (string, error) {
 	var res string
 	err := x.seam.Call(ctx, 0, func(r *Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(s)} },
-		func(r *Realm, v goja.Value) error { res = ToString(r, v, "echo.echo(…)"); return nil })
+		func(r *Realm, v goja.Value) error { res = toString(r, v, "", "echo.echo(…)"); return nil })
 	return res, err
 }
 
 func (x *echoImpl) Len(s string) int {
 	var res int
 	if err := x.seam.Call(context.Background(), 1, func(r *Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(s)} },
-		func(r *Realm, v goja.Value) error { res = int(ToInt(r, v, "echo.len(…)")); return nil }); err != nil {
+		func(r *Realm, v goja.Value) error { res = int(conv.Int(r, v, "", "echo.len(…)")); return nil }); err != nil {
 		x.seam.Fail(1, err)
 	}
 	return res
@@ -65,7 +66,7 @@ func bindEcho(r *Realm, v any) (*goja.Object, error) {
 	}
 	o := r.Runtime().NewObject()
 	_ = o.Set("len", r.Func("echo.len", func(call goja.FunctionCall) goja.Value {
-		s := ArgString(r, call, 0, "echo.len", "s")
+		s := argString(r, call, 0, "echo.len", "s")
 		var n int
 		r.Unlocked(func() { n = e.Len(s) })
 		return r.Runtime().ToValue(n)
@@ -77,7 +78,7 @@ func bindBounce(r *Realm, v any) (*goja.Object, error) {
 	b := v.(*bouncer)
 	o := r.Runtime().NewObject()
 	_ = o.Set("len", r.Func("bounce.len", func(call goja.FunctionCall) goja.Value {
-		s := ArgString(r, call, 0, "bounce.len", "s")
+		s := argString(r, call, 0, "bounce.len", "s")
 		var n int
 		r.Unlocked(func() {
 			if e, ok := echoService.Get(b.root); ok {

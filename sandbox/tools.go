@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"maps"
 	"regexp"
 	"slices"
@@ -109,20 +110,20 @@ type checkedTool struct {
 
 // checkTool checks the tool definition v for method, throwing what is wrong with it.
 func (r *Realm) checkTool(method string, v goja.Value) checkedTool {
-	def := toObject(r, v, method, "tool")
+	def := conv.Object(r, v, method, "tool")
 	name := toolString(r, method, def, "name")
 	if !toolNameRE.MatchString(name) {
-		r.Throw(&ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
+		r.Throw(&conv.ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
 	}
 	desc := toolString(r, method, def, "description")
 	if max := r.loop.limits.MaxBytes; len(desc) > max {
 		// The description is sent to every client in the tool list: keep it to the size of
 		// any other value that leaves the sandbox.
-		r.Throw(&ArgError{Method: method, Param: "tool.description", Want: fmt.Sprintf("at most %d bytes (Limits.MaxBytes); say what the tool does in a few sentences", max), Got: fmt.Sprintf("%d bytes", len(desc))})
+		r.Throw(&conv.ArgError{Method: method, Param: "tool.description", Want: fmt.Sprintf("at most %d bytes (Limits.MaxBytes); say what the tool does in a few sentences", max), Got: fmt.Sprintf("%d bytes", len(desc))})
 	}
 	exec, ok := goja.AssertFunction(def.Get("execute"))
 	if !ok {
-		r.Throw(&ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: typeName(def.Get("execute"))})
+		r.Throw(&conv.ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: conv.TypeName(def.Get("execute"))})
 	}
 	key, pv := toolParameters(r, method, def)
 	params := json.RawMessage(`{"type":"object","properties":{}}`)
@@ -180,7 +181,7 @@ func toolParameters(r *Realm, method string, def *goja.Object) (string, goja.Val
 func toolString(r *Realm, method string, def *goja.Object, key string) string {
 	v := def.Get(key)
 	if v == nil || !goja.IsString(v) || v.String() == "" {
-		r.Throw(&ArgError{Method: method, Param: "tool." + key, Want: "a non-empty string", Got: typeName(v)})
+		r.Throw(&conv.ArgError{Method: method, Param: "tool." + key, Want: "a non-empty string", Got: conv.TypeName(v)})
 	}
 	return v.String()
 }

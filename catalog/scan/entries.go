@@ -49,7 +49,7 @@ func (b *builder) addEvent(d decl) {
 }
 
 // orPass adds to a serial or bail listener's result type r what it returns to pass
-// (sandbox.Passes): undefined, null or false.
+// (bind.Passes): undefined, null or false.
 func orPass(r string) string {
 	if r == "boolean" {
 		return r + " | null | undefined"

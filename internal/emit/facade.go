@@ -199,7 +199,7 @@ var kitEventAdapters = map[catalog.Mode]string{
 // with the function that turns a payload into the listener's positional arguments, and
 // for a mode that reads the listener's result, its conversion (a waterfall's next result
 // goes to JavaScript too). A serial or bail listener passes with undefined, null or false
-// (sandbox.Passes, the one place that rule lives); a waterfall listener's undefined or
+// (bind.Passes, the one place that rule lives); a waterfall listener's undefined or
 // null is the zero value, and its false is converted like any other value.
 func (w *facadeWriter) adapter(e *catalog.Event) jen.Code {
 	var vals []jen.Code

@@ -9,7 +9,7 @@ import (
 	"github.com/cordiskit/cordiskit/catalog"
 )
 
-// plainBasic returns the basic type a parameter converts through when one sandbox Arg
+// plainBasic returns the basic type a parameter converts through when one bind Arg
 // function reads it directly: a basic type, time.Duration, or a named non-enum type over
 // a basic one. Enums go through a helper that checks the value; everything else too.
 func (w *facadeWriter) plainBasic(gt *catalog.GoType) *catalog.GoType {
@@ -26,49 +26,33 @@ func (w *facadeWriter) plainBasic(gt *catalog.GoType) *catalog.GoType {
 	return nil
 }
 
-// basicReader names the sandbox function that reads a basic type, and the Go type it
-// returns.
-func basicReader(gt *catalog.GoType) (fn, native string) {
+// basicKind names the bind functions that read a basic type: "String" for bind.String
+// and bind.ToString, and so on; "" when basic is nil.
+func basicKind(basic *catalog.GoType) string {
 	switch {
-	case gt == nil:
-		return "", ""
-	case gt.Is("time", "Duration"):
-		return "ArgDuration", "time.Duration"
-	case gt.Name == "string":
-		return "ArgString", "string"
-	case gt.Name == "bool":
-		return "ArgBool", "bool"
-	case strings.HasPrefix(gt.Name, "float"):
-		return "ArgFloat", "float64"
+	case basic == nil:
+		return ""
+	case basic.Is("time", "Duration"):
+		return "Duration"
+	case basic.Name == "string":
+		return "String"
+	case basic.Name == "bool":
+		return "Bool"
+	case strings.HasPrefix(basic.Name, "float"):
+		return "Float"
 	}
-	return "ArgInt", "int64"
+	return "Int"
 }
 
-// readBasic reads a plain basic value (see plainBasic) with the sandbox function fn,
-// called with args, and converts it to gt: integers other than int64 range-checked
-// (bind.CheckInt throws a TypeError naming method and param rather than let the
-// conversion wrap), named types converted.
-func (w *facadeWriter) readBasic(gt *catalog.GoType, fn, native string, args []jen.Code, method, param jen.Code) jen.Code {
-	v := jen.Qual(SandboxPath, fn).Call(args...)
-	if native == "int64" && !(gt.Kind == catalog.KindBasic && gt.Name == "int64") {
-		return jen.Qual(BindPath, "CheckInt").Types(GoTypeCode(gt)).Call(idR, v, method, param)
-	}
-	return convertTo(gt, native, v)
-}
-
-// basicFunc is the function value that reads gt, whose basic type is basic (see
-// plainBasic): an Arg (prefix "Arg") or a From (prefix "To"). sandbox's own read the
-// exact types they return; bind's generic ones the others, integers checked to fit.
+// basicFunc is the bind function value that reads gt, whose basic type is basic (see
+// plainBasic): an Arg (prefix "") or a From (prefix "To"). Durations have their own;
+// the others are generic in gt, integers checked to fit.
 func (w *facadeWriter) basicFunc(gt, basic *catalog.GoType, prefix string) jen.Code {
-	fn, native := basicReader(basic)
-	kind := strings.TrimPrefix(fn, "Arg")
-	if (gt.Kind == catalog.KindBasic && gt.Name == native) || gt.Is("time", "Duration") {
-		return jen.Qual(SandboxPath, prefix+kind)
+	fn := jen.Qual(BindPath, prefix+basicKind(basic))
+	if gt.Is("time", "Duration") {
+		return fn
 	}
-	if prefix != "Arg" {
-		kind = prefix + kind
-	}
-	return jen.Qual(BindPath, kind).Types(GoTypeCode(gt))
+	return fn.Types(GoTypeCode(gt))
 }
 
 // argFunc is the bind.Arg that reads parameter p of method.
@@ -77,7 +61,7 @@ func (w *facadeWriter) argFunc(p catalog.Param) jen.Code {
 		return jen.Id(w.helper("Arg", p.Go, func(name string) jen.Code { return w.callbackArg(name, p.Go) }))
 	}
 	if basic := w.plainBasic(p.Go); basic != nil {
-		return w.basicFunc(p.Go, basic, "Arg")
+		return w.basicFunc(p.Go, basic, "")
 	}
 	return jen.Qual(BindPath, "ArgFrom").Call(w.fromFunc(p.Go))
 }
@@ -93,7 +77,7 @@ func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) jen.Code {
 		vals = append(vals, w.toJS(pt, x, "a callback argument"))
 	}
 	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("call").Qual(GojaPath, "FunctionCall"), jen.Id("i").Int(), jen.List(jen.Id("method"), jen.Id("param")).String()).Add(GoTypeCode(gt)).Block(
-		jen.Id("cb").Op(":=").Qual(SandboxPath, "ArgCallback").Call(idR, jen.Id("call"), jen.Id("i"), jen.Id("method"), jen.Id("param")),
+		jen.Id("cb").Op(":=").Qual(BindPath, "Callback").Call(idR, jen.Id("call"), jen.Id("i"), jen.Id("method"), jen.Id("param")),
 		jen.Id("what").Op(":=").Lit("the ").Op("+").Id("param").Op("+").Lit(" callback of ").Op("+").Id("method"),
 		jen.Return(jen.Func().Params(params...).Block(
 			jen.Id("r").Dot("DeliverEmit").Call(jen.Id("what"), jen.Id("cb"),
@@ -183,12 +167,9 @@ func (w *facadeWriter) resultFunc(gt *catalog.GoType, method string) jen.Code {
 	}))
 }
 
-// toFunc is basicReader's counterpart for values inside a structure.
-func toFunc(arg string) string { return "To" + strings.TrimPrefix(arg, "Arg") }
-
-// convertTo converts v, of the Go type native, to gt when they differ.
-func convertTo(gt *catalog.GoType, native string, v jen.Code) jen.Code {
-	if (gt.Kind == catalog.KindBasic && gt.Name == native) || (native == "time.Duration" && gt.Is("time", "Duration")) {
+// convertString converts v, a string, to gt when gt is a named string type.
+func convertString(gt *catalog.GoType, v jen.Code) jen.Code {
+	if gt.Kind == catalog.KindBasic && gt.Name == "string" {
 		return v
 	}
 	return jen.Add(GoTypeCode(gt)).Call(v)
@@ -299,11 +280,11 @@ var idB = jen.Id("b")
 // made only if needed): strings take their bytes from it, arrays and maps their elements,
 // so a value that is small in the JavaScript heap cannot make Go copy without end.
 func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path jen.Code) jen.Code {
-	if fn, native := basicReader(w.plainBasic(gt)); fn != "" {
-		if native == "string" && b != nil {
-			return convertTo(gt, native, jen.Add(b).Dot("String").Call(v, path))
+	if basic := w.plainBasic(gt); basic != nil {
+		if basic.Name == "string" && b != nil {
+			return convertString(gt, jen.Add(b).Dot("String").Call(v, path))
 		}
-		return w.readBasic(gt, toFunc(fn), native, []jen.Code{idR, v, path}, jen.Lit(""), path)
+		return jen.Add(w.basicFunc(gt, basic, "To")).Call(idR, v, path)
 	}
 	switch gt.Kind {
 	case catalog.KindStruct:
@@ -388,7 +369,7 @@ func (w *facadeWriter) namedFromJS(gt *catalog.GoType, typ jen.Code) []jen.Code 
 		return []jen.Code{jen.Return(jen.Add(typ).Call(w.fromJSIn(t.Underlying, idB, jen.Id("v"), jen.Id("path"))))}
 	}
 	body := []jen.Code{
-		jen.Id("o").Op(":=").Qual(SandboxPath, "ToObject").Call(idR, jen.Id("v"), jen.Id("path")),
+		jen.Id("o").Op(":=").Qual(BindPath, "ToObject").Call(idR, jen.Id("v"), jen.Id("path")),
 		jen.Var().Id("out").Add(typ),
 	}
 	for _, f := range t.Fields {

@@ -56,7 +56,7 @@ func FromMap[K ~string, V any](elem Conv[V]) Conv[map[K]V] {
 		if absent(v) {
 			return nil
 		}
-		o := sandbox.ToObject(r, v, path)
+		o := ToObject(r, v, path)
 		out := map[K]V{}
 		for _, k := range b.Keys(o, path) {
 			out[K(k)] = elem(r, b, o.Get(k), path+"."+k)

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"github.com/dop251/goja"
 )
 
 // A From converts v, a value JavaScript gave (a listener's result, an argument inside a
 // structure), to a T, throwing a TypeError that names path when it does not fit. It is
 // one conversion: a From that needs a [sandbox.Budget] makes its own (see [Budgeted]).
-// sandbox.ToString and its siblings are Froms.
+// [ToString], [ToDuration], [ToObject] and their siblings are Froms.
 type From[T any] func(r *sandbox.Realm, v goja.Value, path string) T
 
 // Budgeted makes a From of a conversion that takes its budget, giving each conversion a
@@ -34,44 +35,68 @@ type integer interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
 }
 
-// String reads a string argument as the named string type T.
+// String reads a string argument as the named string type T. Lone UTF-16 surrogates become U+FFFD; a string longer than Limits.MaxBytes, or any other
+// type, throws a TypeError such as "fs.readFile: parameter path: expected a string, got
+// number".
 func String[T ~string](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(sandbox.ArgString(r, call, i, method, param))
+	return T(conv.String(r, r.Limits().MaxBytes, call.Argument(i), method, param))
 }
 
-// Bool reads a boolean argument as the named boolean type T.
+// Bool reads a boolean argument as the named boolean type T (no truthiness: it must be
+// true or false).
 func Bool[T ~bool](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(sandbox.ArgBool(r, call, i, method, param))
+	return T(conv.Bool(r, call.Argument(i), method, param))
 }
 
-// Float reads a number argument as the floating-point type T.
+// Float reads a finite number argument as the floating-point type T.
 func Float[T ~float32 | ~float64](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(sandbox.ArgFloat(r, call, i, method, param))
+	return T(conv.Float(r, call.Argument(i), method, param))
 }
 
-// Int reads an integer argument as the integer type T, checked to fit (see [CheckInt]).
+// Int reads an integer argument — a number with no fractional part within ±2^53 — as the
+// integer type T, checked to fit (see [CheckInt]).
 func Int[T integer](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return CheckInt[T](r, sandbox.ArgInt(r, call, i, method, param), method, param)
+	return CheckInt[T](r, conv.Int(r, call.Argument(i), method, param), method, param)
 }
 
-// ToString converts v like sandbox.ToString, to the named string type T.
+// Duration reads an argument, a non-negative number of milliseconds, as a time.Duration.
+func Duration(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) time.Duration {
+	return conv.Duration(r, call.Argument(i), method, param)
+}
+
+// Callback reads a function argument.
+func Callback(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) goja.Callable {
+	return conv.Callback(r, call.Argument(i), method, param)
+}
+
+// ToString converts v, at path ("opts.name"), like [String], to the named string type T.
 func ToString[T ~string](r *sandbox.Realm, v goja.Value, path string) T {
-	return T(sandbox.ToString(r, v, path))
+	return T(conv.String(r, r.Limits().MaxBytes, v, "", path))
 }
 
-// ToBool converts v like sandbox.ToBool, to the named boolean type T.
+// ToBool converts v like [Bool], to the named boolean type T.
 func ToBool[T ~bool](r *sandbox.Realm, v goja.Value, path string) T {
-	return T(sandbox.ToBool(r, v, path))
+	return T(conv.Bool(r, v, "", path))
 }
 
-// ToFloat converts v like sandbox.ToFloat, to the floating-point type T.
+// ToFloat converts v like [Float], to the floating-point type T.
 func ToFloat[T ~float32 | ~float64](r *sandbox.Realm, v goja.Value, path string) T {
-	return T(sandbox.ToFloat(r, v, path))
+	return T(conv.Float(r, v, "", path))
 }
 
-// ToInt converts v like sandbox.ToInt, to the integer type T, checked to fit.
+// ToInt converts v like [Int], to the integer type T, checked to fit.
 func ToInt[T integer](r *sandbox.Realm, v goja.Value, path string) T {
-	return CheckInt[T](r, sandbox.ToInt(r, v, path), "", path)
+	return CheckInt[T](r, conv.Int(r, v, "", path), "", path)
+}
+
+// ToDuration converts v like [Duration].
+func ToDuration(r *sandbox.Realm, v goja.Value, path string) time.Duration {
+	return conv.Duration(r, v, "", path)
+}
+
+// ToObject returns v, at path, as a plain object (not null, an array or a function).
+func ToObject(r *sandbox.Realm, v goja.Value, path string) *goja.Object {
+	return conv.Object(r, v, "", path)
 }
 
 // Nothing is the From of struct{}: whatever JavaScript gave is no data.
@@ -95,7 +120,7 @@ var intRange = map[reflect.Kind]string{
 }
 
 // CheckInt converts x, an integer read from JavaScript, to T. It throws a TypeError (an
-// *sandbox.ArgError naming method and param) when x does not fit, rather than letting the
+// naming method and param) when x does not fit, rather than letting the
 // conversion wrap.
 func CheckInt[T integer](r *sandbox.Realm, x int64, method, param string) T {
 	y := T(x)
@@ -104,7 +129,7 @@ func CheckInt[T integer](r *sandbox.Realm, x int64, method, param string) T {
 		fits = x >= 0 && uint64(y) == uint64(x)
 	}
 	if !fits {
-		r.Throw(&sandbox.ArgError{Method: method, Param: param, Want: "an integer " + intRange[reflect.TypeFor[T]().Kind()], Got: strconv.FormatInt(x, 10)})
+		r.Throw(&conv.ArgError{Method: method, Param: param, Want: "an integer " + intRange[reflect.TypeFor[T]().Kind()], Got: strconv.FormatInt(x, 10)})
 	}
 	return y
 }
@@ -118,7 +143,7 @@ type basic interface {
 func Value[T basic](r *sandbox.Realm, x T) goja.Value { return r.Runtime().ToValue(x) }
 
 // Millis is the Result of a time.Duration: a number of milliseconds, as
-// sandbox.ArgDuration reads them.
+// [Duration] reads them.
 func Millis(r *sandbox.Realm, x time.Duration) goja.Value {
 	return r.Runtime().ToValue(float64(x) / float64(time.Millisecond))
 }

@@ -27,10 +27,11 @@
 //
 // An [Arg] reads a method's argument, a [From] converts a value at the top of one
 // conversion, a [Conv] inside one (taking from its [sandbox.Budget]), a [Result] builds a
-// JavaScript value. sandbox's ArgString, ToString, … are the first two for exact basic
-// types; [String], [ToString], [Int], [ToInt], [Value], … are their generic forms for named
-// and narrower types — an integer that does not fit its Go type is a TypeError, never a
-// wrapped value ([CheckInt]). [FromSlice], [FromMap], [FromPtr], [SliceValue],
+// JavaScript value. [String], [Bool], [Int], [Float], [Duration] and [Callback] are the Args
+// of basic types and functions, [ToString], [ToBool], [ToInt], [ToFloat], [ToDuration] and
+// [ToObject] the Froms, generic over named and narrower types; a wrong type throws a
+// TypeError naming the method and parameter (or the path), and an integer that does not
+// fit its Go type is a TypeError, never a wrapped value ([CheckInt]). [FromSlice], [FromMap], [FromPtr], [SliceValue],
 // [MapValue], [PtrValue] and [Field] compose them, so the generated code declares a
 // converter only per catalogued struct, enum or value type.
 //

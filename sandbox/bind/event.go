@@ -2,10 +2,12 @@ package bind
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"github.com/dop251/goja"
 )
 
@@ -35,14 +37,14 @@ func OnParallel[P any](ev *kit.ParallelEvent[P], args Args[P]) sandbox.EventAdap
 }
 
 // OnSerial adapts a JavaScript listener to the serial event ev: its result read with
-// from, unless it passes (sandbox.Passes: undefined, null or false), which is R's zero
+// from, unless it passes ([Passes]: undefined, null or false), which is R's zero
 // value.
 func OnSerial[P any, R comparable](ev *kit.SerialEvent[P, R], args Args[P], from From[R]) sandbox.EventAdapter {
 	path := "the result of a listener of " + ev.Name()
 	return func(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 		return ev.On(c, func(ctx context.Context, p P) (R, error) {
 			var res R
-			err := r.Deliver(ctx, fn, func() []goja.Value { return args(r, p) }, answer(r, &res, sandbox.Passes, from, path))
+			err := r.Deliver(ctx, fn, func() []goja.Value { return args(r, p) }, answer(r, &res, Passes, from, path))
 			return res, err
 		})
 	}
@@ -56,7 +58,7 @@ func OnBail[P any, R comparable](ev *kit.BailEvent[P, R], args Args[P], from Fro
 	return func(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 		return ev.On(c, func(p P) R {
 			var res R
-			if err := r.Deliver(context.Background(), fn, func() []goja.Value { return args(r, p) }, answer(r, &res, sandbox.Passes, from, path)); err != nil {
+			if err := r.Deliver(context.Background(), fn, func() []goja.Value { return args(r, p) }, answer(r, &res, Passes, from, path)); err != nil {
 				r.Logger().Warn("listener failed", "event", name, "err", err)
 				var zero R
 				return zero
@@ -102,3 +104,18 @@ func answer[R any](r *sandbox.Realm, res *R, none func(goja.Value) bool, from Fr
 
 // absent reports undefined or null.
 func absent(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
+
+// Passes reports whether v, what a serial or bail listener returned (or its promise
+// settled with), is no answer: undefined, null or false, as in cordis. The generated
+// façade turns such a result into the zero value of the event's result type without
+// converting it, so false passes whatever that type is; Go's dispatch passes over the zero
+// value, and so over any result that converts to it (an empty string, 0, an object whose
+// fields are all zero or absent).
+func Passes(v goja.Value) bool {
+	return v == nil || goja.IsUndefined(v) || goja.IsNull(v) || isFalse(v)
+}
+
+// isFalse reports whether v is the primitive false (not a Boolean object).
+func isFalse(v goja.Value) bool {
+	return !conv.IsObject(v) && v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool && !v.ToBoolean()
+}

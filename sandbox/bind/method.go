@@ -11,7 +11,7 @@ import (
 )
 
 // An Arg reads argument i of a call (parameter param of method) as a T, throwing a
-// TypeError when it does not fit. sandbox.ArgString and its siblings are Args.
+// TypeError when it does not fit. [String], [Duration], [Callback] and their siblings are Args.
 type Arg[T any] func(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T
 
 // A Result builds the JavaScript value of a Go result. Lock held.

@@ -43,7 +43,7 @@ func cordisBindExec(r *sandbox.Realm, v any) (*goja.Object, error) {
 	}
 	return bind.Object(r,
 		bind.Async1(r, "exec.run", "cmd", bind.ArgFrom(bind.Budgeted(cordisFromJSCommand)), s.Run, cordisToJSResult),
-		bind.Async1(r, "exec.shell", "script", sandbox.ArgString, s.Shell, cordisToJSResult),
+		bind.Async1(r, "exec.shell", "script", bind.String[string], s.Shell, cordisToJSResult),
 	)
 }
 
@@ -54,12 +54,12 @@ func cordisBindFs(r *sandbox.Realm, v any) (*goja.Object, error) {
 		return nil, err
 	}
 	return bind.Object(r,
-		bind.Async1(r, "fs.readFile", "path", sandbox.ArgString, s.ReadFile, bind.Value[string]),
-		bind.Async2(r, "fs.writeFile", "path", "content", sandbox.ArgString, sandbox.ArgString, func(ctx context.Context, a1 string, a2 string) (struct{}, error) {
+		bind.Async1(r, "fs.readFile", "path", bind.String[string], s.ReadFile, bind.Value[string]),
+		bind.Async2(r, "fs.writeFile", "path", "content", bind.String[string], bind.String[string], func(ctx context.Context, a1 string, a2 string) (struct{}, error) {
 			return bind.Void(s.WriteFile(ctx, a1, a2))
 		}, nil),
-		bind.Async1(r, "fs.list", "path", sandbox.ArgString, s.List, bind.SliceResult(cordisToJSFileInfo)),
-		bind.Async1(r, "fs.stat", "path", sandbox.ArgString, s.Stat, cordisToJSFileInfo),
+		bind.Async1(r, "fs.list", "path", bind.String[string], s.List, bind.SliceResult(cordisToJSFileInfo)),
+		bind.Async1(r, "fs.stat", "path", bind.String[string], s.Stat, cordisToJSFileInfo),
 	)
 }
 
@@ -70,10 +70,10 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 		return nil, err
 	}
 	return bind.Object(r,
-		bind.Func1(r, "kv.get", "key", sandbox.ArgString, func(a0 string) (string, error) { return s.Get(a0), nil }, bind.Value[string]),
-		bind.Func1(r, "kv.has", "key", sandbox.ArgString, func(a0 string) (bool, error) { return s.Has(a0), nil }, bind.Value[bool]),
-		bind.Func2(r, "kv.set", "key", "value", sandbox.ArgString, sandbox.ArgString, func(a0 string, a1 string) (struct{}, error) { return bind.Void(s.Set(a0, a1)) }, nil),
-		bind.Func1(r, "kv.delete", "key", sandbox.ArgString, func(a0 string) (bool, error) { return s.Delete(a0), nil }, bind.Value[bool]),
+		bind.Func1(r, "kv.get", "key", bind.String[string], func(a0 string) (string, error) { return s.Get(a0), nil }, bind.Value[string]),
+		bind.Func1(r, "kv.has", "key", bind.String[string], func(a0 string) (bool, error) { return s.Has(a0), nil }, bind.Value[bool]),
+		bind.Func2(r, "kv.set", "key", "value", bind.String[string], bind.String[string], func(a0 string, a1 string) (struct{}, error) { return bind.Void(s.Set(a0, a1)) }, nil),
+		bind.Func1(r, "kv.delete", "key", bind.String[string], func(a0 string) (bool, error) { return s.Delete(a0), nil }, bind.Value[bool]),
 		bind.Func0(r, "kv.keys", func() ([]string, error) { return s.Keys(), nil }, bind.SliceResult(bind.Value[string])),
 		bind.Func0(r, "kv.snapshot", func() (map[string]string, error) { return s.Snapshot(), nil }, bind.MapResult[string](bind.Value[string])),
 	)
@@ -104,7 +104,7 @@ type cordisSeamFsRest struct {
 
 // ReadFile calls readFile of the JavaScript implementation.
 func (x *cordisSeamFsImpl) ReadFile(ctx context.Context, arg1 string) (string, error) {
-	return bind.Ask(ctx, x.seam, 0, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, sandbox.ToString, "fs.readFile(…)")
+	return bind.Ask(ctx, x.seam, 0, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, bind.ToString[string], "fs.readFile(…)")
 }
 
 // WriteFile calls writeFile of the JavaScript implementation.
@@ -125,32 +125,32 @@ func (x *cordisSeamFsImpl) Stat(ctx context.Context, arg1 string) (agent.FileInf
 }
 
 func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Command {
-	o := sandbox.ToObject(r, v, path)
+	o := bind.ToObject(r, v, path)
 	var out agent.Command
 	bind.Field(r, b, o, path, "program", &out.Program, bind.Text[string])
 	bind.Field(r, b, o, path, "args", &out.Args, bind.FromSlice(bind.Text[string]))
 	bind.Field(r, b, o, path, "dir", &out.Dir, bind.Text[string])
 	bind.Field(r, b, o, path, "stdin", &out.Stdin, bind.Text[string])
-	bind.Field(r, b, o, path, "timeout", &out.Timeout, bind.Unbudgeted(sandbox.ToDuration))
+	bind.Field(r, b, o, path, "timeout", &out.Timeout, bind.Unbudgeted(bind.ToDuration))
 	return out
 }
 
 func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Decision {
-	o := sandbox.ToObject(r, v, path)
+	o := bind.ToObject(r, v, path)
 	var out agent.Decision
-	bind.Field(r, b, o, path, "allow", &out.Allow, bind.Unbudgeted(sandbox.ToBool))
+	bind.Field(r, b, o, path, "allow", &out.Allow, bind.Unbudgeted(bind.ToBool[bool]))
 	bind.Field(r, b, o, path, "reason", &out.Reason, bind.Text[string])
 	bind.Field(r, b, o, path, "input", &out.Input, bind.Text[string])
 	return out
 }
 
 func cordisFromJSFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.FileInfo {
-	o := sandbox.ToObject(r, v, path)
+	o := bind.ToObject(r, v, path)
 	var out agent.FileInfo
 	bind.Field(r, b, o, path, "name", &out.Name, bind.Text[string])
 	bind.Field(r, b, o, path, "path", &out.Path, bind.Text[string])
-	bind.Field(r, b, o, path, "size", &out.Size, bind.Unbudgeted(sandbox.ToInt))
-	bind.Field(r, b, o, path, "dir", &out.Dir, bind.Unbudgeted(sandbox.ToBool))
+	bind.Field(r, b, o, path, "size", &out.Size, bind.Unbudgeted(bind.ToInt[int64]))
+	bind.Field(r, b, o, path, "dir", &out.Dir, bind.Unbudgeted(bind.ToBool[bool]))
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/bind"
 	"github.com/dop251/goja"
 )
 
@@ -38,7 +39,7 @@ var BenchTools = kit.NewService[*kit.Tools]("bench-tools")
 
 // benchFacade is the bench's own façade tier, merged by the toolset with the kit's core
 // tier. It is written exactly as the binding contract between generated façade code
-// (facade_gen.go) and package sandbox prescribes: Realm.Func, ArgString, Realm.Unlocked and a
+// (facade_gen.go) and package sandbox prescribes: Realm.Func, bind.String, Realm.Unlocked and a
 // primitive ToValue for the service; Realm.Deliver with positional primitive arguments for
 // the event.
 var benchFacade = &sandbox.Facade{
@@ -56,7 +57,7 @@ func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
 	}
 	o := r.Runtime().NewObject()
 	_ = o.Set("hello", r.Func("bench.hello", func(call goja.FunctionCall) goja.Value {
-		name := sandbox.ArgString(r, call, 0, "bench.hello", "name")
+		name := bind.String[string](r, call, 0, "bench.hello", "name")
 		var res string
 		r.Unlocked(func() { res = svc.Hello(name) })
 		return r.Runtime().ToValue(res)
