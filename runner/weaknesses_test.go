@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -182,5 +184,189 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	}
 	if _, err := e.r.Invoke(ctx, d.PluginID, h.PluginRunID, h.Capability, "now", nil); err != nil {
 		t.Fatalf("Invoke while the new request waits = %v", err)
+	}
+}
+
+// Spec §17.7, as the code stands: a restart of the running Package stops the working run
+// before its new host half starts (spec §6.4), so a restart whose host half fails leaves
+// nothing running. The weakness is not beaten — the working run is killed — but it is
+// surfaced: the error and cordis_inspect_self say that nothing runs, the current Package
+// stays, and a rerun restores it. A restart that fails before any page starts it (declined)
+// leaves the working run untouched.
+func TestWeaknessFailedRestartOfTheSamePackage(t *testing.T) {
+	h := &fakeHost{}
+	e := newEnv(t, &Options{Host: h})
+	ctx := as("s1")
+	pg := page{e}
+	d := e.define(newPlugin("clock"), "return () => {}", clientCode)
+	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+		t.Fatal(err)
+	}
+	working := pg.approve(t, e.lastRequest(), false)
+
+	// A declined restart: the working run keeps running.
+	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+		t.Fatal(err)
+	}
+	if acc := pg.answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
+		t.Fatalf("decline refused: %s", acc.Message)
+	}
+	if _, err := e.r.Invoke(ctx, d.PluginID, working.PluginRunID, working.Capability, "echo", nil); err != nil || h.running() != 1 {
+		t.Fatalf("the working run after a declined restart: invoke %v, %d halves", err, h.running())
+	}
+	if ev := e.takeEvents(); slices.Contains(ev, "retract clock-1/pkg-1 run-1") {
+		t.Fatalf("a declined restart retracted the working run: %v", ev)
+	}
+
+	// A restart whose host half fails (the fake host refuses every start from now on).
+	h.mu.Lock()
+	h.fail = errors.New("the host is out of memory")
+	h.mu.Unlock()
+	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+		t.Fatal(err)
+	}
+	res := pg.start(e.lastRequest(), false)
+	want := `the host half of clock-1/pkg-1 (run-3) failed to start: the host is out of memory. Nothing of clock-1 is running now: its previous run run-1 (pkg-1) was stopped before the new half started. Fix the code, cordis_define a new Package on the same Plugin (plugin:{kind:"existing", pluginId:"clock-1"}) and cordis_run it.`
+	if res.OK || res.Reason != ReasonHostHalfFailed || res.Message != want {
+		t.Fatalf("failed restart = %+v", res)
+	}
+	if ev := e.takeEvents(); !slices.Equal(ev, []string{"request-run approval-3 clock-1/pkg-1 approval=false", "retract clock-1/pkg-1 run-1", "resolved approval-3 failed"}) {
+		t.Fatalf("failed restart events = %v", ev)
+	}
+	if n := h.running(); n != 0 {
+		t.Fatalf("%d host halves run after the failed restart", n)
+	}
+	if _, err := e.r.Invoke(ctx, d.PluginID, working.PluginRunID, working.Capability, "echo", nil); !hasCode(err, InvokePluginNotRunning) {
+		t.Fatalf("Invoke of the killed run = %v", err)
+	}
+	s, _ := e.r.InspectPlugin(ctx, d.PluginID)
+	if s.State != "failed" || s.ActiveRun != nil || s.CurrentPackageID != d.PackageID || s.LatestRun.Error == nil || s.LatestRun.Error.Message != want {
+		t.Fatalf("inspect after the failed restart: %+v", s)
+	}
+
+	// A rerun once the host recovers restores the Plugin.
+	h.mu.Lock()
+	h.fail = nil
+	h.mu.Unlock()
+	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+		t.Fatal(err)
+	}
+	pg.approve(t, e.lastRequest(), false)
+	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.PluginRunID != "run-4" || p.Latest.Status != StatusRunning || h.running() != 1 {
+		t.Fatalf("after the rerun: current %s latest %+v, %d halves", p.Current, p.Latest, h.running())
+	}
+}
+
+// Spec §17.8: a render failure keeps a live run running — its status, and the steering of
+// later runtime failures, which still reach the owner once each. A report without the run's
+// capability is dropped.
+func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
+	e := newEnv(t, &Options{Host: &fakeHost{}})
+	ctx := as("s1")
+	d := e.define(newPlugin("clock"), "return () => {}", clientCode)
+	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+		t.Fatal(err)
+	}
+	h := page{e}.approve(t, e.lastRequest(), false)
+	disconnect := e.r.Connect("s1")
+	defer disconnect()
+	e.takeMessages() // the run's completion
+	report := ReportArgs{AgentID: "s1", PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability}
+	forged := report
+	forged.Capability = "guess"
+	e.r.ReportRenderFailure(ctx, forged, RenderFailure{Slot: "main", Message: "forged"})
+	if m := e.messageTexts(); len(m) != 0 || e.plugin(d.PluginID).Latest.RenderFailure != nil {
+		t.Fatalf("a forged report was taken: %q", m)
+	}
+	for range 2 {
+		e.r.ReportRenderFailure(ctx, report, RenderFailure{Slot: "main", Message: "TypeError: x is undefined", Stack: "at render"})
+	}
+	if m := e.messageTexts(); !slices.Equal(m, []string{"steer: The client UI of clock-1 (run-1) failed while rendering slot main and held its slot: TypeError: x is undefined\nat render\nFix it with a new Package (cordis_define on clock-1) and cordis_run mode \"update\"."}) {
+		t.Fatalf("render failure messages = %q", m)
+	}
+	p := e.plugin(d.PluginID)
+	if p.Latest.Status != StatusRunning || p.Current != d.PackageID || p.Latest.RenderFailure == nil || p.Latest.RenderFailure.Message != "TypeError: x is undefined" {
+		t.Fatalf("after the render failure: %+v", p.Latest)
+	}
+	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "running" || s.ActiveRun == nil {
+		t.Fatalf("inspect after the render failure: %+v", s)
+	}
+	// Later runtime failures still steer, once each.
+	for range 2 {
+		if _, err := e.r.Invoke(ctx, d.PluginID, h.PluginRunID, h.Capability, "fail", nil); !hasCode(err, InvokeHandlerError) {
+			t.Fatalf("Invoke(fail) = %v", err)
+		}
+	}
+	msgs := e.takeMessages()
+	if len(msgs) != 1 || msgs[0].Kind != Steer || !strings.HasPrefix(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed when the client called host.call("fail"): handler broke`) {
+		t.Fatalf("handler failure messages = %+v", msgs)
+	}
+}
+
+// Spec §17.10: page verbs do not trust predictable ids. A decline with a forged ticket, with
+// another request's ticket, or of an unknown request is refused and changes nothing;
+// getClientCode for another session or for a run that is not live is refused.
+func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := as("s1")
+	pg := page{e}
+	a := e.define(newPlugin("clock"), clockHost, clientCode)
+	b := e.define(newPlugin("note"), clockHost, clientCode)
+	for _, d := range []DefineOutput{a, b} {
+		if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.mu.Lock()
+	qa, qb := e.reqs[0], e.reqs[1]
+	e.mu.Unlock()
+	e.takeEvents()
+	refusals := []struct {
+		args ResolveArgs
+		want string
+	}{
+		{ResolveArgs{RequestID: qa.RequestID, Ticket: "guess", Resolution: Resolution{Reason: ReasonRejected}}, "a decline of request " + qa.RequestID + " needs the ticket of its cordis/request-run event"},
+		{ResolveArgs{RequestID: qa.RequestID, Ticket: qb.Ticket, Resolution: Resolution{Reason: ReasonRejected}}, "a decline of request " + qa.RequestID + " needs the ticket of its cordis/request-run event"},
+		{ResolveArgs{RequestID: "approval-9", Ticket: qa.Ticket, Resolution: Resolution{Reason: ReasonRejected}}, "request approval-9 is not pending: it was answered, cancelled or expired"},
+	}
+	for _, tt := range refusals {
+		if acc := e.r.ResolveRequestRun(context.Background(), tt.args); acc.Accepted || acc.Message != tt.want {
+			t.Errorf("ResolveRequestRun(%s, ticket %q) = %+v, want refused: %s", tt.args.RequestID, tt.args.Ticket, acc, tt.want)
+		}
+	}
+	for _, d := range []DefineOutput{a, b} {
+		if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "awaiting-approval" || s.PendingApproval == nil {
+			t.Fatalf("%s after the refused declines: %+v", d.PluginID, s)
+		}
+	}
+	if ev, m := e.takeEvents(), e.r.Messages("s1"); len(ev) != 0 || len(m) != 0 {
+		t.Fatalf("refused declines emitted %v, told the model %+v", ev, m)
+	}
+
+	// Both requests still answer their own pages.
+	if acc := pg.answer(qb, Resolution{Reason: ReasonRejected}); !acc.Accepted {
+		t.Fatalf("the real decline was refused: %s", acc.Message)
+	}
+	h := pg.approve(t, qa, false)
+	tests := []struct {
+		args ClientCodeArgs
+		want string
+	}{
+		{ClientCodeArgs{AgentID: "s2", PluginID: a.PluginID, PluginRunID: h.PluginRunID}, missing(a.PluginID).Error()},
+		{ClientCodeArgs{AgentID: "s1", PluginID: a.PluginID, PluginRunID: "run-0"}, a.PluginID + " is not running activation run-0; reload the panel to see its live run"},
+		{ClientCodeArgs{AgentID: "s1", PluginID: b.PluginID, PluginRunID: qb.RequestID}, b.PluginID + " is not running activation " + qb.RequestID + "; reload the panel to see its live run"},
+	}
+	for _, tt := range tests {
+		if code, err := e.r.GetClientCode(context.Background(), tt.args); err == nil || err.Error() != tt.want || code != (ClientCode{}) {
+			t.Errorf("GetClientCode(%+v) = %+v, %v; want %s", tt.args, code, err, tt.want)
+		}
+	}
+	// After a restart, the old run id is stale too.
+	if _, err := e.r.Run(ctx, RunInput{PluginID: a.PluginID, PackageID: a.PackageID, Mode: ModeRun}); err != nil {
+		t.Fatal(err)
+	}
+	pg.approve(t, e.lastRequest(), false)
+	if _, err := e.r.GetClientCode(context.Background(), ClientCodeArgs{AgentID: "s1", PluginID: a.PluginID, PluginRunID: h.PluginRunID}); ReasonOf(err) != ReasonNotRunning {
+		t.Fatalf("GetClientCode of the replaced run = %v", err)
 	}
 }
