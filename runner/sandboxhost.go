@@ -104,7 +104,7 @@ func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostS
 		return nil, err
 	}
 	tab := &handlerTable{}
-	m, err := h.loop.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals})
+	m, err := h.loop.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals()})
 	if err != nil {
 		return nil, err
 	}

@@ -23,17 +23,24 @@ type handlerTable struct {
 // stale disposer cannot remove a later registration of the same function.
 type handlerEntry struct{ fn goja.Callable }
 
-// harnessGlobals returns the host half's `harness` for the sandbox to install (frozen,
-// read-only) before the body runs: natives bound to t and to this run's tool marker, so
-// the half can neither redirect them nor reach the table except through them. Lock held.
-func (t *handlerTable) harnessGlobals(r *sandbox.Realm) map[string]goja.Value {
+// harnessGlobals returns the host half's globals for the sandbox to install (read-only,
+// frozen on first read) before the body runs: `harness`, built by [handlerTable.harness]
+// only if the half names it.
+func (t *handlerTable) harnessGlobals() map[string]func(*sandbox.Realm) goja.Value {
+	return map[string]func(*sandbox.Realm) goja.Value{"harness": t.harness}
+}
+
+// harness builds the host half's `harness`: natives bound to t and to this run's tool
+// marker, so the half can neither redirect them nor reach the table except through them.
+// Lock held.
+func (t *handlerTable) harness(r *sandbox.Realm) goja.Value {
 	rt := r.Runtime()
 	marker := goja.NewSymbol("harness.defineTool")
 	h := rt.NewObject()
 	_ = h.Set("handle", t.handle(rt))
 	_ = h.Set("defineTool", defineTool(r, marker))
 	_ = h.Set("registerTool", registerTool(rt, marker))
-	return map[string]goja.Value{"harness": h}
+	return h
 }
 
 // handle is harness.handle(method, fn): it refuses a blank method, a non-function and a

@@ -138,13 +138,16 @@ func (l *Sandbox) Run(ctx context.Context, p *Program) (*Mount, error) { return 
 
 // RunOptions adds to one Run what only its caller knows. Nil means none.
 type RunOptions struct {
-	// Globals, if set, returns extra globals of the fresh realm, called with the lock held
-	// before the body runs (so the body cannot replace what they capture). Each is installed
-	// as a read-only, non-configurable own property of the global object, and an object
-	// value is frozen, so the body can neither redirect nor patch it. A name the body
-	// declares at its top level shadows the global, as any local does: a caller that must
-	// refuse such code checks it before it runs it (see Parse).
-	Globals func(r *Realm) map[string]goja.Value
+	// Globals, if set, are extra globals of the fresh realm, by name: each is a read-only,
+	// non-configurable own property of the global object (an accessor without a setter),
+	// installed before the body runs, whose value the builder makes on the body's first
+	// read of the name, with the lock held; later reads return the same value. An object
+	// value is frozen with the realm's intrinsic Object.freeze, captured before the body
+	// runs, so the body can neither redirect nor patch what the global holds, and a run
+	// whose body never names a global pays only for its accessor. A name the body declares
+	// at its top level shadows the global, as any local does: a caller that must refuse
+	// such code checks it before it runs it (see Parse).
+	Globals map[string]func(r *Realm) goja.Value
 }
 
 // RunWith is Run with per-run options: see RunOptions.
@@ -161,8 +164,8 @@ func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*M
 	var m *Mount
 	b := bound{What: "evaluation of the mount code", Name: "VMTimeout", Limit: l.timeouts.VM, Wait: l.timeouts.Mount, WaitName: "MountTimeout"}
 	err := r.call(ctx, b, func() (goja.Value, error) {
-		if opts != nil && opts.Globals != nil {
-			if err := r.installExtraGlobals(opts.Globals(r)); err != nil {
+		if opts != nil {
+			if err := r.installExtraGlobals(opts.Globals); err != nil {
 				return nil, err
 			}
 		}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"log/slog"
@@ -88,27 +89,49 @@ func (r *Realm) installGlobals() {
 	_ = rt.GlobalObject().SetPrototype(rt.NewDynamicObject(&r.globals))
 }
 
-// installExtraGlobals installs a run's extra globals (RunOptions.Globals): read-only,
-// non-configurable own properties of the global object, object values frozen with the
-// intrinsic Object.freeze (no mount code has run yet to replace it). Lock held.
-func (r *Realm) installExtraGlobals(globals map[string]goja.Value) error {
+// installExtraGlobals installs a run's extra globals (RunOptions.Globals): each a
+// read-only, non-configurable accessor of the global object whose getter builds the value
+// on first read (see [Realm.extraGlobal]). The intrinsic Object.freeze is captured now,
+// before any mount code can replace it or its Object; nothing else is built. Lock held.
+func (r *Realm) installExtraGlobals(globals map[string]func(*Realm) goja.Value) error {
 	if len(globals) == 0 {
 		return nil
 	}
 	rt := r.rt
-	freeze, _ := goja.AssertFunction(rt.Get("Object").(*goja.Object).Get("freeze"))
+	freeze, ok := goja.AssertFunction(rt.Get("Object").(*goja.Object).Get("freeze"))
+	if !ok {
+		return errors.New("sandbox: internal error: the fresh realm has no Object.freeze to freeze the extra globals with")
+	}
 	g := rt.GlobalObject()
-	for name, v := range globals {
-		if o, ok := v.(*goja.Object); ok && freeze != nil {
-			if _, err := freeze(goja.Undefined(), o); err != nil {
-				return fmt.Errorf("sandbox: freezing the global %s: %w", name, err)
-			}
-		}
-		if err := g.DefineDataProperty(name, v, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+	for name, build := range globals {
+		if err := g.DefineAccessorProperty(name, r.extraGlobal(name, build, freeze), nil, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
 			return fmt.Errorf("sandbox: installing the global %s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// extraGlobal returns the getter of the extra global name: on its first call it builds the
+// value and, if it is an object, freezes it with freeze (the intrinsic Object.freeze); every
+// call returns that value. Lock held (JavaScript is running).
+func (r *Realm) extraGlobal(name string, build func(*Realm) goja.Value, freeze goja.Callable) goja.Value {
+	var v goja.Value
+	return r.rt.ToValue(func(goja.FunctionCall) goja.Value {
+		if v != nil {
+			return v
+		}
+		built := build(r)
+		if built == nil {
+			built = goja.Undefined()
+		}
+		if o, ok := built.(*goja.Object); ok {
+			if _, err := freeze(goja.Undefined(), o); err != nil {
+				r.throwf("sandbox: freezing the global %s: %v", name, err)
+			}
+		}
+		v = built
+		return v
+	})
 }
 
 // sandboxGlobals is the global object's prototype in a realm: the sandbox globals, built
