@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
 )
 
@@ -43,10 +44,12 @@ type startResult struct {
 }
 
 // activate makes run att of Package k the live run of Plugin p: it attaches to that run
-// when it is live or starting, otherwise retracts whatever runs (spec §6.4: an update
-// stops the old run before the new half is evaluated), starts the host half and installs
-// the run. token is the answer token of the page starting it ("" for the model), forRequest
-// the request it is started for. It commits nothing: the caller does.
+// when it is live or starting, otherwise starts the host half and installs the run in
+// place of whatever runs. An update retracts the old run before the new half is evaluated
+// (spec §6.4); a restart of the running Package starts the new half beside the working run
+// and swaps only on success (spec §17.7), unless the two would clash (see [restartBeside]).
+// token is the answer token of the page starting it ("" for the model), forRequest the
+// request it is started for. It commits nothing: the caller does.
 func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt, token, forRequest string) startResult {
 	if err := r.lock(); err != nil {
 		return startResult{err: err.(*Error)}
@@ -82,21 +85,39 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 	defer cancel()
 	a := &activation{runID: att.PluginRunID, pkg: k.ID, done: make(chan struct{}), cancel: cancel}
 	l.start = a
-	old := l.detach()
+	kept := restartBeside(l.run, k)
+	var old *liveRun
+	if kept == nil {
+		old = l.detach()
+	}
 	r.mu.Unlock()
 	defer close(a.done)
 
-	if old != nil {
-		r.stopRun(ctx, p.ID, old)
+	if kept != nil {
+		a.res = r.startHalf(actx, p, k, att, nil, kept)
+		if a.res.err != nil && errors.Is(a.res.err, kit.ErrDuplicate) {
+			// The new half registers a name the working run holds: stop that run first
+			// after all, as an update does, and start the half again.
+			kept, old = nil, r.detachFor(p.ID, a)
+		}
 	}
-	a.res = r.startHalf(actx, p, k, att, old)
+	if kept == nil {
+		if old != nil {
+			r.stopRun(ctx, p.ID, old)
+		}
+		a.res = r.startHalf(actx, p, k, att, old, nil)
+	}
 	if a.res.err == nil {
 		a.res.run.token, a.res.run.forRequest = token, forRequest
 	}
 	r.mu.Lock()
 	if a.res.err == nil && !a.stopped && !r.closed {
+		replaced := l.detach() // the working run a restart kept until now, or nil
 		l.run = a.res.run
 		r.mu.Unlock()
+		if replaced != nil {
+			r.stopRun(ctx, p.ID, replaced)
+		}
 		DynamicPackage.Emit(r.ctx(), DynamicPackageEvent{PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, Name: k.Name})
 		r.mu.Lock()
 	} else if a.stopped || r.closed {
@@ -120,32 +141,60 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 	return a.res
 }
 
-// startHalf starts the host half of k, if it has one, and returns the new run.
-func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *Attempt, old *liveRun) startResult {
+// restartBeside returns the working run a start of k may run beside until it succeeds:
+// run, when it is a run of k itself (a restart) whose host half provides no services
+// (a second copy of the same code would provide the same ones). Otherwise nil: the old
+// run, if any, is retracted before the new half starts. A tool name both copies register
+// is found only when the new half starts (kit.ErrDuplicate): activate then falls back to
+// retracting first, so such a half is evaluated twice on a restart. r.mu held.
+func restartBeside(run *liveRun, k Package) *liveRun {
+	if run == nil || run.pkg != k.ID || (run.host != nil && len(run.host.Provides()) > 0) {
+		return nil
+	}
+	return run
+}
+
+// detachFor detaches the live run of Plugin id for activation a, unless a stop or the
+// runner's Dispose cancelled a (they stop the run themselves).
+func (r *Runner) detachFor(id string, a *activation) *liveRun {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a.stopped || r.closed {
+		return nil
+	}
+	return r.liveOf(id).detach()
+}
+
+// startHalf starts the host half of k, if it has one, and returns the new run. old is the
+// run it replaces, already stopped; kept the working run it starts beside.
+func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *Attempt, old, kept *liveRun) startResult {
 	run := &liveRun{id: att.PluginRunID, pkg: k.ID, capability: secret()}
 	if !k.HasHost() {
 		return startResult{run: run, startedHere: true}
 	}
 	host, err := r.host.Start(ctx, r.group.Context(), HostSpec{PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, Code: k.Host})
 	if err != nil {
-		return startResult{err: hostFailure(p, k, att.PluginRunID, old, err)}
+		return startResult{err: hostFailure(p, k, att.PluginRunID, old, kept, err)}
 	}
 	run.host = host
 	return startResult{run: run, waitingFor: waitingFor(run), startedHere: true}
 }
 
-// hostFailure teaches a failed host start, saying plainly when nothing runs any more.
-func hostFailure(p Plugin, k Package, runID string, old *liveRun, err error) *Error {
+// hostFailure teaches a failed host start, saying plainly what runs now: nothing, when
+// old was stopped for it; kept, when the start ran beside it.
+func hostFailure(p Plugin, k Package, runID string, old, kept *liveRun, err error) *Error {
 	msg := fmt.Sprintf("the host half of %s/%s (%s) failed to start: %v.", p.ID, k.ID, runID, err)
 	if errors.Is(err, context.Canceled) {
 		// The call was cancelled, not the code at fault: say so and how to start again.
 		msg = fmt.Sprintf("the start of %s/%s (%s) was cancelled: %v.", p.ID, k.ID, runID, err)
+		msg += keptNote(p.ID, kept)
 		if old != nil {
 			msg += fmt.Sprintf(" Nothing of %s is running now: its previous run %s (%s) was stopped before the new half started.", p.ID, old.id, old.pkg)
 		}
 		msg += fmt.Sprintf(" The code was not at fault: cordis_run {pluginId:%q, packageId:%q} again to start it.", p.ID, k.ID)
 		return &Error{Reason: ReasonCancelled, Message: msg, Err: err}
 	}
+	msg += keptNote(p.ID, kept)
 	if old != nil {
 		msg += fmt.Sprintf(" Nothing of %s is running now: its previous run %s (%s) was stopped before the new half started.", p.ID, old.id, old.pkg)
 		if p.Current != "" && p.Current != k.ID {
@@ -159,6 +208,14 @@ func hostFailure(p Plugin, k Package, runID string, old *liveRun, err error) *Er
 		e.Stack = js.Stack
 	}
 	return e
+}
+
+// keptNote says that the working run kept running through a failed restart, or "".
+func keptNote(id string, kept *liveRun) string {
+	if kept == nil {
+		return ""
+	}
+	return fmt.Sprintf(" The working run %s (%s) of %s keeps running: the new half was started beside it, and nothing was stopped.", kept.id, kept.pkg, id)
 }
 
 func inFlight(id string, a *activation) *Error {

@@ -40,7 +40,10 @@
 // refused (transition-in-flight). Stop and undefine cancel a start in flight and wait for
 // it, so once they return nothing of the Plugin runs. An update retracts the old run
 // before the new half starts; when the new half fails, the error says that nothing runs
-// and how to roll back.
+// and how to roll back. A restart (Run of the running Package) starts the new half beside
+// the working run and swaps only once it started, so a failed restart keeps the working
+// run and says so; when the working run provides a service, or the new half clashes with
+// it on a tool name, the restart retracts first like an update.
 //
 // A host-only Package runs inside Run. A Package with a client half (and, with
 // Options.ApproveHostHalves, any Package not granted) becomes a run request

@@ -187,13 +187,11 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	}
 }
 
-// Spec §17.7, as the code stands: a restart of the running Package stops the working run
-// before its new host half starts (spec §6.4), so a restart whose host half fails leaves
-// nothing running. The weakness is not beaten — the working run is killed — but it is
-// surfaced: the error and cordis_inspect_self say that nothing runs, the current Package
-// stays, and a rerun restores it. A restart that fails before any page starts it (declined)
-// leaves the working run untouched.
-func TestWeaknessFailedRestartOfTheSamePackage(t *testing.T) {
+// Spec §17.7: a restart of the running Package starts the new host half beside the working
+// run and swaps only on success, so a restart that fails — declined, or whose host half
+// fails — leaves the working run running, and the error and cordis_inspect_self say so. A
+// restart that succeeds replaces the working run (retract, then the new run).
+func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	h := &fakeHost{}
 	e := newEnv(t, &Options{Host: h})
 	ctx := as("s1")
@@ -203,6 +201,12 @@ func TestWeaknessFailedRestartOfTheSamePackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	working := pg.approve(t, e.lastRequest(), false)
+	alive := func(when string) {
+		t.Helper()
+		if _, err := e.r.Invoke(ctx, d.PluginID, working.PluginRunID, working.Capability, "echo", nil); err != nil || h.running() != 1 {
+			t.Fatalf("the working run after %s: invoke %v, %d halves", when, err, h.running())
+		}
+	}
 
 	// A declined restart: the working run keeps running.
 	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
@@ -211,9 +215,7 @@ func TestWeaknessFailedRestartOfTheSamePackage(t *testing.T) {
 	if acc := pg.answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatalf("decline refused: %s", acc.Message)
 	}
-	if _, err := e.r.Invoke(ctx, d.PluginID, working.PluginRunID, working.Capability, "echo", nil); err != nil || h.running() != 1 {
-		t.Fatalf("the working run after a declined restart: invoke %v, %d halves", err, h.running())
-	}
+	alive("a declined restart")
 	if ev := e.takeEvents(); slices.Contains(ev, "retract clock-1/pkg-1 run-1") {
 		t.Fatalf("a declined restart retracted the working run: %v", ev)
 	}
@@ -226,25 +228,24 @@ func TestWeaknessFailedRestartOfTheSamePackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := pg.start(e.lastRequest(), false)
-	want := `the host half of clock-1/pkg-1 (run-3) failed to start: the host is out of memory. Nothing of clock-1 is running now: its previous run run-1 (pkg-1) was stopped before the new half started. Fix the code, cordis_define a new Package on the same Plugin (plugin:{kind:"existing", pluginId:"clock-1"}) and cordis_run it.`
+	want := `the host half of clock-1/pkg-1 (run-3) failed to start: the host is out of memory. The working run run-1 (pkg-1) of clock-1 keeps running: the new half was started beside it, and nothing was stopped. Fix the code, cordis_define a new Package on the same Plugin (plugin:{kind:"existing", pluginId:"clock-1"}) and cordis_run it.`
 	if res.OK || res.Reason != ReasonHostHalfFailed || res.Message != want {
 		t.Fatalf("failed restart = %+v", res)
 	}
-	if ev := e.takeEvents(); !slices.Equal(ev, []string{"request-run approval-3 clock-1/pkg-1 approval=false", "retract clock-1/pkg-1 run-1", "resolved approval-3 failed"}) {
+	if ev := e.takeEvents(); !slices.Equal(ev, []string{"request-run approval-3 clock-1/pkg-1 approval=false", "resolved approval-3 failed"}) {
 		t.Fatalf("failed restart events = %v", ev)
 	}
-	if n := h.running(); n != 0 {
-		t.Fatalf("%d host halves run after the failed restart", n)
-	}
-	if _, err := e.r.Invoke(ctx, d.PluginID, working.PluginRunID, working.Capability, "echo", nil); !hasCode(err, InvokePluginNotRunning) {
-		t.Fatalf("Invoke of the killed run = %v", err)
-	}
+	alive("a failed restart")
 	s, _ := e.r.InspectPlugin(ctx, d.PluginID)
-	if s.State != "failed" || s.ActiveRun != nil || s.CurrentPackageID != d.PackageID || s.LatestRun.Error == nil || s.LatestRun.Error.Message != want {
+	if s.ActiveRun == nil || s.ActiveRun.PluginRunID != working.PluginRunID || s.CurrentPackageID != d.PackageID ||
+		s.LatestRun.PluginRunID != "run-3" || s.LatestRun.Error == nil || s.LatestRun.Error.Message != want {
 		t.Fatalf("inspect after the failed restart: %+v", s)
 	}
+	if p := e.plugin(d.PluginID); !p.Running {
+		t.Fatal("Running is false while the working run runs")
+	}
 
-	// A rerun once the host recovers restores the Plugin.
+	// A restart once the host recovers replaces the working run.
 	h.mu.Lock()
 	h.fail = nil
 	h.mu.Unlock()
@@ -253,7 +254,13 @@ func TestWeaknessFailedRestartOfTheSamePackage(t *testing.T) {
 	}
 	pg.approve(t, e.lastRequest(), false)
 	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.PluginRunID != "run-4" || p.Latest.Status != StatusRunning || h.running() != 1 {
-		t.Fatalf("after the rerun: current %s latest %+v, %d halves", p.Current, p.Latest, h.running())
+		t.Fatalf("after the restart: current %s latest %+v, %d halves", p.Current, p.Latest, h.running())
+	}
+	if ev := e.takeEvents(); !slices.Equal(ev[1:3], []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-1 run-4"}) {
+		t.Fatalf("restart events = %v", ev)
+	}
+	if _, err := e.r.Invoke(ctx, d.PluginID, working.PluginRunID, working.Capability, "echo", nil); !hasCode(err, InvokeStaleRun) {
+		t.Fatalf("Invoke of the replaced run = %v", err)
 	}
 }
 
