@@ -236,6 +236,9 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 		t.Fatalf("failed restart events = %v", ev)
 	}
 	alive("a failed restart")
+	if m := e.r.Messages("s1"); m[len(m)-1].Text != "Cordis run of clock-1/pkg-1 (run-3) failed after cordis_run returned: host-half-failed: "+want {
+		t.Fatalf("the model was told %q", m[len(m)-1].Text)
+	}
 	s, _ := e.r.InspectPlugin(ctx, d.PluginID)
 	if s.ActiveRun == nil || s.ActiveRun.PluginRunID != working.PluginRunID || s.CurrentPackageID != d.PackageID ||
 		s.LatestRun.PluginRunID != "run-3" || s.LatestRun.Error == nil || s.LatestRun.Error.Message != want {
