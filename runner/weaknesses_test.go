@@ -236,7 +236,8 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 		t.Fatalf("failed restart events = %v", ev)
 	}
 	alive("a failed restart")
-	if m := e.r.Messages("s1"); m[len(m)-1].Text != "Cordis run of clock-1/pkg-1 (run-3) failed after cordis_run returned: host-half-failed: "+want {
+	if m := e.r.Messages("s1"); m[len(m)-1].Text != "Cordis run of clock-1/pkg-1 (run-3) failed after cordis_run returned: host-half-failed: "+want+
+		"\ncurrentPackageId is pkg-1, nextPackageId is pkg-1. Inspect it with cordis_inspect_self {pluginId:\"clock-1\", packageId:\"pkg-1\"}, fix the same Plugin with cordis_define plugin:{kind:\"existing\", pluginId:\"clock-1\"}, and cordis_run again." {
 		t.Fatalf("the model was told %q", m[len(m)-1].Text)
 	}
 	s, _ := e.r.InspectPlugin(ctx, d.PluginID)
