@@ -31,6 +31,12 @@ const (
 	StatusStopped          Status = "stopped"
 )
 
+// ended reports whether s is an attempt that ended without running: rejected, failed,
+// cancelled or expired.
+func (s Status) ended() bool {
+	return s == StatusRejected || s == StatusFailed || s == StatusCancelled || s == StatusExpired
+}
+
 // HalfStatus is the state of one half (host or client) of an attempt.
 type HalfStatus string
 

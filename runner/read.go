@@ -228,7 +228,7 @@ func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string)
 }
 
 // summary derives a Plugin's summary from its listing; rejected, cancelled and expired
-// stay distinct.
+// stay distinct, and a Plugin whose working run outlived a later attempt reads running.
 func (r *Runner) summary(p Listing) Summary {
 	s := Summary{PluginID: p.ID, Name: p.Name, PackageCount: p.PackageCount, CurrentPackageID: p.Current,
 		NextPackageID: p.Next, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest, Restored: p.Restored}
@@ -251,6 +251,10 @@ func (r *Runner) summary(p Listing) Summary {
 		if !p.LatestHasClient {
 			s.State = "starting"
 		}
+	case s.ActiveRun != nil && a.Status.ended():
+		// A restart that failed or was declined, cancelled or expired left the working run
+		// running: the Plugin runs, and LatestRun says what became of the attempt.
+		s.State = "running"
 	default:
 		s.State = string(a.Status)
 	}

@@ -219,6 +219,9 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	if ev := e.takeEvents(); slices.Contains(ev, "retract clock-1/pkg-1 run-1") {
 		t.Fatalf("a declined restart retracted the working run: %v", ev)
 	}
+	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "running" || s.LatestRun.Status != StatusRejected {
+		t.Fatalf("after a declined restart the Plugin reads %q with the latest run %s; want running, and the latest run rejected", s.State, s.LatestRun.Status)
+	}
 
 	// A restart whose host half fails (the fake host refuses every start from now on).
 	h.mu.Lock()
@@ -242,7 +245,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	}
 	s, _ := e.r.InspectPlugin(ctx, d.PluginID)
 	if s.ActiveRun == nil || s.ActiveRun.PluginRunID != working.PluginRunID || s.CurrentPackageID != d.PackageID ||
-		s.LatestRun.PluginRunID != "run-3" || s.LatestRun.Error == nil || s.LatestRun.Error.Message != want {
+		s.LatestRun.PluginRunID != "run-3" || s.LatestRun.Error == nil || s.LatestRun.Error.Message != want || s.State != "running" {
 		t.Fatalf("inspect after the failed restart: %+v", s)
 	}
 	if p := e.plugin(d.PluginID); !p.Running {
