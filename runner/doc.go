@@ -111,8 +111,9 @@
 //
 // # Harness
 //
-// The host half's harness is native (installed through sandbox.RunOptions, frozen, before
-// the body runs). harness.defineTool checks a tool definition as ctx.tools.register does
+// The host half's harness is native: a read-only global installed through
+// sandbox.RunOptions before the body runs, built and frozen on the body's first read of
+// it (a half that never names harness pays nothing for it). harness.defineTool checks a tool definition as ctx.tools.register does
 // (sandbox.Realm.CheckTool) and returns it stamped; harness.registerTool hands only such a
 // definition to ctx.tools.register, so a host half's tool is an effect of its run's fiber
 // and goes with the run.

@@ -86,7 +86,8 @@ func (r *Runner) RunCapability(ctx context.Context, pluginID string) (pluginRunI
 }
 
 // runtimeFailure steers the owner about a failure of a live run, once per (key, text), and
-// only while the run's attempt is the latest and running or waiting.
+// only while it is the Plugin's live run — also when a later attempt (a restart that failed
+// or was declined) is the latest, since the working run still serves.
 func (r *Runner) runtimeFailure(ctx context.Context, pluginID string, run *liveRun, key, text string) {
 	r.mu.Lock()
 	l := r.live[pluginID]
@@ -95,7 +96,7 @@ func (r *Runner) runtimeFailure(ctx context.Context, pluginID string, run *liveR
 		return
 	}
 	p, err := r.store.Plugin(ctx, pluginID)
-	if err != nil || p.Latest == nil || p.Latest.PluginRunID != run.id || (p.Latest.Status != StatusRunning && p.Latest.Status != StatusWaiting) {
+	if err != nil {
 		r.mu.Unlock()
 		return
 	}

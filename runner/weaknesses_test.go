@@ -251,6 +251,16 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	if p := e.plugin(d.PluginID); !p.Running {
 		t.Fatal("Running is false while the working run runs")
 	}
+	// The working run's own failures still reach the model, though a later attempt is the latest.
+	disconnect := e.r.Connect("s1")
+	e.takeMessages()
+	if _, err := e.r.Invoke(ctx, d.PluginID, working.PluginRunID, working.Capability, "fail", nil); !hasCode(err, InvokeHandlerError) {
+		t.Fatalf("Invoke(fail) of the working run = %v", err)
+	}
+	if msgs := e.takeMessages(); len(msgs) != 1 || msgs[0].Kind != Steer || !strings.Contains(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed`) {
+		t.Fatalf("the working run's handler failure told the model %+v; want one steer", msgs)
+	}
+	disconnect()
 
 	// A restart once the host recovers replaces the working run.
 	h.mu.Lock()
