@@ -45,9 +45,9 @@ type startResult struct {
 
 // activate makes run att of Package k the live run of Plugin p: it attaches to that run
 // when it is live or starting, otherwise starts the host half and installs the run in
-// place of whatever runs. An update retracts the old run before the new half is evaluated
-// (spec §6.4); a restart of the running Package starts the new half beside the working run
-// and swaps only on success (spec §17.7), unless the two would clash (see [restartBeside]).
+// place of whatever runs. A restart or an update starts the new half beside the working
+// run and swaps only on success (spec §17.7), unless the two would clash (see [beside]):
+// then the working run is retracted before the new half is evaluated (spec §6.4).
 // token is the answer token of the page starting it ("" for the model), forRequest the
 // request it is started for. It commits nothing: the caller does.
 func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt, token, forRequest string) startResult {
@@ -85,7 +85,7 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 	defer cancel()
 	a := &activation{runID: att.PluginRunID, pkg: k.ID, done: make(chan struct{}), cancel: cancel}
 	l.start = a
-	kept := restartBeside(l.run, k)
+	kept := beside(l.run)
 	var old *liveRun
 	if kept == nil {
 		old = l.detach()
@@ -141,14 +141,14 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt
 	return a.res
 }
 
-// restartBeside returns the working run a start of k may run beside until it succeeds:
-// run, when it is a run of k itself (a restart) whose host half provides no services
-// (a second copy of the same code would provide the same ones). Otherwise nil: the old
-// run, if any, is retracted before the new half starts. A tool name both copies register
-// is found only when the new half starts (kit.ErrDuplicate): activate then falls back to
-// retracting first, so such a half is evaluated twice on a restart. r.mu held.
-func restartBeside(run *liveRun, k Package) *liveRun {
-	if run == nil || run.pkg != k.ID || (run.host != nil && len(run.host.Provides()) > 0) {
+// beside returns the working run a start may run beside until it succeeds, whether it
+// restarts the same Package or updates to another: run, when its host half provides no
+// services (the new half may provide the same ones, or wait for them). Otherwise nil:
+// the old run, if any, is retracted before the new half starts. A tool name both halves
+// register is found only when the new half starts (kit.ErrDuplicate): activate then falls
+// back to retracting first, so such a half is evaluated twice. r.mu held.
+func beside(run *liveRun) *liveRun {
+	if run == nil || (run.host != nil && len(run.host.Provides()) > 0) {
 		return nil
 	}
 	return run
@@ -210,7 +210,7 @@ func hostFailure(p Plugin, k Package, runID string, old, kept *liveRun, err erro
 	return e
 }
 
-// keptNote says that the working run kept running through a failed restart, or "".
+// keptNote says that the working run kept running through a failed restart or update, or "".
 func keptNote(id string, kept *liveRun) string {
 	if kept == nil {
 		return ""

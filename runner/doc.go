@@ -38,12 +38,13 @@
 // group, settle or roll back), every entry bounded by the sandbox's Timeouts. Starts are
 // keyed by attempt: one per Plugin at a time; the same attempt attaches, another is
 // refused (transition-in-flight). Stop and undefine cancel a start in flight and wait for
-// it, so once they return nothing of the Plugin runs. An update retracts the old run
-// before the new half starts; when the new half fails, the error says that nothing runs
-// and how to roll back. A restart (Run of the running Package) starts the new half beside
-// the working run and swaps only once it started, so a failed restart keeps the working
-// run and says so; when the working run provides a service, or the new half clashes with
-// it on a tool name, the restart retracts first like an update.
+// it, so once they return nothing of the Plugin runs. A restart (Run of the running
+// Package) or an update (Run of another Package, mode update) starts the new half beside
+// the working run and swaps only once it started, so a declined or failed one keeps the
+// working run, says so, and leaves currentPackageId alone. When the working run provides
+// a service, or the new half clashes with it on a tool name, the working run is retracted
+// before the new half starts (a clashing half is evaluated twice); a new half that then
+// fails says that nothing runs and how to roll back.
 //
 // A host-only Package runs inside Run. A Package with a client half (and, with
 // Options.ApproveHostHalves, any Package not granted) becomes a run request

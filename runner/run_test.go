@@ -126,12 +126,13 @@ func TestRunModeRules(t *testing.T) {
 	}
 }
 
-// A failed update leaves nothing running and says so; rollback runs current and clears
-// next; retry updates with next.
+// A failed update whose old run provides a service (so it is stopped before the new half
+// starts) leaves nothing running and says so; rollback runs current and clears next; retry
+// updates with next. An update beside the old run is in restart_test.go.
 func TestPointerRules(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
-	d1 := e.define(newPlugin("clock"), "return () => {}", "")
+	d1 := e.define(newPlugin("clock"), clockHost, "")
 	if _, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: ModeRun}); err != nil {
 		t.Fatal(err)
 	}
