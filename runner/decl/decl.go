@@ -72,10 +72,13 @@ var Define = kit.NewTool[DefineInput, DefineOutput]("cordis_define")
 
 // Run starts a Package of a Plugin of this session. mode "run" is the first activation
 // of a Plugin, a restart of its current Package, a retry of it, or a rollback to it;
-// mode "update" switches to any other Package once one has run (it stops the old run
-// first; if the new one fails, nothing runs, currentPackageId still names the old
-// Package: retry with "update" on the fixed Package, or roll back with "run" on
-// currentPackageId).
+// mode "update" switches to any other Package once one has run. An update or a restart
+// keeps the old run until the new host half has started, so a failed or declined one
+// leaves the old run running; an old run that provides a service, or holds a tool name
+// the new one registers too, is stopped first, and then a failure leaves nothing running
+// (the error says which). currentPackageId names the old Package until the update
+// succeeds: retry with "update" on the fixed Package, or roll back with "run" on
+// currentPackageId.
 //
 // A host-only Package starts inside this call: status "running", or "waiting" when its
 // host half waits for services named in host.waitingFor (it starts when they appear).
