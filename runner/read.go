@@ -147,11 +147,28 @@ func (r *Runner) ListPlugins(ctx context.Context) ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	runs := r.activeRuns(ls)
 	out := make([]Summary, 0, len(ls))
-	for _, l := range ls {
-		out = append(out, r.summary(l))
+	for i, l := range ls {
+		out = append(out, r.summarize(l, runs[i]))
 	}
 	return out, nil
+}
+
+// activeRuns returns the live run of each of ls, in order (nil for one that has none),
+// read under one lock into one allocation however many Plugins are listed.
+func (r *Runner) activeRuns(ls []Listing) []*ActiveRun {
+	runs := make([]ActiveRun, len(ls))
+	out := make([]*ActiveRun, len(ls))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, p := range ls {
+		if l := r.live[p.ID]; l != nil && l.run != nil {
+			runs[i] = ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+			out[i] = &runs[i]
+		}
+	}
+	return out
 }
 
 // listings lists the calling session's Plugins in creation order, without their Packages.
@@ -230,10 +247,16 @@ func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string)
 // summary derives a Plugin's summary from its listing; rejected, cancelled and expired
 // stay distinct, and a Plugin whose working run outlived a later attempt reads running.
 func (r *Runner) summary(p Listing) Summary {
+	return r.summarize(p, r.activeRun(p.ID))
+}
+
+// summarize is [Runner.summary] with the Plugin's live run, run (nil when it has none),
+// already read.
+func (r *Runner) summarize(p Listing, run *ActiveRun) Summary {
 	s := Summary{PluginID: p.ID, Name: p.Name, PackageCount: p.PackageCount, CurrentPackageID: p.Current,
-		NextPackageID: p.Next, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest, Restored: p.Restored}
+		NextPackageID: p.Next, ActiveRun: run, LatestRun: p.Latest, Restored: p.Restored}
 	if b, ok := r.BootRestart(p.ID); ok {
-		s.BootRestart = &b
+		s.BootRestart = ptr(b) // a copy only when there is one: &b would move b to the heap for every Plugin
 	}
 	a := p.Latest
 	switch {

@@ -40,9 +40,11 @@ func (r *Runner) selfPlugins(ctx context.Context) (decl.InspectSelfOutput, error
 	if err != nil {
 		return decl.InspectSelfOutput{}, err
 	}
+	runs := r.activeRuns(ls)
 	plugins := make([]decl.PluginSummary, 0, len(ls))
-	for _, l := range ls {
-		plugins = append(plugins, summaryOut(r.summary(l)))
+	b := newOutBlock(len(ls))
+	for i, l := range ls {
+		plugins = append(plugins, b.summary(r.summarize(l, runs[i])))
 	}
 	out := decl.InspectSelfOutput{Mode: decl.SelfPlugins, Plugins: &plugins}
 	session, _ := r.session(ctx)
@@ -90,14 +92,47 @@ func attemptState(a *Attempt, hasClient bool) decl.PluginState {
 	return decl.PluginState(a.Status)
 }
 
+// An outBlock holds the attempts and live runs that the summaries of a listing point to,
+// one allocation for each kind however many Plugins are listed; once full (and the zero
+// outBlock always is) it allocates them one by one.
+type outBlock struct {
+	attempts []decl.Attempt
+	runs     []decl.ActiveRun
+}
+
+// newOutBlock returns an outBlock with room for n Plugins.
+func newOutBlock(n int) *outBlock {
+	return &outBlock{attempts: make([]decl.Attempt, 0, n), runs: make([]decl.ActiveRun, 0, n)}
+}
+
+// take returns a pointer to v stored in *block, or to a new copy once block is full.
+func take[T any](block *[]T, v T) *T {
+	if len(*block) == cap(*block) {
+		p := new(T) // not &v, which would move every v to the heap
+		*p = v
+		return p
+	}
+	*block = append(*block, v)
+	return &(*block)[len(*block)-1]
+}
+
 func summaryOut(s Summary) decl.PluginSummary {
+	var b outBlock
+	return b.summary(s)
+}
+
+// summary is s as the tool's output.
+func (b *outBlock) summary(s Summary) decl.PluginSummary {
 	out := decl.PluginSummary{PluginID: s.PluginID, Name: s.Name, PackageCount: s.PackageCount, State: decl.PluginState(s.State),
-		CurrentPackageID: s.CurrentPackageID, NextPackageID: s.NextPackageID, LatestRun: attemptOut(s.LatestRun), Restored: s.Restored}
-	if b := s.BootRestart; b != nil {
-		out.BootRestart = &decl.BootRestart{PackageID: b.PackageID, PluginRunID: b.PluginRunID, Status: b.Status, Error: b.Error}
+		CurrentPackageID: s.CurrentPackageID, NextPackageID: s.NextPackageID, Restored: s.Restored}
+	if s.LatestRun != nil {
+		out.LatestRun = take(&b.attempts, attemptOut(s.LatestRun))
+	}
+	if r := s.BootRestart; r != nil {
+		out.BootRestart = &decl.BootRestart{PackageID: r.PackageID, PluginRunID: r.PluginRunID, Status: r.Status, Error: r.Error}
 	}
 	if s.ActiveRun != nil {
-		out.ActiveRun = &decl.ActiveRun{PluginRunID: s.ActiveRun.PluginRunID, PackageID: s.ActiveRun.PackageID}
+		out.ActiveRun = take(&b.runs, decl.ActiveRun{PluginRunID: s.ActiveRun.PluginRunID, PackageID: s.ActiveRun.PackageID})
 	}
 	if a := s.PendingApproval; a != nil {
 		out.PendingApproval = &decl.PendingApproval{PackageID: a.PackageID, Mode: decl.Mode(a.Mode)}
@@ -113,11 +148,9 @@ func summaryOut(s Summary) decl.PluginSummary {
 	return out
 }
 
-func attemptOut(a *Attempt) *decl.Attempt {
-	if a == nil {
-		return nil
-	}
-	out := &decl.Attempt{PluginRunID: a.PluginRunID, PackageID: a.PackageID, Mode: decl.Mode(a.Mode), Status: decl.RunStatus(a.Status),
+// attemptOut is a as the tool's output.
+func attemptOut(a *Attempt) decl.Attempt {
+	out := decl.Attempt{PluginRunID: a.PluginRunID, PackageID: a.PackageID, Mode: decl.Mode(a.Mode), Status: decl.RunStatus(a.Status),
 		ApprovalRequestID: a.ApprovalRequestID, RequiresApproval: a.RequiresApproval, Host: halfOut(a.Host), Client: halfOut(a.Client)}
 	if e := a.Error; e != nil {
 		out.Error = &decl.Diagnostic{Phase: decl.Phase(e.Phase), Message: e.Message, Stack: e.Stack, PluginID: e.PluginID,
