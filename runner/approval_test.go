@@ -157,9 +157,10 @@ func TestDeclineCancelExpire(t *testing.T) {
 	run()
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		// The state is stored before the resolution is announced: wait for both (a durable
-		// store's write takes long enough for the test to see one without the other).
-		if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" && e.sawEvent("resolved approval-3 expired") {
+		// The state is stored before the resolution is announced and the model told: wait
+		// for all three (a durable store's write, or a loaded machine, is slow enough for the
+		// test to see one without the others).
+		if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" && e.sawEvent("resolved approval-3 expired") && e.messageCount() >= 2 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -102,6 +102,13 @@ func (e *env) sawEvent(ev string) bool {
 	return slices.Contains(e.events, ev)
 }
 
+// messageCount is how many model messages e heard since the last takeMessages.
+func (e *env) messageCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.msgs)
+}
+
 func (e *env) lastRequest() RequestRunEvent {
 	e.mu.Lock()
 	defer e.mu.Unlock()
