@@ -54,9 +54,9 @@ func Float[T ~float32 | ~float64](r *sandbox.Realm, call goja.FunctionCall, i in
 }
 
 // Int reads an integer argument — a number with no fractional part within ±2^53 — as the
-// integer type T, checked to fit (see [CheckInt]).
+// integer type T, checked to fit (see checkInt).
 func Int[T integer](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return CheckInt[T](r, conv.Int(r, call.Argument(i), method, param), method, param)
+	return checkInt[T](r, conv.Int(r, call.Argument(i), method, param), method, param)
 }
 
 // Duration reads an argument, a non-negative number of milliseconds, as a time.Duration.
@@ -86,7 +86,7 @@ func ToFloat[T ~float32 | ~float64](r *sandbox.Realm, v goja.Value, path string)
 
 // ToInt converts v like [Int], to the integer type T, checked to fit.
 func ToInt[T integer](r *sandbox.Realm, v goja.Value, path string) T {
-	return CheckInt[T](r, conv.Int(r, v, "", path), "", path)
+	return checkInt[T](r, conv.Int(r, v, "", path), "", path)
 }
 
 // ToDuration converts v like [Duration].
@@ -119,10 +119,9 @@ var intRange = map[reflect.Kind]string{
 	reflect.Uintptr: "between 0 and 2^53",
 }
 
-// CheckInt converts x, an integer read from JavaScript, to T. It throws a TypeError (an
-// naming method and param) when x does not fit, rather than letting the
-// conversion wrap.
-func CheckInt[T integer](r *sandbox.Realm, x int64, method, param string) T {
+// checkInt converts x, an integer read from JavaScript, to T. It throws a TypeError
+// naming method and param when x does not fit, rather than letting the conversion wrap.
+func checkInt[T integer](r *sandbox.Realm, x int64, method, param string) T {
 	y := T(x)
 	fits := int64(y) == x
 	if signed := ^T(0) < 0; !signed {

@@ -31,8 +31,8 @@
 // of basic types and functions, [ToString], [ToBool], [ToInt], [ToFloat], [ToDuration] and
 // [ToObject] the Froms, generic over named and narrower types; a wrong type throws a
 // TypeError naming the method and parameter (or the path), and an integer that does not
-// fit its Go type is a TypeError, never a wrapped value ([CheckInt]). [FromSlice], [FromMap], [FromPtr], [SliceValue],
-// [MapValue], [PtrValue] and [Field] compose them, so the generated code declares a
+// fit its Go type is a TypeError, never a wrapped value (see [Int]). [FromSlice],
+// [FromMap], [FromPtr], [SliceValue], [MapValue], [PtrValue] and [Field] compose them, so the generated code declares a
 // converter only per catalogued struct, enum or value type.
 //
 // # Seams
