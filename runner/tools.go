@@ -2,12 +2,10 @@ package runner
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -92,10 +90,9 @@ func bind[In, Out any](d *kit.ToolDecl[In, Out], fn func(context.Context, In) (O
 		panic(err)
 	}
 	t := d.Bind(schema, fn)
-	keys := keysOf(reflect.TypeFor[In]())
 	t.Execute = func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 		var in In
-		if err := decodeArgs(input, &in, keys); err != nil {
+		if err := decodeArgs(input, &in); err != nil {
 			return nil, fmt.Errorf("%s: the arguments do not fit its input schema (%v); call it again with only the fields the schema lists, each of the type it says", d.Name(), err)
 		}
 		out, err := fn(ctx, in)
@@ -108,21 +105,12 @@ func bind[In, Out any](d *kit.ToolDecl[In, Out], fn func(context.Context, In) (O
 }
 
 // decodeArgs decodes a tool's JSON arguments into v, refusing unknown fields and
-// trailing data; empty or null arguments mean {}. The common case, arguments that fit, is
-// one json.Unmarshal and a walk over the object keys (keys, the fields of v's type); any
-// doubt (an error, a key keys does not list exactly) decodes again with the strict
-// json.Decoder, whose error is the one the caller shows.
-func decodeArgs[T any](input json.RawMessage, v *T, keys *keySet) error {
+// trailing data; empty or null arguments mean {}.
+func decodeArgs(input json.RawMessage, v any) error {
 	t := bytes.TrimSpace(input)
 	if len(t) == 0 || string(t) == "null" {
 		return nil
 	}
-	if keys != nil && json.Unmarshal(t, v) == nil {
-		if _, ok := keys.walk(t, 0); ok {
-			return nil
-		}
-	}
-	*v = *new(T)
 	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -132,140 +120,6 @@ func decodeArgs[T any](input json.RawMessage, v *T, keys *keySet) error {
 		return errors.New("more than one JSON value")
 	}
 	return nil
-}
-
-// A keySet is the object keys a struct type decodes, each with the keySet of its value:
-// nil when the value cannot hold a struct (any key inside it is accepted), strictKeys when
-// it can in a way the walk does not follow (a slice, map or json.Unmarshaler).
-type keySet struct{ fields map[string]*keySet }
-
-// strictKeys marks a field whose value only the strict decoder checks.
-var strictKeys = &keySet{}
-
-// keysOf returns the keySet of struct type t (pointers followed), or nil when t is not a
-// struct or has an embedded field: then decodeArgs always decodes strictly.
-func keysOf(t reflect.Type) *keySet {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(unmarshalerType) {
-		return nil
-	}
-	s := &keySet{fields: make(map[string]*keySet, t.NumField())}
-	for f := range t.Fields() {
-		if f.Anonymous {
-			return nil
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "-" {
-			continue
-		}
-		s.fields[cmp.Or(name, f.Name)] = valueKeys(f.Type)
-	}
-	return s
-}
-
-// valueKeys is the keySet of a field's value of type t.
-func valueKeys(t reflect.Type) *keySet {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case reflect.PointerTo(t).Implements(unmarshalerType):
-		return strictKeys
-	case t.Kind() == reflect.Struct:
-		return cmp.Or(keysOf(t), strictKeys)
-	case t.Kind() == reflect.Slice, t.Kind() == reflect.Array, t.Kind() == reflect.Map:
-		return strictKeys
-	}
-	return nil
-}
-
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-
-// walk checks the JSON value at data[i:] (valid JSON: json.Unmarshal accepted it) against
-// s and returns the index after it. ok is false when an object key is not one s lists
-// byte for byte (an unknown field, or a spelling only encoding/json's case folding
-// matches) or a field's value is strictKeys'.
-func (s *keySet) walk(data []byte, i int) (next int, ok bool) {
-	i = skipSpace(data, i)
-	switch {
-	case s == strictKeys:
-		return i, false
-	case data[i] == '{' && s != nil:
-		return s.object(data, i+1)
-	case data[i] == '{' || data[i] == '[':
-		return skipComposite(data, i), true
-	case data[i] == '"':
-		return skipString(data, i), true
-	}
-	for i < len(data) && strings.IndexByte(",}] \t\r\n", data[i]) < 0 {
-		i++
-	}
-	return i, true
-}
-
-// object walks the members of an object whose '{' is at data[i-1].
-func (s *keySet) object(data []byte, i int) (int, bool) {
-	for {
-		i = skipSpace(data, i)
-		switch data[i] {
-		case '}':
-			return i + 1, true
-		case ',':
-			i = skipSpace(data, i+1)
-		}
-		end := skipString(data, i)
-		key := data[i+1 : end-1]
-		child, known := s.fields[string(key)]
-		if !known || bytes.IndexByte(key, '\\') >= 0 {
-			return i, false
-		}
-		i = skipSpace(data, end)
-		next, ok := child.walk(data, i+1) // past ':'
-		if !ok {
-			return next, false
-		}
-		i = next
-	}
-}
-
-// skipComposite returns the index after the object or array that opens at data[i].
-func skipComposite(data []byte, i int) int {
-	depth := 0
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			i = skipString(data, i) - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return i
-}
-
-// skipString returns the index after the string that opens at data[i].
-func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
-		i++
-	}
-	return i
 }
 
 // withSession refuses a call that carries no session before fn runs: the runner's verbs
