@@ -108,10 +108,15 @@ func (r *Realm) Func(method string, fn func(call goja.FunctionCall) goja.Value) 
 // rethrowGoPanic turns a Go panic in a native function into a JS Error; JavaScript
 // exceptions and goja's uncatchable errors pass through.
 func (r *Realm) rethrowGoPanic(method string) {
-	x := recover()
-	if x == nil {
-		return
+	if x := recover(); x != nil {
+		r.rethrow(method, x)
 	}
+}
+
+// rethrow panics again with x, a value recovered in the native function named method: as
+// it is for JavaScript exceptions and goja's uncatchable errors, as a JS Error for a Go
+// panic.
+func (r *Realm) rethrow(method string, x any) {
 	switch x.(type) {
 	case goja.Value, *goja.Exception, *goja.InterruptedError, *goja.StackOverflowError:
 		panic(x)

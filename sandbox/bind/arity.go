@@ -13,6 +13,7 @@ import (
 // Func0 binds a synchronous method of 0 JavaScript parameters.
 func Func0[R any](r *sandbox.Realm, method string, fn func() (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		var (
 			x   R
 			err error
@@ -29,6 +30,7 @@ func Func0[R any](r *sandbox.Realm, method string, fn func() (R, error), res Res
 // Promise of its result.
 func Async0[R any](r *sandbox.Realm, method string, fn func(context.Context) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx)
 			return asyncResult(r, x, err, res)
@@ -39,6 +41,7 @@ func Async0[R any](r *sandbox.Realm, method string, fn func(context.Context) (R,
 // Func1 binds a synchronous method of 1 JavaScript parameter named p1.
 func Func1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(A1) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		var (
 			x   R
@@ -56,6 +59,7 @@ func Func1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(A
 // Promise of its result.
 func Async1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(context.Context, A1) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1)
@@ -67,6 +71,7 @@ func Async1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(
 // Func2 binds a synchronous method of 2 JavaScript parameters named p1 … p2.
 func Func2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Arg[A1], a2 Arg[A2], fn func(A1, A2) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
 		var (
@@ -85,6 +90,7 @@ func Func2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Arg
 // Promise of its result.
 func Async2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Arg[A1], a2 Arg[A2], fn func(context.Context, A1, A2) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
 		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
@@ -97,6 +103,7 @@ func Async2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Ar
 // Func3 binds a synchronous method of 3 JavaScript parameters named p1 … p3.
 func Func3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], fn func(A1, A2, A3) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
 		x3 := a3(r, call, 2, method, p3)
@@ -116,6 +123,7 @@ func Func3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 string
 // Promise of its result.
 func Async3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], fn func(context.Context, A1, A2, A3) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
 		x3 := a3(r, call, 2, method, p3)
@@ -129,6 +137,7 @@ func Async3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 strin
 // Func4 binds a synchronous method of 4 JavaScript parameters named p1 … p4.
 func Func4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, p4 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], a4 Arg[A4], fn func(A1, A2, A3, A4) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
 		x3 := a3(r, call, 2, method, p3)
@@ -149,6 +158,7 @@ func Func4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, p
 // Promise of its result.
 func Async4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, p4 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], a4 Arg[A4], fn func(context.Context, A1, A2, A3, A4) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
+		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
 		x3 := a3(r, call, 2, method, p3)

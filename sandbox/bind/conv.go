@@ -7,8 +7,12 @@ import (
 
 	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
+	"github.com/cordiskit/cordiskit/sandbox/internal/link"
 	"github.com/dop251/goja"
 )
+
+// realms are the operations of sandbox's realms that only this package uses.
+var realms = link.Get[sandbox.Realm]()
 
 // A From converts v, a value JavaScript gave (a listener's result, an argument inside a
 // structure), to a T, throwing a TypeError that names path when it does not fit. It is
@@ -39,7 +43,7 @@ type integer interface {
 // type, throws a TypeError such as "fs.readFile: parameter path: expected a string, got
 // number".
 func String[T ~string](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(conv.String(r, r.Limits().MaxBytes, call.Argument(i), method, param))
+	return T(conv.String(r, realms.MaxBytes(r), call.Argument(i), method, param))
 }
 
 // Bool reads a boolean argument as the named boolean type T (no truthiness: it must be
@@ -71,7 +75,7 @@ func Callback(r *sandbox.Realm, call goja.FunctionCall, i int, method, param str
 
 // ToString converts v, at path ("opts.name"), like [String], to the named string type T.
 func ToString[T ~string](r *sandbox.Realm, v goja.Value, path string) T {
-	return T(conv.String(r, r.Limits().MaxBytes, v, "", path))
+	return T(conv.String(r, realms.MaxBytes(r), v, "", path))
 }
 
 // ToBool converts v like [Bool], to the named boolean type T.

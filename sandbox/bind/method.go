@@ -56,10 +56,19 @@ func Object(r *sandbox.Realm, ms ...Method) (*goja.Object, error) {
 	return o, nil
 }
 
+// guard is deferred first by every method's native function: a Go panic inside it
+// becomes a JavaScript Error naming the method (as with [sandbox.Realm.Func], without a
+// second function around the method's own).
+func guard(r *sandbox.Realm, method string) {
+	if x := recover(); x != nil {
+		realms.Rethrow(r, method, x)
+	}
+}
+
 // newMethod makes the Method of method ("fs.readFile"), whose JavaScript name is what
-// follows the service key.
+// follows the service key, from its native function fn, which defers guard first.
 func newMethod(r *sandbox.Realm, method string, fn func(call goja.FunctionCall) goja.Value) Method {
-	return Method{name: method[strings.LastIndexByte(method, '.')+1:], fn: r.Func(method, fn)}
+	return Method{name: method[strings.LastIndexByte(method, '.')+1:], fn: r.Runtime().ToValue(fn)}
 }
 
 // errAbsent is what [Found] returns for a result that is not there: JavaScript gets
