@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,25 +22,34 @@ const CatalogPath = "github.com/cordiskit/cordiskit/catalog"
 
 // CatalogGo renders catalog_gen.go: the catalog as Go data, plus a compile-time guard
 // that references every declaration it was built from.
+//
+// The head of the file (imports, the guard) is jennifer's, since it names the declaring
+// packages and jennifer picks their import names; it renders while the rest is written.
+// The rest (Catalog and its entries, the bulk of a large catalog) names no package but
+// catalog and is written as text laid out as gofmt lays it out (see catalogtext.go), so
+// it skips gofmt, which was most of a generator run.
 func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	f := jen.NewFile(pkg)
 	f.HeaderComment(header)
 	f.ImportName(CatalogPath, "catalog")
 	f.ImportName(KitPath, "kit")
-
-	w := newCatWriter(c)
-	lit := composite(
-		field("Events", sliceOf(w, "Event", c.Events, func(e *catalog.Event) string { return e.Name }, w.eventLit)),
-		field("Services", sliceOf(w, "Service", c.Services, func(s *catalog.Service) string { return s.Key }, w.serviceLit)),
-		field("Tools", sliceOf(w, "Tool", c.Tools, func(t *catalog.Tool) string { return t.Name }, w.toolLit)),
-		field("Types", sliceOf(w, "Type", c.Types, func(t *catalog.Type) string { return t.Name }, w.typeLit)),
-	)
-	f.Comment("Catalog is the API catalog of the declarations this package was generated from:")
-	f.Comment("their events, services, tools and the type shapes their signatures reference.")
-	f.Var().Id("Catalog").Op("=").Op("&").Qual(CatalogPath, "Catalog").Add(lit)
+	f.Add(catalogPlaceholder) // replaced below; it makes jennifer import catalog
 	f.Line()
 	guard(f, c)
+	var head bytes.Buffer
+	var headErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { headErr = f.Render(&head) })
 
+	w := newCatWriter(c)
+	catalogVar := "// Catalog is the API catalog of the declarations this package was generated from:\n" +
+		"// their events, services, tools and the type shapes their signatures reference.\n" +
+		"var Catalog = " + composite("&catalog.Catalog",
+		field("Events", entries(w, "Event", c.Events, func(e *catalog.Event) string { return e.Name }, w.eventLit)),
+		field("Services", entries(w, "Service", c.Services, func(s *catalog.Service) string { return s.Key }, w.serviceLit)),
+		field("Tools", entries(w, "Tool", c.Tools, func(t *catalog.Tool) string { return t.Name }, w.toolLit)),
+		field("Types", entries(w, "Type", c.Types, func(t *catalog.Type) string { return t.Name }, w.typeLit)),
+	) + "\n"
 	decls := w.entries
 	if len(w.sharedDecls) > 0 {
 		decls = append(decls, varBlock("The parameters and fields that occur more than once, one variable each.", w.sharedDecls))
@@ -49,114 +57,53 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	if len(w.decls) > 0 {
 		decls = append(decls, varBlock("The Go types the catalog entries refer to, one variable each.", w.decls))
 	}
-	// The head of the file (imports, Catalog, the guard) renders while the entries do.
-	var buf bytes.Buffer
-	var headErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { headErr = f.Render(&buf) })
-	rest, err := renderDecls(decls)
 	wg.Wait()
-	if err := errors.Join(headErr, err); err != nil {
-		return nil, err
+	if headErr != nil {
+		return nil, headErr
 	}
-	return append(append(bytes.TrimRight(buf.Bytes(), "\n"), "\n\n"...), rest...), nil
-}
-
-// renderDecls renders top-level declarations that name no package but catalog, in
-// parallel chunks through jennifer (each chunk with its own jen.File, so nothing is
-// shared). gofmt formats each top-level declaration on its own, so joining the chunks
-// gives the bytes formatting the whole would; rendering the entries of a large catalog
-// is most of a generator run, and this spreads it over the machine's cores.
-func renderDecls(decls []jen.Code) ([]byte, error) {
-	n := min(runtime.GOMAXPROCS(0), 8, max(1, len(decls)/64))
-	out := make([][]byte, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		chunk := decls[i*len(decls)/n : (i+1)*len(decls)/n]
-		wg.Go(func() {
-			f := jen.NewFile("x")
-			f.ImportName(CatalogPath, "catalog")
-			var b bytes.Buffer
-			errs[i] = jen.Custom(jen.Options{Separator: "\n\n"}, chunk...).RenderWithFile(&b, f)
-			out[i] = bytes.TrimSpace(b.Bytes())
-		})
+	before, after, ok := bytes.Cut(head.Bytes(), []byte(catalogPlaceholderText))
+	if !ok {
+		return nil, errors.New("emit: jennifer rendered the Catalog placeholder differently; the catalog renderer needs updating")
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	for _, o := range out {
-		if len(o) > 0 {
-			b.Write(o)
-			b.WriteString("\n\n")
+	out := append(append(slices.Clip(before), catalogVar...), after...)
+	out = append(bytes.TrimRight(out, "\n"), "\n\n"...)
+	for i, d := range decls {
+		if i > 0 {
+			out = append(out, '\n')
 		}
+		out = append(append(out, d...), '\n')
 	}
-	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n'), nil
-}
-
-// A kv is one field of a composite literal; a nil value leaves the field out.
-type kv struct {
-	key string
-	val jen.Code
-}
-
-func field(key string, val jen.Code) kv { return kv{key, val} }
-
-// composite renders {Key: value, …} one field per line, in the order given, leaving out
-// zero values so the file stays readable.
-func composite(fields ...kv) jen.Code {
-	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, pairs(fields)...)
-}
-
-// compact renders {Key: value, …} on one line: for the small structs (parameters, fields)
-// that come in lists, which then read as tables.
-func compact(fields ...kv) jen.Code {
-	return jen.Values(pairs(fields)...)
-}
-
-func pairs(fields []kv) []jen.Code {
-	var items []jen.Code
-	for _, f := range fields {
-		if f.val != nil {
-			items = append(items, jen.Id(f.key).Op(":").Add(f.val))
-		}
+	if len(decls) == 0 {
+		out = append(out, '\n')
 	}
-	return items
+	return out, nil
 }
 
-// sliceOf renders []catalog.T{…} whose elements are package-level variables, one per
-// entry, named after the entry: gofmt's cost grows with the nesting depth of a composite
-// literal, and one flat variable per entry keeps it (and diffs) local.
-func sliceOf[T any](w *catWriter, typ string, xs []T, name func(*T) string, lit func(*T) jen.Code) jen.Code {
+// catalogPlaceholder stands for the Catalog variable in the head jennifer renders; its
+// rendering, catalogPlaceholderText, is then replaced by the variable written as text.
+var catalogPlaceholder = jen.Var().Id("Catalog").Op("=").Op("&").Qual(CatalogPath, "Catalog").Values()
+
+const catalogPlaceholderText = "var Catalog = &catalog.Catalog{}\n"
+
+// entries declares one package-level variable per entry, named after it, and returns
+// []catalog.T{…} of them ("" for none): one flat variable per entry keeps the nesting of
+// composite literals (and diffs) local.
+func entries[T any](w *catWriter, typ string, xs []T, name func(*T) string, lit func(*T) string) string {
 	if len(xs) == 0 {
-		return nil
+		return ""
 	}
-	items := make([]jen.Code, len(xs))
+	names := make([]string, len(xs))
 	for i := range xs {
-		items[i] = w.entry(typ, name(&xs[i]), lit(&xs[i]))
+		names[i] = w.entry(typ, name(&xs[i]), lit(&xs[i]))
 	}
-	return jen.Index().Qual(CatalogPath, typ).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
-}
-
-// inlineSlice renders []catalog.T{{…}, …} with the elements written in place.
-func inlineSlice[T any](typ string, xs []T, lit func(*T) jen.Code) jen.Code {
-	if len(xs) == 0 {
-		return nil
-	}
-	items := make([]jen.Code, len(xs))
-	for i := range xs {
-		items[i] = lit(&xs[i])
-	}
-	return jen.Index().Qual(CatalogPath, typ).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
+	return lines("[]catalog."+typ, names)
 }
 
 // entry declares var cordis<Typ><Name> = catalog.<Typ>{…} and returns its name.
-func (w *catWriter) entry(typ, name string, lit jen.Code) jen.Code {
+func (w *catWriter) entry(typ, name, lit string) string {
 	id := w.unique("cordis" + typ + camel(name))
-	w.entries = append(w.entries, jen.Var().Id(id).Op("=").Qual(CatalogPath, typ).Add(lit))
-	return jen.Id(id)
+	w.entries = append(w.entries, "var "+id+" = "+lit)
+	return id
 }
 
 // unique returns name, or name with a number appended if it is taken.
@@ -189,47 +136,48 @@ func camel(s string) string {
 	return b.String()
 }
 
-func str(s string) jen.Code {
+// str is a string literal, or nothing (the field left out) for "".
+func str(s string) string {
 	if s == "" {
-		return nil
+		return ""
 	}
-	return jen.Lit(s)
+	return strconv.Quote(s)
 }
 
-func strs(ss []string) jen.Code {
+func strs(ss []string) string {
 	if len(ss) == 0 {
-		return nil
+		return ""
 	}
-	items := make([]jen.Code, len(ss))
+	items := make([]string, len(ss))
 	for i, s := range ss {
-		items[i] = jen.Lit(s)
+		items[i] = strconv.Quote(s)
 	}
-	return jen.Index().String().Values(items...)
+	return literalLine("[]string", items)
 }
 
-func boolean(b bool) jen.Code {
+func boolean(b bool) string {
 	if !b {
-		return nil
+		return ""
 	}
-	return jen.True()
+	return "true"
 }
 
-func ref(r catalog.Ref) jen.Code {
-	return jen.Qual(CatalogPath, "Ref").Values(jen.Id("Pkg").Op(":").Lit(r.Pkg), jen.Id("Name").Op(":").Lit(r.Name))
+func ref(r catalog.Ref) string {
+	return "catalog.Ref{Pkg: " + strconv.Quote(r.Pkg) + ", Name: " + strconv.Quote(r.Name) + "}"
 }
 
-func raw(b []byte) jen.Code {
+func raw(b []byte) string {
 	if len(b) == 0 {
-		return nil
+		return ""
 	}
 	// []byte, not json.RawMessage: assignable all the same, and the entries then need no
-	// import but catalog (see renderDecls).
-	return jen.Index().Byte().Call(jen.Lit(string(b)))
+	// import but catalog.
+	return "[]byte(" + strconv.Quote(string(b)) + ")"
 }
 
 // pathOnly drops the line from a "path:line" source: line numbers shift with every
 // unrelated edit and would make the generated catalog stale for no reason.
-func pathOnly(src string) jen.Code {
+func pathOnly(src string) string {
 	if i := strings.LastIndexByte(src, ':'); i >= 0 {
 		src = src[:i]
 	}
@@ -241,15 +189,15 @@ var modeNames = map[catalog.Mode]string{
 	catalog.ModeBail: "ModeBail", catalog.ModeWaterfall: "ModeWaterfall",
 }
 
-func (w *catWriter) eventLit(e *catalog.Event) jen.Code {
-	return composite(
-		field("Name", jen.Lit(e.Name)),
-		field("Mode", jen.Qual(CatalogPath, modeNames[e.Mode])),
+func (w *catWriter) eventLit(e *catalog.Event) string {
+	return composite("catalog.Event",
+		field("Name", strconv.Quote(e.Name)),
+		field("Mode", "catalog."+modeNames[e.Mode]),
 		field("Var", ref(e.Var)),
 		field("Payload", w.goType(e.Payload)),
 		field("Result", w.goType(e.Result)),
 		field("Params", w.fieldsLit(e.Params)),
-		field("Signature", jen.Lit(e.Signature)),
+		field("Signature", strconv.Quote(e.Signature)),
 		field("Types", strs(e.Types)),
 		field("Doc", str(e.Doc)),
 		field("Summary", str(e.Summary)),
@@ -257,14 +205,16 @@ func (w *catWriter) eventLit(e *catalog.Event) jen.Code {
 	)
 }
 
-func (w *catWriter) serviceLit(s *catalog.Service) jen.Code {
-	return composite(
-		field("Key", jen.Lit(s.Key)),
+func (w *catWriter) serviceLit(s *catalog.Service) string {
+	typ := w.goType(s.Type) // before the methods', as names are numbered in order of use
+	methods := entries(w, "Method", s.Methods, func(m *catalog.Method) string { return s.Key + "/" + m.Name }, w.methodLit)
+	return composite("catalog.Service",
+		field("Key", strconv.Quote(s.Key)),
 		field("Var", ref(s.Var)),
-		field("Type", w.goType(s.Type)),
+		field("Type", typ),
 		field("TypeName", str(s.TypeName)),
 		field("Abstract", boolean(s.Abstract)),
-		field("Methods", sliceOf(w, "Method", s.Methods, func(m *catalog.Method) string { return s.Key + "/" + m.Name }, w.methodLit)),
+		field("Methods", methods),
 		field("Types", strs(s.Types)),
 		field("Doc", str(s.Doc)),
 		field("Summary", str(s.Summary)),
@@ -272,15 +222,15 @@ func (w *catWriter) serviceLit(s *catalog.Service) jen.Code {
 	)
 }
 
-func (w *catWriter) methodLit(m *catalog.Method) jen.Code {
-	return composite(
-		field("Name", jen.Lit(m.Name)),
-		field("JSName", jen.Lit(m.JSName)),
+func (w *catWriter) methodLit(m *catalog.Method) string {
+	return composite("catalog.Method",
+		field("Name", strconv.Quote(m.Name)),
+		field("JSName", strconv.Quote(m.JSName)),
 		field("Async", boolean(m.Async)),
 		field("Params", w.paramsLit(m.Params)),
 		field("Results", w.paramsLit(m.Results)),
 		field("Returns", str(m.Returns)),
-		field("Signature", jen.Lit(m.Signature)),
+		field("Signature", strconv.Quote(m.Signature)),
 		field("Types", strs(m.Types)),
 		field("Doc", str(m.Doc)),
 		field("Summary", str(m.Summary)),
@@ -288,16 +238,16 @@ func (w *catWriter) methodLit(m *catalog.Method) jen.Code {
 	)
 }
 
-func (w *catWriter) paramsLit(ps []catalog.Param) jen.Code {
-	return inlineSlice("Param", ps, func(p *catalog.Param) jen.Code {
-		var role jen.Code
+func (w *catWriter) paramsLit(ps []catalog.Param) string {
+	return inlineSlice("[]catalog.Param", ps, func(p *catalog.Param) string {
+		var role string
 		switch p.Role {
 		case catalog.RoleContext:
-			role = jen.Qual(CatalogPath, "RoleContext")
+			role = "catalog.RoleContext"
 		case catalog.RoleKit:
-			role = jen.Qual(CatalogPath, "RoleKit")
+			role = "catalog.RoleKit"
 		}
-		lit := func() jen.Code {
+		lit := func() string {
 			return compact(
 				field("Name", str(p.Name)),
 				field("JSName", str(p.JSName)),
@@ -306,41 +256,53 @@ func (w *catWriter) paramsLit(ps []catalog.Param) jen.Code {
 				field("Role", role),
 			)
 		}
-		return w.shared("Param", "cordisParam"+upperFirst(cmp.Or(p.JSName, p.Name))+strings.TrimPrefix(goTypeVarName(p.Go), "cordis"), paramKey(p), lit)
+		return w.shared("catalog.Param", "cordisParam"+upperFirst(cmp.Or(p.JSName, p.Name))+strings.TrimPrefix(goTypeVarName(p.Go), "cordis"), paramKey(p), lit)
 	})
 }
 
-func (w *catWriter) fieldsLit(fs []catalog.Field) jen.Code {
-	return inlineSlice("Field", fs, func(f *catalog.Field) jen.Code {
-		lit := func() jen.Code {
+func (w *catWriter) fieldsLit(fs []catalog.Field) string {
+	return inlineSlice("[]catalog.Field", fs, func(f *catalog.Field) string {
+		lit := func() string {
 			return compact(
-				field("Name", jen.Lit(f.Name)),
-				field("JSName", jen.Lit(f.JSName)),
-				field("JSONName", jen.Lit(f.JSONName)),
+				field("Name", strconv.Quote(f.Name)),
+				field("JSName", strconv.Quote(f.JSName)),
+				field("JSONName", strconv.Quote(f.JSONName)),
 				field("Go", w.goType(f.Go)),
 				field("JS", str(f.JS)),
 				field("Optional", boolean(f.Optional)),
 				field("Doc", str(f.Doc)),
 			)
 		}
-		return w.shared("Field", "cordisField"+upperFirst(f.Name)+strings.TrimPrefix(goTypeVarName(f.Go), "cordis"), fieldKey(f), lit)
+		return w.shared("catalog.Field", "cordisField"+upperFirst(f.Name)+strings.TrimPrefix(goTypeVarName(f.Go), "cordis"), fieldKey(f), lit)
 	})
+}
+
+// inlineSlice is []T{{…}, …} with the elements written in place, one a line.
+func inlineSlice[T any](typ string, xs []T, lit func(*T) string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	items := make([]string, len(xs))
+	for i := range xs {
+		items[i] = lit(&xs[i])
+	}
+	return lines(typ, items)
 }
 
 // shared returns a parameter or field literal, or — when the same one occurs more than
 // once in the catalog (a leading ctx, a trailing error, a payload field every event of
 // a family repeats) — the name of the one variable that holds it.
-func (w *catWriter) shared(typ, base, key string, lit func() jen.Code) jen.Code {
+func (w *catWriter) shared(typ, base, key string, lit func() string) string {
 	if w.uses[key] < 2 {
 		return lit()
 	}
 	if name, ok := w.sharedByKey[key]; ok {
-		return jen.Id(name)
+		return name
 	}
 	name := w.unique(base)
 	w.sharedByKey[key] = name
-	w.sharedDecls[name] = jen.Id(name).Op("=").Qual(CatalogPath, typ).Add(lit())
-	return jen.Id(name)
+	w.sharedDecls[name] = typ + lit()
+	return name
 }
 
 func paramKey(p *catalog.Param) string {
@@ -383,9 +345,9 @@ func upperFirst(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-func (w *catWriter) toolLit(t *catalog.Tool) jen.Code {
-	return composite(
-		field("Name", jen.Lit(t.Name)),
+func (w *catWriter) toolLit(t *catalog.Tool) string {
+	return composite("catalog.Tool",
+		field("Name", strconv.Quote(t.Name)),
 		field("Var", ref(t.Var)),
 		field("Input", w.goType(t.Input)),
 		field("Output", w.goType(t.Output)),
@@ -401,22 +363,19 @@ var typeKindNames = map[catalog.TypeKind]string{
 	catalog.TypeStruct: "TypeStruct", catalog.TypeEnum: "TypeEnum", catalog.TypeValue: "TypeValue",
 }
 
-func (w *catWriter) typeLit(t *catalog.Type) jen.Code {
-	var enum jen.Code
-	if len(t.Enum) > 0 {
-		enum = inlineSlice("EnumValue", t.Enum, func(v *catalog.EnumValue) jen.Code {
-			return compact(field("Name", jen.Lit(v.Name)), field("Value", jen.Lit(v.Value)), field("Doc", str(v.Doc)))
-		})
-	}
-	return composite(
-		field("Name", jen.Lit(t.Name)),
+func (w *catWriter) typeLit(t *catalog.Type) string {
+	enum := inlineSlice("[]catalog.EnumValue", t.Enum, func(v *catalog.EnumValue) string {
+		return compact(field("Name", strconv.Quote(v.Name)), field("Value", strconv.Quote(v.Value)), field("Doc", str(v.Doc)))
+	})
+	return composite("catalog.Type",
+		field("Name", strconv.Quote(t.Name)),
 		field("Go", ref(t.Go)),
-		field("Kind", jen.Qual(CatalogPath, typeKindNames[t.Kind])),
+		field("Kind", "catalog."+typeKindNames[t.Kind]),
 		field("Underlying", w.goType(t.Underlying)),
 		field("Fields", w.fieldsLit(t.Fields)),
 		field("Enum", enum),
 		field("JS", str(t.JS)),
-		field("Decl", jen.Lit(t.Decl)),
+		field("Decl", strconv.Quote(t.Decl)),
 		field("Refs", strs(t.Refs)),
 		field("Doc", str(t.Doc)),
 		field("Summary", str(t.Summary)),
@@ -430,86 +389,69 @@ var kindNames = map[catalog.Kind]string{
 	catalog.KindFunc: "KindFunc", catalog.KindAny: "KindAny", catalog.KindStruct: "KindStruct",
 }
 
-// A catWriter renders the catalog literal. Every distinct GoType becomes one
+// A catWriter writes the catalog's entries. Every distinct GoType becomes one
 // package-level variable that entries refer to by name: the file stays a fraction of the
-// size and flat enough that gofmt (which jennifer runs, and whose cost grows with the
-// nesting of composite literals) and later type checks of the package stay fast.
+// size and flat, so that it reads well and later type checks of the package stay fast.
 type catWriter struct {
 	byKey   map[string]string // GoType.String() → variable name
 	taken   map[string]bool   // variable names in use
-	decls   map[string]jen.Code
-	entries []jen.Code // the entry variables, in catalog order
+	decls   map[string]string // GoType variable → its value
+	entries []string          // the entry variables' declarations, in catalog order
 
 	uses        map[string]int    // parameter or field literal → occurrences
 	sharedByKey map[string]string // parameter or field literal → variable name
-	sharedDecls map[string]jen.Code
+	sharedDecls map[string]string // shared variable → its value
 }
 
 func newCatWriter(c *catalog.Catalog) *catWriter {
 	w := &catWriter{
-		byKey: map[string]string{}, taken: map[string]bool{}, decls: map[string]jen.Code{},
-		uses: map[string]int{}, sharedByKey: map[string]string{}, sharedDecls: map[string]jen.Code{},
+		byKey: map[string]string{}, taken: map[string]bool{}, decls: map[string]string{},
+		uses: map[string]int{}, sharedByKey: map[string]string{}, sharedDecls: map[string]string{},
 	}
 	w.count(c)
 	return w
 }
 
-// goType returns the name of t's variable, declaring it (and its parts) on first use.
-func (w *catWriter) goType(t *catalog.GoType) jen.Code {
+// goType returns the name of t's variable, declaring it (and its parts) on first use;
+// "" for nil.
+func (w *catWriter) goType(t *catalog.GoType) string {
 	if t == nil {
-		return nil
+		return ""
 	}
 	key := t.String()
 	if name, ok := w.byKey[key]; ok {
-		return jen.Id(name)
+		return name
 	}
 	name := w.unique(goTypeVarName(t))
 	w.byKey[key] = name
 
-	items := []jen.Code{jen.Id("Kind").Op(":").Qual(CatalogPath, kindNames[t.Kind])}
-	add := func(key string, val jen.Code) {
-		if val != nil {
-			items = append(items, jen.Id(key).Op(":").Add(val))
-		}
+	fields := []kv{
+		field("Kind", "catalog."+kindNames[t.Kind]),
+		field("Pkg", str(t.Pkg)),
+		field("Name", str(t.Name)),
+		field("Elem", w.goType(t.Elem)),
+		field("Key", w.goType(t.Key)),
 	}
-	add("Pkg", str(t.Pkg))
-	add("Name", str(t.Name))
-	add("Elem", w.goType(t.Elem))
-	add("Key", w.goType(t.Key))
 	if t.Len != 0 {
-		add("Len", jen.Lit(int(t.Len)))
+		fields = append(fields, field("Len", strconv.FormatInt(t.Len, 10)))
 	}
 	if len(t.Params) > 0 {
-		add("Params", w.goTypes(t.Params))
+		fields = append(fields, field("Params", w.goTypes(t.Params)))
 	}
 	if len(t.Results) > 0 {
-		add("Results", w.goTypes(t.Results))
+		fields = append(fields, field("Results", w.goTypes(t.Results)))
 	}
-	add("Variadic", boolean(t.Variadic))
-	w.decls[name] = jen.Id(name).Op("=").Op("&").Qual(CatalogPath, "GoType").Values(items...)
-	return jen.Id(name)
+	fields = append(fields, field("Variadic", boolean(t.Variadic)))
+	w.decls[name] = "&catalog.GoType" + compact(fields...)
+	return name
 }
 
-func (w *catWriter) goTypes(ts []*catalog.GoType) jen.Code {
-	items := make([]jen.Code, len(ts))
+func (w *catWriter) goTypes(ts []*catalog.GoType) string {
+	items := make([]string, len(ts))
 	for i, t := range ts {
 		items[i] = w.goType(t)
 	}
-	return jen.Index().Op("*").Qual(CatalogPath, "GoType").Values(items...)
-}
-
-// varBlock declares variables, sorted by name, in one var ( … ) block.
-func varBlock(comment string, decls map[string]jen.Code) jen.Code {
-	names := make([]string, 0, len(decls))
-	for name := range decls {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	defs := make([]jen.Code, len(names))
-	for i, name := range names {
-		defs[i] = decls[name]
-	}
-	return jen.Comment(comment).Line().Var().Defs(defs...)
+	return literalLine("[]*catalog.GoType", items)
 }
 
 // goTypeVarName spells a GoType as an identifier: "[]*kit.ToolSchema" is

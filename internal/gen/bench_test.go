@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/catalog/scan"
 	"github.com/cordiskit/cordiskit/internal/benchfix"
+	"github.com/cordiskit/cordiskit/internal/emit"
 )
 
 // syntheticModule returns the files of the benchmark module: the declaring packages of
@@ -101,5 +102,40 @@ func BenchmarkGenerate(b *testing.B) {
 		if _, err := Generate(ctx, cfg); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRender measures the render step alone, each output on its own, on the
+// synthetic module's catalog (scanned once): what Generate spends after scan.Load.
+func BenchmarkRender(b *testing.B) {
+	dir := b.TempDir()
+	writeModule(b, dir, "example.com/synth", syntheticModule())
+	res, err := scan.Load(context.Background(), &scan.Config{Dir: filepath.Join(dir, "api"), Patterns: []string{"../..."},
+		Out: ".", OutFiles: []string{CatalogFile, FacadeFile}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat := res.Catalog
+	if err := emit.Schemas(cat); err != nil {
+		b.Fatal(err)
+	}
+	header := Header([]string{"-out", ".", "-docs", "../docs", "-facade", "../..."})
+	for _, bc := range []struct {
+		name   string
+		render func() ([]byte, error)
+	}{
+		{"catalog", func() ([]byte, error) { return emit.CatalogGo(cat, "api", header) }},
+		{"facade", func() ([]byte, error) { return emit.FacadeGo(cat, "api", header) }},
+		{"docs", func() ([]byte, error) {
+			return append(emit.EventsAndServices(cat, res.Inherited, header), emit.ToolCatalog(cat, header)...), nil
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := bc.render(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

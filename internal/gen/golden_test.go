@@ -124,3 +124,28 @@ func TestGoldenDiagnostics(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	golden(t, "bad/diagnostics.golden", []byte(ds.Rel(root).Error()+"\n"))
 }
+
+// TestSyntheticGofmted checks the Go files generated for the synthetic benchmark module
+// (every shape the budget's declarations have, at its size) are gofmt'ed: the emitters
+// write much of them as text laid out as gofmt would, without running it.
+func TestSyntheticGofmted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the synthetic module")
+	}
+	dir := t.TempDir()
+	writeModule(t, dir, "example.com/synth", syntheticModule())
+	cfg := &Config{Dir: filepath.Join(dir, "api"), Patterns: []string{"../..."}, Out: ".", Docs: "../docs", Facade: true}
+	files, err := Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{CatalogFile, FacadeFile} {
+		src := files[name]
+		if src == nil {
+			t.Fatalf("%s was not generated", name)
+		}
+		if formatted, err := format.Source(src); err != nil || !bytes.Equal(formatted, src) {
+			t.Errorf("%s is not gofmt'ed (err %v):\n%s", name, err, lineDiff(src, formatted))
+		}
+	}
+}
