@@ -3,11 +3,14 @@ package emit
 import (
 	"bytes"
 	"errors"
-	"io"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"maps"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -15,8 +18,7 @@ import (
 )
 
 // A goFile describes a Go file for renderFile: its package, header comment, the package
-// names registered with every jen.File that renders part of it, and its top-level
-// declarations in order.
+// names registered with its jen.File, and its top-level declarations in order.
 type goFile struct {
 	pkg    string
 	header string
@@ -33,46 +35,49 @@ func (g *goFile) newFile() *jen.File {
 	return f
 }
 
+// declSplit marks, in the unformatted source jennifer renders, where each declaration
+// starts; it cannot occur in generated code, where // starts a comment line only after
+// a blank ("// text").
+const declSplit = "//cordis:decl\n"
+
 // renderFile renders g to the bytes one jen.File holding the header and the declarations
-// (separated by blank lines) renders to, but without its single gofmt pass over the
-// whole file, which is most of the cost of a large file: the declarations render in
-// parallel chunks, each through its own jen.File and gofmt (gofmt formats each top-level
-// declaration on its own, so the formatted chunks, joined, are what formatting the whole
-// gives), and the header and import block once.
-//
-// The import block and the package names in the code must be those of a whole-file
-// render. jennifer names an import when a file first uses it: its registered or
-// standard-library name, else a name guessed from the path, made unique with a number
-// when taken. Each chunk's file starts afresh, so the chunks agree with the whole file
-// exactly when every path gets, in every chunk, the name it gets alone in an empty file,
-// and no two paths share that name — then the order of first use, which differs, decides
-// nothing. When that does not hold (two imported packages with the same name), the file
-// is rendered whole, as before.
+// (separated by blank lines) renders to, but without jennifer's gofmt pass over the whole
+// file, which is most of the cost of a large file. jennifer renders the file once,
+// unformatted (so it names every import as for the whole file), with a line marking
+// the start of each declaration; go/format formats the head (the package clause and the
+// import block); and each declaration is parsed on its own and laid out by formatDecl as
+// gofmt would lay it out, or formatted by go/format when formatDecl does not know a
+// construct in it. gofmt formats each top-level declaration on its own, so the result is
+// what formatting the whole gives. The declarations are parsed and laid out in parallel.
 func renderFile(g *goFile) ([]byte, error) {
-	decls := g.decls
-	workers := min(runtime.GOMAXPROCS(0), 8)
-	size := max(8, (len(decls)+4*workers-1)/(4*workers)) // about 4 chunks per worker
-	nchunks := (len(decls) + size - 1) / size
-	out := make([][]byte, nchunks)
-	imports := make([]map[string]importDef, nchunks)
-	errs := make([]error, nchunks)
+	f := g.newFile()
+	f.HeaderComment(g.header)
+	if len(g.decls) > 0 {
+		f.Add(jen.Custom(jen.Options{Open: declSplit, Separator: "\n" + declSplit}, g.decls...))
+	}
+	f.NoFormat = true
+	var raw bytes.Buffer
+	if err := f.Render(&raw); err != nil {
+		return nil, err
+	}
+	parts := bytes.Split(raw.Bytes(), []byte("\n"+declSplit))
+	if len(parts) != len(g.decls)+1 {
+		return nil, fmt.Errorf("emit: %d declarations rendered as %d; the declaration marker %q occurs in the code", len(g.decls), len(parts)-1, declSplit)
+	}
+	head, err := format.Source(parts[0])
+	if err != nil {
+		return nil, fmt.Errorf("formatting the package clause and imports: %w", err)
+	}
+
+	decls := parts[1:]
+	out := make([][]byte, len(decls))
+	errs := make([]error, len(decls))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(workers, nchunks) {
+	for range min(runtime.GOMAXPROCS(0), 8, len(decls)) {
 		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= nchunks {
-					return
-				}
-				chunk := decls[i*size : min((i+1)*size, len(decls))]
-				f := g.newFile()
-				var b bytes.Buffer
-				if errs[i] = jen.Custom(jen.Options{Separator: "\n\n"}, chunk...).RenderWithFile(&b, f); errs[i] != nil {
-					continue
-				}
-				out[i] = bytes.TrimSpace(b.Bytes())
-				imports[i], errs[i] = importsOf(f)
+			for i := int(next.Add(1) - 1); i < len(decls); i = int(next.Add(1) - 1) {
+				out[i], errs[i] = formatDeclSource(decls[i])
 			}
 		})
 	}
@@ -80,119 +85,59 @@ func renderFile(g *goFile) ([]byte, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-
-	// The name each path gets alone, and the file's header and imports with every path
-	// registered; a path whose name differs anywhere falls back to a whole render.
-	head := g.newFile()
-	alone := map[string]importDef{}
-	for _, m := range imports {
-		for p, def := range m {
-			d, ok := alone[p]
-			if !ok {
-				f := g.newFile()
-				if err := jen.Qual(p, "X").RenderWithFile(io.Discard, f); err != nil {
-					return nil, err
-				}
-				fm, err := importsOf(f)
-				if err != nil {
-					return nil, err
-				}
-				d = fm[p]
-				alone[p] = d
-			}
-			if d != def {
-				return renderWhole(g)
-			}
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(alone)) {
-		if err := jen.Qual(p, "X").RenderWithFile(io.Discard, head); err != nil {
-			return nil, err
-		}
-	}
-	if hm, err := importsOf(head); err != nil {
-		return nil, err
-	} else if len(hm) != len(alone) {
-		return nil, errors.New("emit: import paths went missing")
-	} else {
-		for p, d := range hm {
-			if alone[p] != d {
-				return renderWhole(g) // two paths want one name
-			}
-		}
-	}
-	head.HeaderComment(g.header)
-	var b bytes.Buffer
-	if err := head.Render(&b); err != nil {
-		return nil, err
-	}
-	res := append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
+	res := append(bytes.TrimRight(head, "\n"), '\n')
 	for _, o := range out {
-		if len(o) > 0 {
-			res = append(append(append(res, '\n'), o...), '\n')
-		}
+		res = append(append(append(res, '\n'), o...), '\n')
 	}
 	return res, nil
 }
 
-// wholeRenders counts renderWhole's calls, for the tests.
-var wholeRenders atomic.Int64
+// declPkg is the package clause a declaration is parsed and formatted under.
+const declPkg = "package p\n\n"
 
-// renderWhole renders g through one jen.File: the reference renderFile reproduces.
-func renderWhole(g *goFile) ([]byte, error) {
-	wholeRenders.Add(1)
-	f := g.newFile()
-	f.HeaderComment(g.header)
-	for i, d := range g.decls {
-		if i > 0 {
-			f.Line()
-		}
-		f.Add(d)
+// formatDeclSource formats the source of one top-level declaration as gofmt would.
+func formatDeclSource(decl []byte) ([]byte, error) {
+	src := append([]byte(declPkg), decl...)
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, fmt.Errorf("jennifer rendered a declaration that does not parse: %w\n%s", err, decl)
 	}
-	var b bytes.Buffer
-	if err := f.Render(&b); err != nil {
+	if len(file.Decls) == 1 && commentsAreDoc(file) {
+		if out, ok := formatDecl(fset.File(file.Pos()), file.Decls[0]); ok {
+			return out, nil
+		}
+	}
+	aloneFormats.Add(1)
+	out, err := format.Source(src)
+	if err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	out, ok := bytes.CutPrefix(out, []byte(declPkg))
+	if !ok {
+		return nil, errors.New("emit: go/format moved a declaration's package clause")
+	}
+	return bytes.TrimRight(out, "\n"), nil
 }
 
-// An importDef is how a file imports a path: with an alias (name set) or without.
-type importDef struct {
-	alias bool
-	name  string
+// commentsAreDoc reports whether the only comment in a file of one declaration is the
+// declaration's doc comment.
+func commentsAreDoc(file *ast.File) bool {
+	var doc *ast.CommentGroup
+	switch d := file.Decls[0].(type) {
+	case *ast.FuncDecl:
+		doc = d.Doc
+	case *ast.GenDecl:
+		doc = d.Doc
+	}
+	switch len(file.Comments) {
+	case 0:
+		return true
+	case 1:
+		return file.Comments[0] == doc
+	}
+	return false
 }
 
-// importsOf returns the imports jennifer has registered in f, as its import block lists
-// them: f must hold no code of its own (its body renders empty).
-func importsOf(f *jen.File) (map[string]importDef, error) {
-	f.NoFormat = true
-	defer func() { f.NoFormat = false }()
-	var b bytes.Buffer
-	if err := f.Render(&b); err != nil {
-		return nil, err
-	}
-	m := map[string]importDef{}
-	_, block, _ := bytes.Cut(b.Bytes(), []byte("\nimport "))
-	block, multi := bytes.CutPrefix(block, []byte("(\n"))
-	for line := range bytes.Lines(block) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] == ')' {
-			break
-		}
-		var def importDef
-		if line[0] != '"' {
-			name, rest, _ := bytes.Cut(line, []byte(" "))
-			def = importDef{alias: true, name: string(name)}
-			line = rest
-		}
-		p, err := strconv.Unquote(string(line))
-		if err != nil {
-			return nil, errors.New("emit: unreadable import line " + strconv.Quote(string(line)))
-		}
-		m[p] = def
-		if !multi {
-			break
-		}
-	}
-	return m, nil
-}
+// aloneFormats counts the declarations formatDecl gave up on, for the tests.
+var aloneFormats atomic.Int64

@@ -1,0 +1,811 @@
+package emit
+
+import (
+	"go/ast"
+	"go/token"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// formatDecl lays out one top-level declaration of the source jennifer renders without
+// formatting (jen.File.NoFormat) as gofmt lays it out, for the part of Go the generated
+// files use, and reports whether it could: it gives up (ok false) on anything outside that
+// part, and the caller formats the declaration with go/format instead. Formatting the
+// façade's tens of thousands of lines with go/format was most of a generator run; this
+// does the same in a fraction of the time. Each rule below is go/printer's (nodes.go) for
+// the case at hand, named after the go/printer function it follows; the tests hold the
+// result to go/format's on every generated file they have.
+//
+// Line breaks are those of the source, as go/printer keeps them: jennifer decides them.
+// Alignment (the keys of a composite literal, the fields of a struct) is what go/printer's
+// tabwriter would make of the cells.
+func formatDecl(tf *token.File, d ast.Decl) (out []byte, ok bool) {
+	p := &declPrinter{tf: tf}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, giveUp := r.(unsupported); !giveUp {
+				panic(r)
+			}
+			out, ok = nil, false
+		}
+	}()
+	p.decl(d)
+	return p.out, true
+}
+
+// unsupported is the panic with which the printer gives up on a construct.
+type unsupported string
+
+type declPrinter struct {
+	tf     *token.File
+	out    []byte
+	indent int
+	bol    bool // at the beginning of a line: indentation not yet written
+}
+
+func (p *declPrinter) giveUp(what string) { panic(unsupported(what)) }
+
+func (p *declPrinter) line(pos token.Pos) int {
+	if !pos.IsValid() {
+		return 0
+	}
+	return p.tf.Line(pos)
+}
+
+func (p *declPrinter) write(s string) {
+	if p.bol {
+		for range p.indent {
+			p.out = append(p.out, '\t')
+		}
+		p.bol = false
+	}
+	p.out = append(p.out, s...)
+}
+
+// newlines ends the line and adds n-1 empty ones.
+func (p *declPrinter) newlines(n int) {
+	for range n {
+		p.out = append(p.out, '\n')
+	}
+	p.bol = true
+}
+
+// sub prints f into a buffer of its own, at the current indentation, and returns it.
+func (p *declPrinter) sub(f func()) []byte {
+	out, bol := p.out, p.bol
+	p.out, p.bol = nil, false
+	f()
+	s := p.out
+	p.out, p.bol = out, bol
+	return s
+}
+
+func (p *declPrinter) doc(g *ast.CommentGroup) {
+	if g == nil {
+		return
+	}
+	for _, c := range g.List {
+		// gofmt rewrites doc comments it reads as more than paragraphs (lists, code
+		// blocks, headings, directives); plain "// text" lines stay as they are.
+		line := strings.TrimRight(c.Text, " ") // jennifer ends a comment with a blank
+		text, ok := strings.CutPrefix(line, "// ")
+		if !ok || text == "" || strings.ContainsAny(text, "\t\r") {
+			p.giveUp("comment")
+		}
+		if r, _ := utf8.DecodeRuneInString(text); !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
+			p.giveUp("comment")
+		}
+		p.write(line)
+		p.newlines(1)
+	}
+}
+
+func (p *declPrinter) decl(d ast.Decl) {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		p.doc(d.Doc)
+		p.write("func ")
+		if d.Recv != nil {
+			p.parameters(d.Recv)
+			p.write(" ")
+		}
+		p.write(d.Name.Name)
+		p.signature(d.Type)
+		if d.Body == nil || p.line(d.Body.Lbrace) == p.line(d.Body.Rbrace) {
+			p.giveUp("one-line function body") // funcBody would align it with a vtab
+		}
+		p.write(" ")
+		p.block(d.Body)
+	case *ast.GenDecl:
+		p.doc(d.Doc)
+		p.genDecl(d)
+	default:
+		p.giveUp("declaration")
+	}
+}
+
+// genDecl follows go/printer's genDecl and spec for a single declaration.
+func (p *declPrinter) genDecl(d *ast.GenDecl) {
+	if d.Lparen.IsValid() || len(d.Specs) != 1 {
+		p.giveUp("grouped declaration")
+	}
+	p.write(d.Tok.String() + " ")
+	switch s := d.Specs[0].(type) {
+	case *ast.ValueSpec:
+		if s.Doc != nil || s.Comment != nil {
+			p.giveUp("spec comment")
+		}
+		p.identList(s.Names)
+		if s.Type != nil {
+			p.write(" ")
+			p.expr(s.Type)
+		}
+		if s.Values != nil {
+			p.write(" = ")
+			p.exprList(token.NoPos, s.Values, 1, false, token.NoPos)
+		}
+	case *ast.TypeSpec:
+		if s.Doc != nil || s.Comment != nil || s.TypeParams != nil {
+			p.giveUp("type spec")
+		}
+		p.write(s.Name.Name + " ")
+		if s.Assign.IsValid() {
+			p.write("= ")
+		}
+		p.expr(s.Type)
+	default:
+		p.giveUp("spec")
+	}
+}
+
+func (p *declPrinter) identList(names []*ast.Ident) {
+	for i, n := range names {
+		if i > 0 {
+			p.write(", ")
+		}
+		p.write(n.Name)
+	}
+}
+
+// parameters follows go/printer's parameters for a list on one line.
+func (p *declPrinter) parameters(fields *ast.FieldList) {
+	if p.line(fields.Opening) != p.line(fields.Closing) {
+		p.giveUp("parameters on several lines")
+	}
+	p.write("(")
+	for i, par := range fields.List {
+		if i > 0 {
+			p.write(", ")
+		}
+		if len(par.Names) > 0 {
+			p.identList(par.Names)
+			p.write(" ")
+		}
+		p.expr(stripParensAlways(par.Type))
+	}
+	p.write(")")
+}
+
+// signature follows go/printer's signature.
+func (p *declPrinter) signature(sig *ast.FuncType) {
+	if sig.TypeParams != nil {
+		p.giveUp("type parameters")
+	}
+	if sig.Params != nil {
+		p.parameters(sig.Params)
+	} else {
+		p.write("()")
+	}
+	res := sig.Results
+	if n := res.NumFields(); n > 0 {
+		p.write(" ")
+		if n == 1 && res.List[0].Names == nil {
+			p.expr(stripParensAlways(res.List[0].Type)) // a single anonymous result: no ()
+			return
+		}
+		p.parameters(res)
+	}
+}
+
+// block follows go/printer's block and stmtList: statements one a line, at most one
+// empty line kept between them.
+func (p *declPrinter) block(b *ast.BlockStmt) {
+	p.write("{")
+	p.indent++
+	prev := p.line(b.Lbrace)
+	for _, s := range b.List {
+		if _, empty := s.(*ast.EmptyStmt); empty {
+			continue
+		}
+		p.newlines(min(max(p.line(s.Pos())-prev, 1), 2))
+		p.stmt(s)
+		prev = p.line(s.End())
+	}
+	p.indent--
+	p.newlines(min(max(p.line(b.Rbrace)-prev, 1), 2))
+	p.write("}")
+}
+
+// funcBody follows go/printer's funcBody and bodySize for a function literal: on one
+// line when it is on one line in the source and the header and statements fit in 100
+// bytes.
+func (p *declPrinter) funcBody(headerSize int, b *ast.BlockStmt) {
+	const maxSize = 100
+	if p.line(b.Lbrace) == p.line(b.Rbrace) && len(b.List) <= 5 {
+		size := headerSize
+		stmts := make([][]byte, len(b.List))
+		for i, s := range b.List {
+			if i > 0 {
+				size += 2
+			}
+			stmts[i] = p.sub(func() { p.stmt(s) })
+			size += oneLineSize(stmts[i], maxSize)
+			if size > maxSize {
+				break
+			}
+		}
+		if size <= maxSize {
+			p.write(" {")
+			if len(stmts) > 0 {
+				p.write(" ")
+				for i, s := range stmts {
+					if i > 0 {
+						p.write("; ")
+					}
+					p.write(string(s))
+				}
+				p.write(" ")
+			}
+			p.write("}")
+			return
+		}
+	}
+	p.write(" ")
+	p.block(b)
+}
+
+// oneLineSize is the size of printed text on one line, or more than maxSize if it spans
+// lines (go/printer's nodeSize).
+func oneLineSize(b []byte, maxSize int) int {
+	for _, c := range b {
+		if c == '\n' {
+			return maxSize + 1
+		}
+	}
+	return len(b)
+}
+
+func (p *declPrinter) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		p.expr0(s.X, 1)
+	case *ast.ReturnStmt:
+		p.write("return")
+		if s.Results != nil {
+			p.write(" ")
+			if indentList(p, s.Results) {
+				p.giveUp("return list broken over lines")
+			}
+			p.exprList(token.NoPos, s.Results, 1, false, token.NoPos)
+		}
+	case *ast.AssignStmt:
+		depth := 1
+		if len(s.Lhs) > 1 && len(s.Rhs) > 1 {
+			depth++
+		}
+		p.exprList(s.Pos(), s.Lhs, depth, false, s.TokPos)
+		p.write(" " + s.Tok.String() + " ")
+		p.exprList(s.TokPos, s.Rhs, depth, false, token.NoPos)
+	case *ast.IfStmt:
+		if s.Else != nil {
+			p.giveUp("else")
+		}
+		p.write("if ")
+		if s.Init != nil {
+			p.stmt(s.Init)
+			p.write("; ")
+		}
+		p.expr(stripParens(s.Cond))
+		p.write(" ")
+		p.block(s.Body)
+	case *ast.DeclStmt:
+		p.genDecl(s.Decl.(*ast.GenDecl))
+	case *ast.BlockStmt:
+		p.block(s)
+	default:
+		p.giveUp("statement")
+	}
+}
+
+// indentList follows go/printer's indentList: whether a return's results would be
+// indented as a whole.
+func indentList(p *declPrinter, list []ast.Expr) bool {
+	if len(list) < 2 {
+		return false
+	}
+	b, e := p.line(list[0].Pos()), p.line(list[len(list)-1].End())
+	if b >= e {
+		return false
+	}
+	n, line := 0, b
+	for _, x := range list {
+		xb, xe := p.line(x.Pos()), p.line(x.End())
+		if line < xb {
+			return true
+		}
+		if xb < xe {
+			n++
+		}
+		line = xe
+	}
+	return n > 1
+}
+
+func (p *declPrinter) expr(x ast.Expr)             { p.expr1(x, token.LowestPrec, 1) }
+func (p *declPrinter) expr0(x ast.Expr, depth int) { p.expr1(x, token.LowestPrec, depth) }
+
+// expr1 follows go/printer's expr1.
+func (p *declPrinter) expr1(expr ast.Expr, prec1, depth int) {
+	switch x := expr.(type) {
+	case *ast.Ident:
+		p.write(x.Name)
+	case *ast.BasicLit:
+		switch {
+		case x.Kind == token.STRING && x.Value[0] == '"', x.Kind == token.CHAR:
+		case x.Kind == token.INT && strings.Trim(x.Value, "0123456789") == "" && (x.Value == "0" || x.Value[0] != '0'):
+		default:
+			p.giveUp("literal") // raw strings span lines; gofmt normalizes other numbers
+		}
+		p.write(x.Value)
+	case *ast.BinaryExpr:
+		p.binaryExpr(x, prec1, cutoff(x, max(depth, 1)), max(depth, 1))
+	case *ast.KeyValueExpr:
+		p.expr(x.Key)
+		p.write(": ")
+		p.expr(x.Value)
+	case *ast.StarExpr:
+		p.unary("*", x.X, prec1, 1)
+	case *ast.UnaryExpr:
+		if x.Op == token.RANGE || x.Op == token.TILDE || x.Op == token.ARROW {
+			p.giveUp("operator")
+		}
+		p.unary(x.Op.String(), x.X, prec1, depth)
+	case *ast.FuncLit:
+		p.write("func")
+		start := len(p.out) - len("func")
+		p.signature(x.Type)
+		header := 1 << 20 // go/printer's infinity: the header spans lines
+		if oneLineSize(p.out[start:], 1<<20) <= 1<<20 {
+			header = len(p.out) - start
+		}
+		p.funcBody(header, x.Body)
+	case *ast.ParenExpr:
+		if _, hasParens := x.X.(*ast.ParenExpr); hasParens {
+			p.expr0(x.X, depth)
+		} else {
+			p.write("(")
+			p.expr0(x.X, reduceDepth(depth))
+			p.write(")")
+		}
+	case *ast.SelectorExpr:
+		p.expr1(x.X, token.HighestPrec, depth)
+		if p.line(x.Sel.Pos()) != p.line(x.X.End()) {
+			p.giveUp("selector broken over lines")
+		}
+		p.write("." + x.Sel.Name)
+	case *ast.IndexExpr:
+		p.expr1(x.X, token.HighestPrec, 1)
+		p.write("[")
+		p.expr0(x.Index, depth+1)
+		p.write("]")
+	case *ast.IndexListExpr:
+		p.expr1(x.X, token.HighestPrec, 1)
+		p.write("[")
+		p.exprList(x.Lbrack, x.Indices, depth+1, true, x.Rbrack)
+		p.write("]")
+	case *ast.CallExpr:
+		if len(x.Args) > 1 {
+			depth++
+		}
+		switch x.Fun.(type) {
+		case *ast.FuncType, *ast.ChanType:
+			p.giveUp("conversion to a func or chan type")
+		}
+		if x.Ellipsis.IsValid() {
+			p.giveUp("call with ...")
+		}
+		p.expr1(x.Fun, token.HighestPrec, depth)
+		p.write("(")
+		p.exprList(x.Lparen, x.Args, depth, true, x.Rparen)
+		p.write(")")
+	case *ast.CompositeLit:
+		if x.Incomplete {
+			p.giveUp("incomplete literal")
+		}
+		if x.Type != nil {
+			p.expr1(x.Type, token.HighestPrec, depth)
+		}
+		p.write("{")
+		p.exprList(x.Lbrace, x.Elts, 1, true, x.Rbrace)
+		p.write("}")
+	case *ast.Ellipsis:
+		p.write("...")
+		if x.Elt != nil {
+			p.expr(x.Elt)
+		}
+	case *ast.ArrayType:
+		p.write("[")
+		if x.Len != nil {
+			p.expr(x.Len)
+		}
+		p.write("]")
+		p.expr(x.Elt)
+	case *ast.MapType:
+		p.write("map[")
+		p.expr(x.Key)
+		p.write("]")
+		p.expr(x.Value)
+	case *ast.FuncType:
+		p.write("func")
+		p.signature(x)
+	case *ast.StructType:
+		p.structType(x)
+	default:
+		p.giveUp("expression")
+	}
+}
+
+func (p *declPrinter) unary(op string, x ast.Expr, prec1, depth int) {
+	if token.UnaryPrec < prec1 {
+		p.write("(" + op)
+		p.expr(x)
+		p.write(")")
+		return
+	}
+	p.write(op)
+	p.expr1(x, token.UnaryPrec, depth)
+}
+
+// binaryExpr follows go/printer's binaryExpr for an expression on one line.
+func (p *declPrinter) binaryExpr(x *ast.BinaryExpr, prec1, cutoff, depth int) {
+	prec := x.Op.Precedence()
+	if prec < prec1 {
+		p.giveUp("binary expression needing parentheses") // the parser makes a ParenExpr
+	}
+	if p.line(x.X.End()) != p.line(x.Y.Pos()) {
+		p.giveUp("binary expression broken over lines")
+	}
+	blank := prec < cutoff
+	p.expr1(x.X, prec, depth+diffPrec(x.X, prec))
+	if blank {
+		p.write(" ")
+	}
+	p.write(x.Op.String())
+	if blank {
+		p.write(" ")
+	}
+	p.expr1(x.Y, prec+1, depth+1)
+}
+
+// structType follows go/printer's fieldList for a struct: {} on one line when empty,
+// else a field a line, the types of consecutive named fields aligned.
+func (p *declPrinter) structType(x *ast.StructType) {
+	list := x.Fields.List
+	oneLine := p.line(x.Fields.Opening) == p.line(x.Fields.Closing)
+	switch {
+	case oneLine && len(list) == 0:
+		p.write("struct{}")
+		return
+	case oneLine || len(list) == 0:
+		p.giveUp("struct layout")
+	}
+	type row struct{ names, typ []byte }
+	rows := make([]row, len(list))
+	for i, f := range list {
+		if f.Tag != nil || f.Doc != nil || f.Comment != nil {
+			p.giveUp("struct field tag or comment")
+		}
+		if i > 0 && p.line(f.Pos()) != p.line(list[i-1].End())+1 {
+			p.giveUp("struct field layout")
+		}
+		if len(f.Names) > 0 {
+			rows[i].names = p.sub(func() { p.identList(f.Names) })
+		}
+		p.indent++
+		rows[i].typ = p.sub(func() { p.expr(f.Type) })
+		p.indent--
+		if oneLineSize(rows[i].typ, 1<<20) > 1<<20 {
+			p.giveUp("struct field spanning lines")
+		}
+	}
+	p.write("struct {")
+	p.indent++
+	for i := 0; i < len(rows); {
+		// A run of named fields: one column of names (sep is a blank for a single field).
+		j, width := i, 0
+		for ; j < len(rows) && rows[j].names != nil; j++ {
+			width = max(width, utf8.RuneCount(rows[j].names))
+		}
+		if j == i {
+			p.newlines(1)
+			p.write(string(rows[i].typ))
+			i++
+			continue
+		}
+		for _, r := range rows[i:j] {
+			p.newlines(1)
+			p.write(string(r.names))
+			p.write(strings.Repeat(" ", width-utf8.RuneCount(r.names)+1))
+			p.write(string(r.typ))
+		}
+		i = j
+	}
+	p.indent--
+	p.newlines(1)
+	p.write("}")
+}
+
+// exprList follows go/printer's exprList: the list on one line when it is in the source,
+// else broken where the source breaks it, indented from the first break on, with a
+// trailing comma when the closing token is on a later line (commaTerm). The keys of
+// key-value pairs that start lines align as go/printer's tabwriter aligns them.
+func (p *declPrinter) exprList(prev0 token.Pos, list []ast.Expr, depth int, commaTerm bool, next0 token.Pos) {
+	if len(list) == 0 {
+		return
+	}
+	prevLine, nextLine := p.line(prev0), p.line(next0)
+	line := p.line(list[0].Pos())
+	if prevLine > 0 && prevLine == line && line == p.line(list[len(list)-1].End()) {
+		for i, x := range list {
+			if i > 0 {
+				p.write(", ")
+			}
+			p.expr0(x, depth)
+		}
+		return
+	}
+
+	// Each element is printed on its own, then the list assembled: the padding of an
+	// aligned key depends on the keys of the lines around it.
+	type elem struct {
+		brk      int    // line breaks before it
+		ff       bool   // the break starts a new alignment section (a formfeed)
+		key, val []byte // key and value of an aligned key-value pair, else val alone
+	}
+	elems := make([]elem, len(list))
+	indented := false
+	cur := prevLine // go/printer's p.pos.Line
+	if prevLine > 0 && prevLine < line {
+		elems[0].brk, elems[0].ff = min(line-cur, 2), true
+		p.indent++
+		indented = true
+	}
+	size, count, lnsum := 0, 0, 0.0
+	pairs := 0
+	lastLine := prevLine // go/printer's prevLine
+	for i, x := range list {
+		line = p.line(x.Pos())
+		pair, isPair := x.(*ast.KeyValueExpr)
+		if isPair {
+			pairs++
+		}
+		needsBreak := 0 < lastLine && lastLine < line
+		if i > 0 && needsBreak {
+			if n := min(line-cur, 2); n > 0 {
+				elems[i].brk = n
+				if !indented {
+					p.indent++
+					indented = true
+				}
+			}
+		}
+		if elems[i].brk > 1 {
+			p.giveUp("empty line in a list")
+		}
+
+		var key, val []byte
+		if isPair {
+			key = p.sub(func() { p.expr(pair.Key) })
+			val = p.sub(func() { p.expr(pair.Value) })
+		} else {
+			val = p.sub(func() { p.expr0(x, depth) })
+		}
+
+		// go/printer's size of the element (of its key for a pair), 0 when it spans lines
+		// or the list's ends are unknown; and whether the break before it is a formfeed.
+		const infinity = 1 << 20
+		prevSize := size
+		size = 0
+		if prevLine > 0 && nextLine > 0 && oneLineSize(val, infinity) <= infinity && oneLineSize(key, infinity) <= infinity {
+			size = len(val)
+			if isPair {
+				size = len(key)
+			}
+		}
+		useFF := true
+		if prevSize > 0 && size > 0 {
+			if count == 0 || prevSize <= 40 && size <= 40 {
+				useFF = false
+			} else {
+				const r = 2.5
+				ratio := float64(size) / math.Exp(lnsum/float64(count))
+				useFF = r*ratio <= 1 || r <= ratio
+			}
+		}
+		if i > 0 && elems[i].brk > 0 {
+			elems[i].ff = useFF
+			if useFF {
+				lnsum, count = 0, 0 // a formfeed counts as two breaks
+			}
+		}
+		if isPair && len(list) > 1 && size > 0 && needsBreak {
+			elems[i].key = key
+		} else if isPair {
+			elems[i].val = append(append(key, ": "...), val...)
+			val = nil
+		}
+		if val != nil {
+			elems[i].val = val
+		}
+		if size > 0 {
+			lnsum += math.Log(float64(size))
+			count++
+		}
+		lastLine = line
+		cur = p.line(x.End())
+	}
+	if pairs != 0 && pairs != len(list) {
+		p.giveUp("list of pairs and values")
+	}
+
+	// Assemble: the keys of a run of aligned lines (no formfeed between them) padded to
+	// the widest key's width plus one, as the tabwriter pads a column of cells.
+	if indented {
+		p.indent--
+	}
+	for i := 0; i < len(elems); {
+		j := i + 1
+		for elems[i].key != nil && j < len(elems) && elems[j].key != nil && !elems[j].ff {
+			j++
+		}
+		width := 0
+		for _, e := range elems[i:j] {
+			width = max(width, utf8.RuneCount(e.key))
+		}
+		for k, e := range elems[i:j] {
+			if i+k > 0 {
+				p.write(",")
+			}
+			if e.brk > 0 {
+				p.indent++
+				p.newlines(e.brk)
+			} else if i+k > 0 {
+				p.write(" ")
+			}
+			if e.key != nil {
+				if e.brk == 0 {
+					p.giveUp("aligned key in the middle of a line")
+				}
+				p.write(string(e.key))
+				p.write(":" + strings.Repeat(" ", width-utf8.RuneCount(e.key)+1))
+			}
+			p.write(string(e.val))
+			if e.brk > 0 {
+				p.indent--
+			}
+		}
+		i = j
+	}
+	if commaTerm && nextLine > 0 && cur < nextLine {
+		p.write(",")
+		p.newlines(1)
+	}
+}
+
+// stripParens, stripParensAlways, cutoff, walkBinary, diffPrec and reduceDepth are
+// go/printer's.
+
+func stripParens(x ast.Expr) ast.Expr {
+	if px, strip := x.(*ast.ParenExpr); strip {
+		ast.Inspect(px.X, func(node ast.Node) bool {
+			switch x := node.(type) {
+			case *ast.ParenExpr:
+				return false
+			case *ast.CompositeLit:
+				if isTypeName(x.Type) {
+					strip = false
+				}
+				return false
+			}
+			return true
+		})
+		if strip {
+			return stripParens(px.X)
+		}
+	}
+	return x
+}
+
+func isTypeName(x ast.Expr) bool {
+	switch t := x.(type) {
+	case *ast.Ident:
+		return true
+	case *ast.SelectorExpr:
+		return isTypeName(t.X)
+	}
+	return false
+}
+
+func stripParensAlways(x ast.Expr) ast.Expr {
+	if x, ok := x.(*ast.ParenExpr); ok {
+		return stripParensAlways(x.X)
+	}
+	return x
+}
+
+func walkBinary(e *ast.BinaryExpr) (has4, has5 bool, maxProblem int) {
+	switch e.Op.Precedence() {
+	case 4:
+		has4 = true
+	case 5:
+		has5 = true
+	}
+	switch l := e.X.(type) {
+	case *ast.BinaryExpr:
+		if l.Op.Precedence() < e.Op.Precedence() {
+			break
+		}
+		h4, h5, mp := walkBinary(l)
+		has4, has5, maxProblem = has4 || h4, has5 || h5, max(maxProblem, mp)
+	}
+	switch r := e.Y.(type) {
+	case *ast.BinaryExpr:
+		if r.Op.Precedence() <= e.Op.Precedence() {
+			break
+		}
+		h4, h5, mp := walkBinary(r)
+		has4, has5, maxProblem = has4 || h4, has5 || h5, max(maxProblem, mp)
+	case *ast.StarExpr:
+		if e.Op == token.QUO {
+			maxProblem = 5
+		}
+	case *ast.UnaryExpr:
+		switch e.Op.String() + r.Op.String() {
+		case "/*", "&&", "&^":
+			maxProblem = 5
+		case "++", "--":
+			maxProblem = max(maxProblem, 4)
+		}
+	}
+	return
+}
+
+func cutoff(e *ast.BinaryExpr, depth int) int {
+	has4, has5, maxProblem := walkBinary(e)
+	if maxProblem > 0 {
+		return maxProblem + 1
+	}
+	if has4 && has5 {
+		if depth == 1 {
+			return 5
+		}
+		return 4
+	}
+	if depth == 1 {
+		return 6
+	}
+	return 4
+}
+
+func diffPrec(expr ast.Expr, prec int) int {
+	x, ok := expr.(*ast.BinaryExpr)
+	if !ok || prec != x.Op.Precedence() {
+		return 1
+	}
+	return 0
+}
+
+func reduceDepth(depth int) int {
+	return max(depth-1, 1)
+}
