@@ -21,7 +21,13 @@ import (
 // Alignment (the keys of a composite literal, the fields of a struct) is what go/printer's
 // tabwriter would make of the cells.
 func formatDecl(tf *token.File, d ast.Decl) (out []byte, ok bool) {
-	p := &declPrinter{tf: tf}
+	return new(declPrinter).format(tf, d)
+}
+
+// format is formatDecl with p's buffers, which it reuses from one call to the next; the
+// result is p's until the next call.
+func (p *declPrinter) format(tf *token.File, d ast.Decl) (out []byte, ok bool) {
+	p.tf, p.out, p.indent, p.bol = tf, p.out[:0], 0, false
 	defer func() {
 		if r := recover(); r != nil {
 			if _, giveUp := r.(unsupported); !giveUp {
@@ -41,7 +47,8 @@ type declPrinter struct {
 	tf     *token.File
 	out    []byte
 	indent int
-	bol    bool // at the beginning of a line: indentation not yet written
+	bol    bool     // at the beginning of a line: indentation not yet written
+	spare  [][]byte // buffers for sub, reused
 }
 
 func (p *declPrinter) giveUp(what string) { panic(unsupported(what)) }
@@ -54,13 +61,22 @@ func (p *declPrinter) line(pos token.Pos) int {
 }
 
 func (p *declPrinter) write(s string) {
+	p.bolIndent()
+	p.out = append(p.out, s...)
+}
+
+func (p *declPrinter) writeBytes(b []byte) {
+	p.bolIndent()
+	p.out = append(p.out, b...)
+}
+
+func (p *declPrinter) bolIndent() {
 	if p.bol {
 		for range p.indent {
 			p.out = append(p.out, '\t')
 		}
 		p.bol = false
 	}
-	p.out = append(p.out, s...)
 }
 
 // newlines ends the line and adds n-1 empty ones.
@@ -71,14 +87,25 @@ func (p *declPrinter) newlines(n int) {
 	p.bol = true
 }
 
-// sub prints f into a buffer of its own, at the current indentation, and returns it.
+// sub prints f into a buffer of its own, at the current indentation, and returns it;
+// release gives the buffer back once written.
 func (p *declPrinter) sub(f func()) []byte {
 	out, bol := p.out, p.bol
-	p.out, p.bol = nil, false
+	var buf []byte
+	if n := len(p.spare); n > 0 {
+		buf, p.spare = p.spare[n-1][:0], p.spare[:n-1]
+	}
+	p.out, p.bol = buf, false
 	f()
 	s := p.out
 	p.out, p.bol = out, bol
 	return s
+}
+
+func (p *declPrinter) release(b []byte) {
+	if cap(b) > 0 {
+		p.spare = append(p.spare, b)
+	}
 }
 
 func (p *declPrinter) doc(g *ast.CommentGroup) {
@@ -245,7 +272,8 @@ func (p *declPrinter) funcBody(headerSize int, b *ast.BlockStmt) {
 				break
 			}
 		}
-		if size <= maxSize {
+		fits := size <= maxSize
+		if fits {
 			p.write(" {")
 			if len(stmts) > 0 {
 				p.write(" ")
@@ -253,11 +281,16 @@ func (p *declPrinter) funcBody(headerSize int, b *ast.BlockStmt) {
 					if i > 0 {
 						p.write("; ")
 					}
-					p.write(string(s))
+					p.writeBytes(s)
 				}
 				p.write(" ")
 			}
 			p.write("}")
+		}
+		for _, s := range stmts {
+			p.release(s)
+		}
+		if fits {
 			return
 		}
 	}
@@ -529,17 +562,21 @@ func (p *declPrinter) structType(x *ast.StructType) {
 		}
 		if j == i {
 			p.newlines(1)
-			p.write(string(rows[i].typ))
+			p.writeBytes(rows[i].typ)
 			i++
 			continue
 		}
 		for _, r := range rows[i:j] {
 			p.newlines(1)
-			p.write(string(r.names))
+			p.writeBytes(r.names)
 			p.write(strings.Repeat(" ", width-utf8.RuneCount(r.names)+1))
-			p.write(string(r.typ))
+			p.writeBytes(r.typ)
 		}
 		i = j
+	}
+	for _, r := range rows {
+		p.release(r.names)
+		p.release(r.typ)
 	}
 	p.indent--
 	p.newlines(1)
@@ -571,7 +608,8 @@ func (p *declPrinter) exprList(prev0 token.Pos, list []ast.Expr, depth int, comm
 	type elem struct {
 		brk      int    // line breaks before it
 		ff       bool   // the break starts a new alignment section (a formfeed)
-		key, val []byte // key and value of an aligned key-value pair, else val alone
+		aligned  bool   // a key-value pair whose key is in a column
+		key, val []byte // key (of a pair) and value
 	}
 	elems := make([]elem, len(list))
 	indented := false
@@ -639,15 +677,8 @@ func (p *declPrinter) exprList(prev0 token.Pos, list []ast.Expr, depth int, comm
 				lnsum, count = 0, 0 // a formfeed counts as two breaks
 			}
 		}
-		if isPair && len(list) > 1 && size > 0 && needsBreak {
-			elems[i].key = key
-		} else if isPair {
-			elems[i].val = append(append(key, ": "...), val...)
-			val = nil
-		}
-		if val != nil {
-			elems[i].val = val
-		}
+		elems[i].key, elems[i].val = key, val
+		elems[i].aligned = isPair && len(list) > 1 && size > 0 && needsBreak
 		if size > 0 {
 			lnsum += math.Log(float64(size))
 			count++
@@ -666,7 +697,7 @@ func (p *declPrinter) exprList(prev0 token.Pos, list []ast.Expr, depth int, comm
 	}
 	for i := 0; i < len(elems); {
 		j := i + 1
-		for elems[i].key != nil && j < len(elems) && elems[j].key != nil && !elems[j].ff {
+		for elems[i].aligned && j < len(elems) && elems[j].aligned && !elems[j].ff {
 			j++
 		}
 		width := 0
@@ -683,19 +714,26 @@ func (p *declPrinter) exprList(prev0 token.Pos, list []ast.Expr, depth int, comm
 			} else if i+k > 0 {
 				p.write(" ")
 			}
-			if e.key != nil {
-				if e.brk == 0 {
-					p.giveUp("aligned key in the middle of a line")
-				}
-				p.write(string(e.key))
+			switch {
+			case e.aligned && e.brk == 0:
+				p.giveUp("aligned key in the middle of a line")
+			case e.aligned:
+				p.writeBytes(e.key)
 				p.write(":" + strings.Repeat(" ", width-utf8.RuneCount(e.key)+1))
+			case e.key != nil:
+				p.writeBytes(e.key)
+				p.write(": ")
 			}
-			p.write(string(e.val))
+			p.writeBytes(e.val)
 			if e.brk > 0 {
 				p.indent--
 			}
 		}
 		i = j
+	}
+	for _, e := range elems {
+		p.release(e.key)
+		p.release(e.val)
 	}
 	if commaTerm && nextLine > 0 && cur < nextLine {
 		p.write(",")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,22 +23,22 @@ const CatalogPath = "github.com/cordiskit/cordiskit/catalog"
 // that references every declaration it was built from.
 //
 // The head of the file (imports, the guard) is jennifer's, since it names the declaring
-// packages and jennifer picks their import names; it renders while the rest is written.
-// The rest (Catalog and its entries, the bulk of a large catalog) names no package but
-// catalog and is written as text laid out as gofmt lays it out (see catalogtext.go), so
-// it skips gofmt, which was most of a generator run.
+// packages and jennifer picks their import names (see renderFile); it renders while the
+// rest is written. The rest (Catalog and its entries, the bulk of a large catalog) names
+// no package but catalog and is written as text laid out as gofmt lays it out (see
+// catalogtext.go).
 func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
-	f := jen.NewFile(pkg)
-	f.HeaderComment(header)
-	f.ImportName(CatalogPath, "catalog")
-	f.ImportName(KitPath, "kit")
-	f.Add(catalogPlaceholder) // replaced below; it makes jennifer import catalog
-	f.Line()
-	guard(f, c)
-	var head bytes.Buffer
+	decls := []jen.Code{catalogPlaceholder} // replaced below; it makes jennifer import catalog
+	if g := guard(c); g != nil {
+		decls = append(decls, g)
+	}
+	var head []byte
 	var headErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { headErr = f.Render(&head) })
+	wg.Go(func() {
+		head, headErr = renderFile(&goFile{pkg: pkg, header: header, decls: decls,
+			names: map[string]string{CatalogPath: "catalog", KitPath: "kit"}})
+	})
 
 	w := newCatWriter(c)
 	catalogVar := "// Catalog is the API catalog of the declarations this package was generated from:\n" +
@@ -50,30 +49,30 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 		field("Tools", entries(w, "Tool", c.Tools, func(t *catalog.Tool) string { return t.Name }, w.toolLit)),
 		field("Types", entries(w, "Type", c.Types, func(t *catalog.Type) string { return t.Name }, w.typeLit)),
 	) + "\n"
-	decls := w.entries
+	rest := w.entries
 	if len(w.sharedDecls) > 0 {
-		decls = append(decls, varBlock("The parameters and fields that occur more than once, one variable each.", w.sharedDecls))
+		rest = append(rest, varBlock("The parameters and fields that occur more than once, one variable each.", w.sharedDecls))
 	}
 	if len(w.decls) > 0 {
-		decls = append(decls, varBlock("The Go types the catalog entries refer to, one variable each.", w.decls))
+		rest = append(rest, varBlock("The Go types the catalog entries refer to, one variable each.", w.decls))
 	}
 	wg.Wait()
 	if headErr != nil {
 		return nil, headErr
 	}
-	before, after, ok := bytes.Cut(head.Bytes(), []byte(catalogPlaceholderText))
+	before, after, ok := bytes.Cut(head, []byte(catalogPlaceholderText))
 	if !ok {
 		return nil, errors.New("emit: jennifer rendered the Catalog placeholder differently; the catalog renderer needs updating")
 	}
 	out := append(append(slices.Clip(before), catalogVar...), after...)
 	out = append(bytes.TrimRight(out, "\n"), "\n\n"...)
-	for i, d := range decls {
+	for i, e := range rest {
 		if i > 0 {
 			out = append(out, '\n')
 		}
-		out = append(append(out, d...), '\n')
+		out = append(append(out, e...), '\n')
 	}
-	if len(decls) == 0 {
+	if len(rest) == 0 {
 		out = append(out, '\n')
 	}
 	return out, nil
@@ -256,7 +255,7 @@ func (w *catWriter) paramsLit(ps []catalog.Param) string {
 				field("Role", role),
 			)
 		}
-		return w.shared("catalog.Param", "cordisParam"+upperFirst(cmp.Or(p.JSName, p.Name))+strings.TrimPrefix(goTypeVarName(p.Go), "cordis"), paramKey(p), lit)
+		return w.shared("catalog.Param", "cordisParam"+upperFirst(cmp.Or(p.JSName, p.Name))+strings.TrimPrefix(goTypeVarName(p.Go), "cordis"), w.paramKey(p), lit)
 	})
 }
 
@@ -273,7 +272,7 @@ func (w *catWriter) fieldsLit(fs []catalog.Field) string {
 				field("Doc", str(f.Doc)),
 			)
 		}
-		return w.shared("catalog.Field", "cordisField"+upperFirst(f.Name)+strings.TrimPrefix(goTypeVarName(f.Go), "cordis"), fieldKey(f), lit)
+		return w.shared("catalog.Field", "cordisField"+upperFirst(f.Name)+strings.TrimPrefix(goTypeVarName(f.Go), "cordis"), w.fieldKey(f), lit)
 	})
 }
 
@@ -292,7 +291,7 @@ func inlineSlice[T any](typ string, xs []T, lit func(*T) string) string {
 // shared returns a parameter or field literal, or — when the same one occurs more than
 // once in the catalog (a leading ctx, a trailing error, a payload field every event of
 // a family repeats) — the name of the one variable that holds it.
-func (w *catWriter) shared(typ, base, key string, lit func() string) string {
+func (w *catWriter) shared(typ, base string, key litKey, lit func() string) string {
 	if w.uses[key] < 2 {
 		return lit()
 	}
@@ -305,34 +304,57 @@ func (w *catWriter) shared(typ, base, key string, lit func() string) string {
 	return name
 }
 
-func paramKey(p *catalog.Param) string {
-	return fmt.Sprintf("param %q %q %s %q %q", p.Name, p.JSName, p.Go, p.JS, p.Role)
+// A litKey identifies a parameter or field literal: equal keys, equal literals.
+type litKey struct {
+	field                              bool // a catalog.Field, else a catalog.Param
+	name, jsName, jsonName, goType, js string
+	role                               catalog.Role
+	optional                           bool
+	doc                                string
 }
 
-func fieldKey(f *catalog.Field) string {
-	return fmt.Sprintf("field %q %q %q %s %q %v %q", f.Name, f.JSName, f.JSONName, f.Go, f.JS, f.Optional, f.Doc)
+func (w *catWriter) paramKey(p *catalog.Param) litKey {
+	return litKey{name: p.Name, jsName: p.JSName, goType: w.typeString(p.Go), js: p.JS, role: p.Role}
+}
+
+func (w *catWriter) fieldKey(f *catalog.Field) litKey {
+	return litKey{field: true, name: f.Name, jsName: f.JSName, jsonName: f.JSONName, goType: w.typeString(f.Go),
+		js: f.JS, optional: f.Optional, doc: f.Doc}
+}
+
+// typeString is t.String(), computed once per GoType.
+func (w *catWriter) typeString(t *catalog.GoType) string {
+	if t == nil {
+		return ""
+	}
+	s, ok := w.typeStrings[t]
+	if !ok {
+		s = t.String()
+		w.typeStrings[t] = s
+	}
+	return s
 }
 
 // count records how often each parameter and field occurs, for shared.
 func (w *catWriter) count(c *catalog.Catalog) {
 	for i := range c.Events {
 		for j := range c.Events[i].Params {
-			w.uses[fieldKey(&c.Events[i].Params[j])]++
+			w.uses[w.fieldKey(&c.Events[i].Params[j])]++
 		}
 	}
 	for i := range c.Services {
 		for _, m := range c.Services[i].Methods {
 			for j := range m.Params {
-				w.uses[paramKey(&m.Params[j])]++
+				w.uses[w.paramKey(&m.Params[j])]++
 			}
 			for j := range m.Results {
-				w.uses[paramKey(&m.Results[j])]++
+				w.uses[w.paramKey(&m.Results[j])]++
 			}
 		}
 	}
 	for i := range c.Types {
 		for j := range c.Types[i].Fields {
-			w.uses[fieldKey(&c.Types[i].Fields[j])]++
+			w.uses[w.fieldKey(&c.Types[i].Fields[j])]++
 		}
 	}
 }
@@ -398,15 +420,17 @@ type catWriter struct {
 	decls   map[string]string // GoType variable → its value
 	entries []string          // the entry variables' declarations, in catalog order
 
-	uses        map[string]int    // parameter or field literal → occurrences
-	sharedByKey map[string]string // parameter or field literal → variable name
+	uses        map[litKey]int    // parameter or field literal → occurrences
+	sharedByKey map[litKey]string // parameter or field literal → variable name
 	sharedDecls map[string]string // shared variable → its value
+	typeStrings map[*catalog.GoType]string
 }
 
 func newCatWriter(c *catalog.Catalog) *catWriter {
 	w := &catWriter{
 		byKey: map[string]string{}, taken: map[string]bool{}, decls: map[string]string{},
-		uses: map[string]int{}, sharedByKey: map[string]string{}, sharedDecls: map[string]string{},
+		uses: map[litKey]int{}, sharedByKey: map[litKey]string{}, sharedDecls: map[string]string{},
+		typeStrings: map[*catalog.GoType]string{},
 	}
 	w.count(c)
 	return w
@@ -418,7 +442,7 @@ func (w *catWriter) goType(t *catalog.GoType) string {
 	if t == nil {
 		return ""
 	}
-	key := t.String()
+	key := w.typeString(t)
 	if name, ok := w.byKey[key]; ok {
 		return name
 	}

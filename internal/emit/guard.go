@@ -14,12 +14,12 @@ var kitEventTypes = map[catalog.Mode]string{
 	catalog.ModeBail: "BailEvent", catalog.ModeWaterfall: "WaterfallEvent",
 }
 
-// guard writes func _() { … }: a statement per source symbol the catalog was built from,
+// guard declares func _() { … } (nil when there is nothing to guard): a statement per source symbol the catalog was built from,
 // each stating the type the catalog recorded. Renaming or retyping a declaration, a
 // method or a field, or changing an enum constant, then breaks `go build` of the
 // generated package until gen-cordis-api runs again (the stringer trick). Doc changes
 // compile; verify-cordis-api catches those.
-func guard(f *jen.File, c *catalog.Catalog) {
+func guard(c *catalog.Catalog) jen.Code {
 	var body []jen.Code
 	for _, e := range c.Events {
 		targs := []jen.Code{GoTypeCode(e.Payload)}
@@ -56,11 +56,11 @@ func guard(f *jen.File, c *catalog.Catalog) {
 		body = append(body, typeGuard(t)...)
 	}
 	if len(body) == 0 {
-		return
+		return nil
 	}
-	f.Comment("A compile-time guard: the build breaks here when a declaration, method, field or")
-	f.Comment("enum constant this catalog was generated from changes. Run go generate again.")
-	f.Func().Id("_").Params().Block(body...)
+	return jen.Comment("A compile-time guard: the build breaks here when a declaration, method, field or").Line().
+		Comment("enum constant this catalog was generated from changes. Run go generate again.").Line().
+		Func().Id("_").Params().Block(body...)
 }
 
 func typeGuard(t catalog.Type) []jen.Code {

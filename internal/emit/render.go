@@ -76,8 +76,9 @@ func renderFile(g *goFile) ([]byte, error) {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), 8, len(decls)) {
 		wg.Go(func() {
+			p := new(declPrinter)
 			for i := int(next.Add(1) - 1); i < len(decls); i = int(next.Add(1) - 1) {
-				out[i], errs[i] = formatDeclSource(decls[i])
+				out[i], errs[i] = formatDeclSource(p, decls[i])
 			}
 		})
 	}
@@ -85,7 +86,12 @@ func renderFile(g *goFile) ([]byte, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	res := append(bytes.TrimRight(head, "\n"), '\n')
+	head = bytes.TrimRight(head, "\n")
+	size := len(head) + 1
+	for _, o := range out {
+		size += len(o) + 2
+	}
+	res := append(append(make([]byte, 0, size), head...), '\n')
 	for _, o := range out {
 		res = append(append(append(res, '\n'), o...), '\n')
 	}
@@ -95,8 +101,9 @@ func renderFile(g *goFile) ([]byte, error) {
 // declPkg is the package clause a declaration is parsed and formatted under.
 const declPkg = "package p\n\n"
 
-// formatDeclSource formats the source of one top-level declaration as gofmt would.
-func formatDeclSource(decl []byte) ([]byte, error) {
+// formatDeclSource formats the source of one top-level declaration as gofmt would,
+// with p's buffers.
+func formatDeclSource(p *declPrinter, decl []byte) ([]byte, error) {
 	src := append([]byte(declPkg), decl...)
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
@@ -104,8 +111,8 @@ func formatDeclSource(decl []byte) ([]byte, error) {
 		return nil, fmt.Errorf("jennifer rendered a declaration that does not parse: %w\n%s", err, decl)
 	}
 	if len(file.Decls) == 1 && commentsAreDoc(file) {
-		if out, ok := formatDecl(fset.File(file.Pos()), file.Decls[0]); ok {
-			return out, nil
+		if out, ok := p.format(fset.File(file.Pos()), file.Decls[0]); ok {
+			return bytes.Clone(out), nil
 		}
 	}
 	aloneFormats.Add(1)
