@@ -57,7 +57,7 @@ func cordisArgFunc(r *sandbox.Realm, call goja.FunctionCall, i int, method, para
 	cb := bind.Callback(r, call, i, method, param)
 	what := "the " + param + " callback of " + method
 	return func() {
-		r.DeliverEmit(what, cb, func() []goja.Value {
+		bind.DeliverEmit(r, what, cb, func() []goja.Value {
 			return []goja.Value{}
 		})
 	}

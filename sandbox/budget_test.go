@@ -187,7 +187,7 @@ func TestConvertAmplification(t *testing.T) {
 	r := testRealm(t, l, "dyn-1")
 	set(r, "strs", func(r *Realm) any {
 		return r.Func("t.strs", func(call goja.FunctionCall) goja.Value {
-			b := NewBudget(r)
+			b := newBudget(r)
 			n := 0
 			for i, e := range b.Slice(call.Argument(0), "t.strs: parameter list") {
 				n += len(b.String(e, "t.strs: parameter list["+strconv.Itoa(i)+"]"))
@@ -217,7 +217,7 @@ func TestConvertAmplification(t *testing.T) {
 			for range 40 {
 				x = []any{x, x}
 			}
-			return FromAny(r, x)
+			return anyValue(r, x)
 		})
 	})
 	if got := runJSON(r, `globalThis.caught = (f) => { try { return f() } catch (e) { return e.message } }; 1`); got != "1" {

@@ -9,7 +9,7 @@ import (
 // through sandbox/bind; these name the realm's string limit once.
 
 func toString(r *Realm, v goja.Value, method, param string) string {
-	return conv.String(r, r.loop.limits.MaxBytes, v, method, param)
+	return conv.String(thrower{r}, r.loop.limits.MaxBytes, v, method, param)
 }
 
 func argString(r *Realm, call goja.FunctionCall, i int, method, param string) string {
@@ -17,13 +17,13 @@ func argString(r *Realm, call goja.FunctionCall, i int, method, param string) st
 }
 
 func argCallback(r *Realm, call goja.FunctionCall, i int, method, param string) goja.Callable {
-	return conv.Callback(r, call.Argument(i), method, param)
+	return conv.Callback(thrower{r}, call.Argument(i), method, param)
 }
 
-// toSlice returns the elements of array v: NewBudget(r).Slice, for an array converted on
+// toSlice returns the elements of array v: newBudget(r).Slice, for an array converted on
 // its own. An array longer than Limits.MaxNodes throws before anything is read.
 func toSlice(r *Realm, v goja.Value, path string) []goja.Value {
-	return NewBudget(r).Slice(v, path)
+	return newBudget(r).Slice(v, path)
 }
 
 // Limits returns the limits of the realm's sandbox ([Sandbox.Limits]).

@@ -23,20 +23,20 @@ func installProbes(r *Realm) {
 			case "string":
 				got = argString(r, c, 0, "fs.readFile", "path")
 			case "bool":
-				got = conv.Bool(r, c.Argument(0), "t.flag", "on")
+				got = conv.Bool(thrower{r}, c.Argument(0), "t.flag", "on")
 			case "int":
-				got = conv.Int(r, c.Argument(0), "t.count", "n")
+				got = conv.Int(thrower{r}, c.Argument(0), "t.count", "n")
 			case "float":
-				got = conv.Float(r, c.Argument(0), "t.ratio", "x")
+				got = conv.Float(thrower{r}, c.Argument(0), "t.ratio", "x")
 			case "duration":
-				got = conv.Duration(r, c.Argument(0), "t.wait", "ms")
+				got = conv.Duration(thrower{r}, c.Argument(0), "t.wait", "ms")
 			case "object":
-				got = conv.Object(r, c.Argument(0), "t.opts", "opts").Keys()
+				got = conv.Object(thrower{r}, c.Argument(0), "t.opts", "opts").Keys()
 			case "callback":
 				fn := argCallback(r, c, 0, "t.each", "fn")
 				v, err := fn(goja.Undefined())
 				if err != nil {
-					r.Throw(err)
+					r.throw(err)
 				}
 				got = v.String()
 			case "slice":
@@ -130,14 +130,14 @@ func TestFromJSONAndAny(t *testing.T) {
 		{"json __proto__ is an own key", func(r *Realm) goja.Value { return FromJSON(r, json.RawMessage(`{"__proto__":{"polluted":1}}`)) }, `{"__proto__":{"polluted":1}}`},
 		{"json big integer rounds like JSON.parse", func(r *Realm) goja.Value { return FromJSON(r, json.RawMessage(`9007199254740993`)) }, `9007199254740992`},
 		{"json empty is undefined", func(r *Realm) goja.Value { return FromJSON(r, nil) }, `undefined`},
-		{"any nil", func(r *Realm) goja.Value { return FromAny(r, nil) }, `null`},
+		{"any nil", func(r *Realm) goja.Value { return anyValue(r, nil) }, `null`},
 		{"any map", func(r *Realm) goja.Value {
-			return FromAny(r, map[string]any{"z": 1, "a": []any{"x", 2.5, false, nil}})
+			return anyValue(r, map[string]any{"z": 1, "a": []any{"x", 2.5, false, nil}})
 		}, `{"a":["x",2.5,false,null],"z":1}`},
-		{"any struct is plain data", func(r *Realm) goja.Value { return FromAny(r, withMethods{Name: "n", hidden: 3}) }, `{"name":"n"}`},
-		{"any []string", func(r *Realm) goja.Value { return FromAny(r, []string{"a", "b"}) }, `["a","b"]`},
-		{"any uint8", func(r *Realm) goja.Value { return FromAny(r, uint8(7)) }, `7`},
-		{"any raw", func(r *Realm) goja.Value { return FromAny(r, json.RawMessage(`[1]`)) }, `[1]`},
+		{"any struct is plain data", func(r *Realm) goja.Value { return anyValue(r, withMethods{Name: "n", hidden: 3}) }, `{"name":"n"}`},
+		{"any []string", func(r *Realm) goja.Value { return anyValue(r, []string{"a", "b"}) }, `["a","b"]`},
+		{"any uint8", func(r *Realm) goja.Value { return anyValue(r, uint8(7)) }, `7`},
+		{"any raw", func(r *Realm) goja.Value { return anyValue(r, json.RawMessage(`[1]`)) }, `[1]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,8 +162,8 @@ func TestFromJSONAndAny(t *testing.T) {
 	}
 	// Values JSON cannot carry but JS can.
 	l.lock.Lock()
-	nan := FromAny(r, math.NaN())
-	inf := FromAny(r, math.Inf(-1))
+	nan := anyValue(r, math.NaN())
+	inf := anyValue(r, math.Inf(-1))
 	l.lock.Unlock()
 	if !goja.IsNaN(nan) || !goja.IsInfinity(inf) {
 		t.Errorf("NaN/-Inf: got %v %v", nan, inf)
@@ -174,9 +174,9 @@ func TestFromJSONAndAny(t *testing.T) {
 		in   func(r *Realm) goja.Value
 		want string
 	}{
-		{"int64 beyond 2^53", func(r *Realm) goja.Value { return FromAny(r, int64(1)<<60) }, "integer 1152921504606846976 is outside ±2^53"},
-		{"uint64 beyond 2^53", func(r *Realm) goja.Value { return FromAny(r, uint64(math.MaxUint64)) }, "integer 18446744073709551615 is outside ±2^53"},
-		{"channel", func(r *Realm) goja.Value { return FromAny(r, make(chan int)) }, "converting chan int to JavaScript"},
+		{"int64 beyond 2^53", func(r *Realm) goja.Value { return anyValue(r, int64(1)<<60) }, "integer 1152921504606846976 is outside ±2^53"},
+		{"uint64 beyond 2^53", func(r *Realm) goja.Value { return anyValue(r, uint64(math.MaxUint64)) }, "integer 18446744073709551615 is outside ±2^53"},
+		{"channel", func(r *Realm) goja.Value { return anyValue(r, make(chan int)) }, "converting chan int to JavaScript"},
 		{"invalid json", func(r *Realm) goja.Value { return FromJSON(r, json.RawMessage(`{"a":`)) }, "decoding JSON"},
 		{"trailing json", func(r *Realm) goja.Value { return FromJSON(r, json.RawMessage(`1 2`)) }, "data after the top-level value"},
 		{"deep json", func(r *Realm) goja.Value {

@@ -177,7 +177,7 @@ func (f *ctxFacade) service(key string) goja.Value {
 		}
 		obj, err := bind(r, val)
 		if err != nil {
-			r.Throw(fmt.Errorf("ctx.%s: %w", key, err))
+			r.throw(fmt.Errorf("ctx.%s: %w", key, err))
 		}
 		v = obj
 	}
@@ -258,7 +258,7 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 	kitOff, err := adapt(r, f.c, fn)
 	if err != nil {
 		release()
-		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
+		r.throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
 	off = func() { kitOff(); release() }
 	disposer := "ctx.on disposer"
@@ -310,7 +310,7 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 	r := f.r
 	name := argString(r, call, 0, "ctx.provide", "name")
 	if name == "" {
-		r.Throw(&conv.ArgError{Method: "ctx.provide", Param: "name", Want: "a non-empty service name", Got: "an empty string"})
+		r.throw(&conv.ArgError{Method: "ctx.provide", Param: "name", Want: "a non-empty service name", Got: "an empty string"})
 	}
 	f.checkLive("ctx.provide")
 	seam := f.seam(name, call.Argument(1))
@@ -331,7 +331,7 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 		if seam != nil {
 			seam.end()
 		}
-		r.Throw(fmt.Errorf("ctx.provide(%q): %w", name, err))
+		r.throw(fmt.Errorf("ctx.provide(%q): %w", name, err))
 	}
 	return goja.Undefined()
 }
@@ -339,11 +339,11 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 // seam returns the JavaScript implementation of interface service name that v provides,
 // checked against the interface, or nil when name is not a catalogued service. A
 // catalogued concrete service cannot be provided from JavaScript at all. Lock held.
-func (f *ctxFacade) seam(name string, v goja.Value) *Seam {
+func (f *ctxFacade) seam(name string, v goja.Value) *seam {
 	r := f.r
 	fc := r.loop.facade
 	if a, ok := fc.Seams[name]; ok {
-		s, err := a.newSeam(r, name, v)
+		s, err := newSeam(a, r, name, v)
 		if err != nil {
 			r.throwf("ctx.provide(%q): %s", name, err)
 		}
@@ -366,7 +366,7 @@ func (f *ctxFacade) effect(call goja.FunctionCall) goja.Value {
 	f.teardown.add()
 	if err := f.c.Effect(func() error { return f.runDisposer(fn) }); err != nil {
 		f.teardown.undo()
-		r.Throw(fmt.Errorf("ctx.effect: %w", err))
+		r.throw(fmt.Errorf("ctx.effect: %w", err))
 	}
 	return goja.Undefined()
 }
@@ -423,7 +423,7 @@ func (f *ctxFacade) schedule(call goja.FunctionCall, method string, repeat bool)
 	}
 	if err != nil {
 		release()
-		r.Throw(fmt.Errorf("%s: %w", method, err))
+		r.throw(fmt.Errorf("%s: %w", method, err))
 	}
 	return r.Func(method+" cancel", func(goja.FunctionCall) goja.Value {
 		stop()
@@ -435,7 +435,7 @@ func toDurationOrZero(r *Realm, v goja.Value, method, param string) time.Duratio
 	if v == nil || goja.IsUndefined(v) {
 		return 0
 	}
-	return conv.Duration(r, v, method, param)
+	return conv.Duration(thrower{r}, v, method, param)
 }
 
 func (f *ctxFacade) sleep(call goja.FunctionCall) goja.Value {

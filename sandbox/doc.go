@@ -23,7 +23,7 @@
 // releases the lock around the call ([Realm.Unlocked]), so a Go method that emits back into
 // JavaScript — even into the calling realm — re-enters inline. goja drains a realm's
 // promise jobs when its outermost call returns. Context-taking Go methods run on goroutines
-// the sandbox owns (Realm.Async) and settle their promise by re-entering under the lock.
+// the sandbox owns and settle their promise by re-entering under the lock.
 // The lock, the entries that time each call and the watchdog live in an internal package,
 // sandbox/internal/engine, whose documentation states their invariants.
 //
@@ -56,23 +56,28 @@
 // membrane (see Provided); a Go service through its generated ServiceBinder. ctx.provide
 // under the key of a catalogued interface service (an abstract seam) checks the object
 // against the interface — every catalogued method a function — and provides a Go value of
-// the interface that calls it (see SeamAdapter), so Go code and Go plugins consume a
+// the interface that calls it (see [Facade].Seams), so Go code and Go plugins consume a
 // JavaScript implementation through Service.Get and Inject; a concrete Go service cannot be
 // provided from JavaScript.
 //
-// # Generated bindings
+// # Bindings
 //
-// Generated façade code (facade_gen.go) is written against package sandbox/bind, the
-// binding contract, which only generated code imports: one generic bind helper per method
-// builds the JS object of a Go service (through Realm.Func), converts arguments with
-// bind.String, bind.Int, … (a wrong type throws a TypeError naming the method and parameter)
-// and composite ones within one Budget per argument, calls Go with Realm.Unlocked or
-// Realm.Async, delivers Go events to JS listeners — emit-mode events and callbacks with
-// Realm.DeliverEmit, which never waits for a listener's promise (its failures and
-// rejection are logged with the mount id and passed to Options.OnError); awaited modes
-// with Realm.Deliver, which waits for it, bounded — and calls a JavaScript implementation
-// of an interface service with Seam.Call. Go values cross only as plain data (FromAny,
-// FromJSON) or as those whitelisted bindings: never as reflected Go objects.
+// What mount code reaches in Go is a [Facade]: a [ServiceBinder] per service, an
+// [EventAdapter] per event and a seam adapter per interface service. They are written by
+// gen-cordis-api (facade_gen.go) against package sandbox/bind, the binding contract,
+// which only generated code imports — or by hand, following bind's documentation. This
+// package keeps what a binding shares with the runtime author's own natives and the
+// runner: [Realm.Func] makes a native function (a Go panic in it becomes a JS Error naming
+// the method), [Realm.Unlocked] calls Go with the lock released, [Realm.Deliver] enters
+// a realm from Go for an awaited dispatch, waiting bounded for a returned promise,
+// [Realm.CheckTool] checks a tool definition, and [FromJSON] and [ToJSON] convert JSON
+// data. bind adds the rest: argument readers and result builders (a wrong type throws a
+// TypeError naming the method and parameter), one budget per composite argument, a
+// Promise for a context-taking method, fire-and-forget delivery of emit-mode events and
+// callbacks (failures and rejections logged with the mount id and passed to
+// Options.OnError), and the Go side of an interface service implemented in JavaScript. Go
+// values cross only as plain data or as those whitelisted bindings: never as reflected Go
+// objects.
 //
 // # Limits (rough edges)
 //
@@ -81,7 +86,7 @@
 //     what it controls: the size of strings and JSON crossing the boundary and of mount code
 //     (Limits.MaxBytes), the output of every conversion — a Go method's argument, a JSON
 //     document, a value crossing the membrane — at Limits.MaxNodes elements and MaxBytes
-//     bytes of strings, counted as it goes and before allocating (a Budget; a *LimitError
+//     bytes of strings, counted as it goes and before allocating (a budget; a *LimitError
 //     names the path), the nesting of converted values (Limits.MaxDepth) and the call
 //     depth (Limits.MaxCallStackSize). A copy into Go or JSON is a tree, so a shared
 //     reference counts each time it is copied; the membrane copies an array reached twice

@@ -85,7 +85,7 @@ func installEmitBus(r *Realm) {
 			ls := append([]goja.Callable(nil), fns...)
 			r.Unlocked(func() {
 				for _, fn := range ls {
-					r.DeliverEmit("a listener of the bus", fn, func() []goja.Value { return []goja.Value{r.rt.ToValue(x)} })
+					r.deliverEmit("a listener of the bus", fn, func() []goja.Value { return []goja.Value{r.rt.ToValue(x)} })
 				}
 			})
 			return goja.Undefined()

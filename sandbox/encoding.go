@@ -24,7 +24,7 @@ func (r *Realm) newUint8Array(b []byte) goja.Value {
 	}
 	o, err := r.intrinsics.uint8Array(nil, r.rt.ToValue(r.rt.NewArrayBuffer(b)))
 	if err != nil {
-		r.Throw(err)
+		r.throw(err)
 	}
 	return o
 }
@@ -79,7 +79,7 @@ func (r *Realm) textDecoder() goja.Value {
 		}
 		if !utf8.Valid(b) {
 			if this.Get("fatal").ToBoolean() {
-				r.Throw(&conv.ArgError{Method: "TextDecoder.decode", Param: "input", Want: "valid UTF-8 (fatal: true)", Got: "invalid bytes"})
+				r.throw(&conv.ArgError{Method: "TextDecoder.decode", Param: "input", Want: "valid UTF-8 (fatal: true)", Got: "invalid bytes"})
 			}
 			return rt.ToValue(strings.ToValidUTF8(string(b), "\uFFFD"))
 		}
@@ -115,7 +115,7 @@ func (r *Realm) bytesOf(v goja.Value, method, param string) []byte {
 			}
 		}
 	}
-	conv.Throw(r, method, param, "an ArrayBuffer, a typed array or a DataView", v)
+	conv.Throw(thrower{r}, method, param, "an ArrayBuffer, a typed array or a DataView", v)
 	return nil
 }
 

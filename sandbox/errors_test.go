@@ -78,7 +78,7 @@ func TestGoErrorIdentityAcrossMounts(t *testing.T) {
 	}
 }
 
-// Realm.Throw and Async rejections remember their Go errors; the record goes with the JS
+// Realm.throw and promise rejections remember their Go errors; the record goes with the JS
 // value and with the realm.
 func TestThrowKeepsGoError(t *testing.T) {
 	l, _ := newTestLoop(t, nil)
@@ -87,9 +87,9 @@ func TestThrowKeepsGoError(t *testing.T) {
 	set(r, "fail", func(r *Realm) any {
 		return func(call goja.FunctionCall) goja.Value {
 			if call.Argument(0).ToBoolean() {
-				r.Throw(&conv.ArgError{Method: "fail", Param: "x", Want: "nothing"})
+				r.throw(&conv.ArgError{Method: "fail", Param: "x", Want: "nothing"})
 			}
-			r.Throw(fmt.Errorf("wrapped: %w", sentinel))
+			r.throw(fmt.Errorf("wrapped: %w", sentinel))
 			return nil
 		}
 	})

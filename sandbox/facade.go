@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox/internal/link"
 	"github.com/dop251/goja"
 )
 
 // A Facade is the whitelist of what mount code may reach in Go: the catalogued events it
 // may listen to, the Go services it may inject and the interface services it may
-// implement, each through generated code. A generated package exports one as
+// implement, each through a binding that gen-cordis-api writes (or that is written by
+// hand following sandbox/bind, the binding contract). A generated package exports one as
 //
 //	var Facade = &sandbox.Facade{Services: …, Events: …, Seams: …}
 //
@@ -22,18 +24,22 @@ type Facade struct {
 	Events   map[string]EventAdapter  // by event name
 	// Seams holds, by service key, the interface services (abstract seams) a mount may
 	// implement with ctx.provide(key, obj): Go code then gets a value of the interface that
-	// calls obj (see SeamAdapter). A key with a binder and no adapter is a concrete Go
-	// service, which JavaScript cannot stand in for.
-	Seams map[string]*SeamAdapter
+	// calls obj. Each adapter is made by bind.NewSeamAdapter (sandbox/bind), which
+	// documents it. A key with a binder and no adapter is a concrete Go service, which
+	// JavaScript cannot stand in for.
+	Seams map[string]*link.SeamAdapter
 }
 
 // A ServiceBinder builds the JS object for a Go service value v (taken from the kit
 // store): only its façade methods, with typed argument and result conversion. It returns
-// an error when v does not have the expected Go type. Lock held.
+// an error when v does not have the expected Go type. Generated code makes one with
+// sandbox/bind's Object and FuncN/AsyncN; a hand-written one follows bind. Lock held.
 type ServiceBinder func(r *Realm, v any) (*goja.Object, error)
 
 // An EventAdapter subscribes JS function fn to a kit event for the fiber of c (the mount),
-// converting each Go payload into positional JS arguments (usually through Realm.Deliver).
+// converting each Go payload into positional JS arguments: generated code makes one with
+// sandbox/bind's OnEmit, OnParallel, … (a hand-written one delivers with [Realm.Deliver]
+// or bind.DeliverEmit).
 // The returned off removes the listener; the listener is also an effect of c's fiber.
 // Lock held: the adapter must not emit.
 type EventAdapter func(r *Realm, c *kit.Context, fn goja.Callable) (off func(), err error)
@@ -41,7 +47,7 @@ type EventAdapter func(r *Realm, c *kit.Context, fn goja.Callable) (off func(), 
 // Merge combines façades (the kit's core tier plus a runtime's own). A service key or event
 // name present in two of them is an error naming it. Nil façades are skipped.
 func Merge(fs ...*Facade) (*Facade, error) {
-	out := &Facade{Services: map[string]ServiceBinder{}, Events: map[string]EventAdapter{}, Seams: map[string]*SeamAdapter{}}
+	out := &Facade{Services: map[string]ServiceBinder{}, Events: map[string]EventAdapter{}, Seams: map[string]*link.SeamAdapter{}}
 	var dups []string
 	for _, f := range fs {
 		if f == nil {

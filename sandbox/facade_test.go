@@ -73,7 +73,7 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 	}))
 	_ = o.Set("fetch", r.Func("greeter.fetch", func(call goja.FunctionCall) goja.Value {
 		url := argString(r, call, 0, "greeter.fetch", "url")
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+		return r.promise(func(ctx context.Context) (func() goja.Value, error) {
 			res, err := g.Fetch(ctx, url)
 			if err != nil {
 				return nil, err
@@ -86,7 +86,7 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 
 func adaptToolsChange(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return kit.ToolsChange.On(c, func(e kit.ToolsChangeEvent) {
-		r.DeliverEmit(`a listener of "tools/change"`, fn, func() []goja.Value {
+		r.deliverEmit(`a listener of "tools/change"`, fn, func() []goja.Value {
 			return []goja.Value{r.Runtime().ToValue(e.Tool), r.Runtime().ToValue(e.Registered)}
 		})
 	})
@@ -94,7 +94,7 @@ func adaptToolsChange(r *Realm, c *kit.Context, fn goja.Callable) (func(), error
 
 func adaptBenchTick(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return benchTick.On(c, func(e tickEvent) {
-		r.DeliverEmit(`a listener of "bench/tick"`, fn, func() []goja.Value {
+		r.deliverEmit(`a listener of "bench/tick"`, fn, func() []goja.Value {
 			rt := r.Runtime()
 			return []goja.Value{rt.ToValue(e.ID), rt.ToValue(e.Text)}
 		})

@@ -35,7 +35,7 @@ func TestGoPanicReleasesTheLock(t *testing.T) {
 	})
 	set(r, "settlePanic", func(r *Realm) any {
 		return r.Func("settlePanic", func(call goja.FunctionCall) goja.Value {
-			return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+			return r.promise(func(ctx context.Context) (func() goja.Value, error) {
 				return func() goja.Value { panic("a bug in a settle func") }, nil
 			})
 		})

@@ -27,7 +27,7 @@ import (
 func ToJSON(r *Realm, v goja.Value, path string) json.RawMessage {
 	b, err := r.appendJSON(nil, v, path, 0)
 	if err != nil {
-		r.Throw(err)
+		r.throw(err)
 	}
 	return b
 }
@@ -46,20 +46,20 @@ func (r *Realm) toJSON(v goja.Value, path string) (json.RawMessage, error) {
 
 // appendJSON appends v as JSON to b: one document, with a budget of its own.
 func (r *Realm) appendJSON(b []byte, v goja.Value, path string, depth int) ([]byte, error) {
-	return r.appendJSONIn(NewBudget(r), b, v, &pathStack{root: path}, depth)
+	return r.appendJSONIn(newBudget(r), b, v, &pathStack{root: path}, depth)
 }
 
 // appendJSONIn appends v, at path at, as JSON to b, each value taking an element of bud.
 // The path is rendered only for an error. Lock held.
-func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack, depth int) ([]byte, error) {
+func (r *Realm) appendJSONIn(bud *conv.Budget, b []byte, v goja.Value, at *pathStack, depth int) ([]byte, error) {
 	lim := &r.loop.limits
 	if len(b) > lim.MaxBytes {
 		return nil, &conv.ArgError{Param: at.String(), Want: fmt.Sprintf("JSON data of at most %d bytes", lim.MaxBytes), Got: "more"}
 	}
-	if !bud.hasNodes(1) {
-		return nil, bud.needNodes(1, at.String())
+	if !bud.HasNodes(1) {
+		return nil, bud.NeedNodes(1, at.String())
 	}
-	bud.nodes--
+	bud.Nodes--
 	switch {
 	case v == nil || goja.IsUndefined(v):
 		return nil, &conv.ArgError{Param: at.String(), Want: "JSON data", Got: "undefined"}
@@ -102,8 +102,8 @@ func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack,
 			return nil, &conv.ArgError{Param: at.String(), Want: "JSON data (a plain array)", Got: r.protoName(o, "an array subclass")}
 		}
 		n := conv.ArrayLen(o)
-		if !bud.hasNodes(n) {
-			return nil, bud.needNodes(n, at.String()) // before visiting a sparse array's holes one by one
+		if !bud.HasNodes(n) {
+			return nil, bud.NeedNodes(n, at.String()) // before visiting a sparse array's holes one by one
 		}
 		b = append(b, '[')
 		for i := range n {
@@ -126,8 +126,8 @@ func (r *Realm) appendJSONIn(bud *Budget, b []byte, v goja.Value, at *pathStack,
 			return nil, &conv.ArgError{Param: at.String(), Want: "JSON data (a plain object or array)", Got: r.protoName(o, "an object with a custom prototype")}
 		}
 		keys := o.Keys()
-		if !bud.hasNodes(int64(len(keys))) {
-			return nil, bud.needNodes(int64(len(keys)), at.String())
+		if !bud.HasNodes(int64(len(keys))) {
+			return nil, bud.NeedNodes(int64(len(keys)), at.String())
 		}
 		b = append(b, '{')
 		first := true
@@ -294,16 +294,16 @@ func appendJSONNumber(b []byte, f float64) []byte {
 func FromJSON(r *Realm, raw json.RawMessage) goja.Value {
 	v, err := r.fromJSON(raw)
 	if err != nil {
-		r.Throw(err)
+		r.throw(err)
 	}
 	return v
 }
 
-func (r *Realm) fromJSON(raw []byte) (goja.Value, error) { return r.fromJSONIn(NewBudget(r), raw) }
+func (r *Realm) fromJSON(raw []byte) (goja.Value, error) { return r.fromJSONIn(newBudget(r), raw) }
 
 // fromJSONIn is fromJSON within bud: the document's values take elements and its bytes
 // take bytes (a bound on its strings).
-func (r *Realm) fromJSONIn(bud *Budget, raw []byte) (goja.Value, error) {
+func (r *Realm) fromJSONIn(bud *conv.Budget, raw []byte) (goja.Value, error) {
 	lim := &r.loop.limits
 	if len(raw) > lim.MaxBytes {
 		return nil, fmt.Errorf("JSON document of %d bytes exceeds the %d-byte limit", len(raw), lim.MaxBytes)
@@ -311,7 +311,7 @@ func (r *Realm) fromJSONIn(bud *Budget, raw []byte) (goja.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return goja.Undefined(), nil
 	}
-	if err := bud.takeBytes(len(raw), "the JSON document"); err != nil {
+	if err := bud.TakeBytes(len(raw), "the JSON document"); err != nil {
 		return nil, err
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -327,19 +327,19 @@ func (r *Realm) fromJSONIn(bud *Budget, raw []byte) (goja.Value, error) {
 }
 
 // decodeJSON decodes the next value of d, at path, each value taking an element of bud.
-func (r *Realm) decodeJSON(bud *Budget, d *json.Decoder, depth int, path *pathStack) (goja.Value, error) {
+func (r *Realm) decodeJSON(bud *conv.Budget, d *json.Decoder, depth int, path *pathStack) (goja.Value, error) {
 	tok, err := d.Token()
 	if err != nil {
 		return nil, err
 	}
-	if bud.nodes == 0 {
+	if bud.Nodes == 0 {
 		at := "the JSON document"
 		if p := path.String(); p != "" {
 			at += " at " + p
 		}
-		return nil, bud.needNodes(1, at)
+		return nil, bud.NeedNodes(1, at)
 	}
-	bud.nodes--
+	bud.Nodes--
 	switch t := tok.(type) {
 	case nil:
 		return goja.Null(), nil
@@ -405,24 +405,25 @@ func numberValue(rt *goja.Runtime, s string) (goja.Value, error) {
 	return rt.ToValue(f), nil // like JSON.parse: beyond 2^53 rounds, beyond ±1.8e308 is ±Infinity
 }
 
-// FromAny converts plain Go data into a fresh JS value: nil, booleans, strings, numbers,
+// anyValue converts plain Go data into a fresh JS value: nil, booleans, strings, numbers,
 // json.RawMessage, and slices, arrays and string-keyed maps of those are converted
 // directly; anything else goes through encoding/json (so a struct becomes a plain object of
 // its exported fields and no Go method is ever reachable). An integer beyond ±2^53, which a
-// JS number cannot hold exactly, throws, as do values encoding/json rejects. Lock held.
-func FromAny(r *Realm, v any) goja.Value {
-	out, err := r.fromAny(NewBudget(r), v, 0)
+// JS number cannot hold exactly, throws, as do values encoding/json rejects. It is
+// sandbox/bind's FromAny. Lock held.
+func anyValue(r *Realm, v any) goja.Value {
+	out, err := r.fromAny(newBudget(r), v, 0)
 	if err != nil {
-		r.Throw(err)
+		r.throw(err)
 	}
 	return out
 }
 
 // fromAny converts v, each value taking an element of bud and each string its bytes: Go
 // data shares too ([]any{x, x}), and the copy is made in full.
-func (r *Realm) fromAny(bud *Budget, v any, depth int) (goja.Value, error) {
+func (r *Realm) fromAny(bud *conv.Budget, v any, depth int) (goja.Value, error) {
 	rt := r.rt
-	if err := bud.takeNodes(1, "the Go value"); err != nil {
+	if err := bud.TakeNodes(1, "the Go value"); err != nil {
 		return nil, err
 	}
 	switch x := v.(type) {
@@ -432,7 +433,7 @@ func (r *Realm) fromAny(bud *Budget, v any, depth int) (goja.Value, error) {
 		if len(x) > r.loop.limits.MaxBytes {
 			return nil, fmt.Errorf("string of %d bytes exceeds the %d-byte limit", len(x), r.loop.limits.MaxBytes)
 		}
-		if err := bud.takeBytes(len(x), "the Go value"); err != nil {
+		if err := bud.TakeBytes(len(x), "the Go value"); err != nil {
 			return nil, err
 		}
 		return rt.ToValue(x), nil
@@ -468,7 +469,7 @@ func (r *Realm) fromAny(bud *Budget, v any, depth int) (goja.Value, error) {
 		if depth >= r.loop.limits.MaxDepth {
 			return nil, fmt.Errorf("nested deeper than %d levels", r.loop.limits.MaxDepth)
 		}
-		if err := bud.needNodes(int64(len(x)), "the Go value"); err != nil {
+		if err := bud.NeedNodes(int64(len(x)), "the Go value"); err != nil {
 			return nil, err
 		}
 		items := make([]any, len(x))
@@ -481,12 +482,12 @@ func (r *Realm) fromAny(bud *Budget, v any, depth int) (goja.Value, error) {
 		}
 		return rt.NewArray(items...), nil
 	case []string:
-		if err := bud.takeNodes(int64(len(x)), "the Go value"); err != nil {
+		if err := bud.TakeNodes(int64(len(x)), "the Go value"); err != nil {
 			return nil, err
 		}
 		items := make([]any, len(x))
 		for i, e := range x {
-			if err := bud.takeBytes(len(e), "the Go value"); err != nil {
+			if err := bud.TakeBytes(len(e), "the Go value"); err != nil {
 				return nil, err
 			}
 			items[i] = e

@@ -17,7 +17,7 @@ import (
 // runtime ever holds another's objects. Go code cannot call it (it is not a Go service).
 //
 // Each crossing (a value read, the arguments of one call, a result, a thrown or settled
-// value) is one conversion with its own Budget. An array reached twice in one crossing is
+// value) is one conversion with its own budget. An array reached twice in one crossing is
 // copied once and shared in the copy, as structured cloning does, so a DAG does not copy
 // as a tree; a crossing of more than Limits.MaxNodes array elements throws a *LimitError
 // naming the path where it ran out ("ctx.svc.list[3]"), an array's length checked before
@@ -44,7 +44,7 @@ func (p *Provided) valueIn(to *Realm) goja.Value {
 	}
 	var out goja.Value
 	if err := m.inFrom("reading a provided service", func() { out = m.cross(newCrossing(to), p.value, nil, 0, crossAt{parent: root}) }); err != nil {
-		to.Throw(err)
+		to.throw(err)
 	}
 	return out
 }
@@ -127,14 +127,14 @@ func (m membrane) inFrom(what string, f func()) error {
 // does, so the copy is never bigger than what the provider holds; the budget then bounds
 // what the provider holds.
 type crossing struct {
-	bud    *Budget
+	bud    conv.Budget
 	copies map[*goja.Object]goja.Value // provider array → its copy
 }
 
 func newCrossing(to *Realm) *crossing {
-	bud := NewBudget(to)
-	bud.shares = true
-	return &crossing{bud: bud}
+	c := &crossing{bud: *newBudget(to)}
+	c.bud.Shares = true
+	return c
 }
 
 // cross converts v, at path at, as part of crossing c. holder is the object a function was
@@ -167,10 +167,10 @@ func (m membrane) cross(c *crossing, v goja.Value, holder *goja.Object, depth in
 		// Before allocating: a sparse array may claim 2^32-1 elements. The path is
 		// rendered only for the error.
 		n := conv.ArrayLen(o)
-		if !c.bud.hasNodes(n) {
-			panic(crossFailure{c.bud.needNodes(n, path.String())})
+		if !c.bud.HasNodes(n) {
+			panic(crossFailure{c.bud.NeedNodes(n, path.String())})
 		}
-		c.bud.nodes -= int(n)
+		c.bud.Nodes -= int(n)
 		items := make([]any, n)
 		for i := range items {
 			items[i] = m.cross(c, o.Get(strconv.Itoa(i)), nil, depth+1, path.child(pathIndex, "", i))

@@ -18,8 +18,9 @@ import (
 )
 
 // A Realm is one mount's goja runtime: its own globals and prototypes, entered under the
-// Sandbox's lock and bounded in time. Generated façade code receives it to convert
-// arguments, build results and call back into JavaScript.
+// Sandbox's lock and bounded in time. A binding (generated, or written by hand following
+// sandbox/bind) and a runtime's own globals ([RunOptions].Globals) receive it to make
+// native functions, call Go and call back into JavaScript.
 //
 // Methods documented "lock held" are for native functions (JavaScript is calling Go);
 // Deliver is for Go code on any goroutine that does not hold the lock.
@@ -134,15 +135,15 @@ func (r *Realm) rethrow(method string, x any) {
 // goroutines make them.
 func (r *Realm) Unlocked(fn func()) { r.loop.lock.Unlocked(fn) }
 
-// Async returns a Promise. call runs on a goroutine the sandbox owns, off the lock, with a
-// context bounded by CallTimeout and cancelled when the mount goes away; the returned settle
-// func runs under the lock to build the resolved value (nil settle means undefined), or the
-// error rejects the promise. Lock held.
-func (r *Realm) Async(call func(ctx context.Context) (settle func() goja.Value, err error)) goja.Value {
+// promise returns a Promise. call runs on a goroutine the sandbox owns, off the lock, with
+// a context bounded by CallTimeout and cancelled when the mount goes away; the returned
+// settle func runs under the lock to build the resolved value (nil settle means
+// undefined), or the error rejects the promise. It is sandbox/bind's AsyncN. Lock held.
+func (r *Realm) promise(call func(ctx context.Context) (settle func() goja.Value, err error)) goja.Value {
 	return r.async(r.loop.timeouts.Call, call)
 }
 
-// async is Async with an explicit bound on call's context (0: only the mount's lifetime).
+// async is promise with an explicit bound on call's context (0: only the mount's lifetime).
 func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func() goja.Value, error)) goja.Value {
 	p, resolve, reject := r.rt.NewPromise()
 	if r.closed {
@@ -213,10 +214,10 @@ func callAsync(ctx context.Context, call func(context.Context) (func() goja.Valu
 	return call(ctx)
 }
 
-// Throw raises err as a JS exception: a TypeError when err is (or wraps) the error of a
+// throw raises err as a JS exception: a TypeError when err is (or wraps) the error of a
 // value of the wrong type (from [ToJSON], or an argument reader of sandbox/bind), an
 // Error otherwise. It does not return. Lock held.
-func (r *Realm) Throw(err error) {
+func (r *Realm) throw(err error) {
 	if ae := (*conv.ArgError)(nil); errors.As(err, &ae) {
 		o := r.rt.NewTypeError(err.Error())
 		r.rememberGoError(o, err)
@@ -266,7 +267,7 @@ func (r *Realm) forgetGoError(k weak.Pointer[goja.Object]) {
 	r.errMu.Unlock()
 }
 
-// goError returns the Go error the JS value v was made from by newError (or Throw) in this
+// goError returns the Go error the JS value v was made from by newError (or throw) in this
 // realm, or nil.
 func (r *Realm) goError(v goja.Value) error {
 	o, ok := v.(*goja.Object)
@@ -291,13 +292,13 @@ func (r *Realm) goError(v goja.Value) error {
 // Deliver always waits, bounded. So a sync Go method must not await JavaScript of its
 // caller's realm (the realm cannot run its promise jobs before the call returns: it would
 // wait for itself until CallTimeout) — make it context-taking (async) instead. An emit-mode
-// event or a callback whose result nobody reads is delivered with DeliverEmit, which
-// never waits.
+// event or a callback whose result nobody reads is delivered fire and forget (sandbox/bind's
+// OnEmit), which never waits.
 func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
 	return r.deliverBound(ctx, bound{What: "a listener", Name: "CallTimeout", Limit: r.loop.timeouts.Call, WaitNested: true}, fn, args, conv)
 }
 
-// DeliverEmit enters the realm from Go (any goroutine not holding the lock) for an
+// deliverEmit enters the realm from Go (any goroutine not holding the lock) for an
 // emit-mode event, or a callback whose result nobody reads: fire and forget. It takes the
 // lock, bounds the entry by CallTimeout, builds args and calls fn, and returns when fn
 // does: it never waits for a promise fn returns, whether or not the realm is busy. A
@@ -305,7 +306,7 @@ func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goj
 // promise when it comes is logged with the mount id and passed to Options.OnError, once
 // (rejections within Limits.MaxRejectionReports); a delivery to a closed mount is
 // dropped. what names fn in the reports: `a listener of "agent/error"`.
-func (r *Realm) DeliverEmit(what string, fn goja.Callable, args func() []goja.Value) {
+func (r *Realm) deliverEmit(what string, fn goja.Callable, args func() []goja.Value) {
 	err := r.deliverBound(nil, bound{What: what, Name: "CallTimeout", Limit: r.loop.timeouts.Call, Emit: true}, fn, args, nil)
 	if err == nil || errors.Is(err, ErrClosed) {
 		return
@@ -383,14 +384,6 @@ func (r *Realm) recovered(x any) error {
 		return x
 	}
 	return r.goPanic(x)
-}
-
-// NextFunc exposes a waterfall's next to JavaScript: a JS function returning a Promise of
-// next's result (settle runs under the lock). Lock held.
-func (r *Realm) NextFunc(next func(ctx context.Context) (func() goja.Value, error)) goja.Value {
-	return r.Func("next", func(goja.FunctionCall) goja.Value {
-		return r.Async(next)
-	})
 }
 
 // tryErr is try for a func that also returns an error.

@@ -47,7 +47,7 @@ func installBus(r *Realm, parallel bool) {
 				wg.Wait()
 			})
 			if err := errors.Join(errs...); err != nil {
-				r.Throw(err)
+				r.throw(err)
 			}
 			return goja.Undefined()
 		})
@@ -110,9 +110,9 @@ func TestThrow(t *testing.T) {
 	set(r, "fail", func(r *Realm) any {
 		return r.Func("t.fail", func(call goja.FunctionCall) goja.Value {
 			if call.Argument(0).ToBoolean() {
-				r.Throw(&conv.ArgError{Method: "t.fail", Param: "x", Want: "a string", Got: "number"})
+				r.throw(&conv.ArgError{Method: "t.fail", Param: "x", Want: "a string", Got: "number"})
 			}
-			r.Throw(errors.New("plain failure"))
+			r.throw(errors.New("plain failure"))
 			return nil
 		})
 	})
@@ -133,7 +133,7 @@ func TestAsync(t *testing.T) {
 	set(r, "fetchLater", func(r *Realm) any {
 		return r.Func("t.fetchLater", func(call goja.FunctionCall) goja.Value {
 			mode := argString(r, call, 0, "t.fetchLater", "mode")
-			return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+			return r.promise(func(ctx context.Context) (func() goja.Value, error) {
 				switch mode {
 				case "ok":
 					time.Sleep(time.Millisecond)
@@ -200,7 +200,7 @@ func TestDeliver(t *testing.T) {
 	set(r, "later", func(r *Realm) any {
 		return r.Func("t.later", func(call goja.FunctionCall) goja.Value {
 			v := call.Argument(0).String()
-			return r.Async(func(context.Context) (func() goja.Value, error) {
+			return r.promise(func(context.Context) (func() goja.Value, error) {
 				return func() goja.Value { return r.rt.ToValue(v) }, nil
 			})
 		})
@@ -341,23 +341,6 @@ func TestNestedAsyncListenerIsNotAwaited(t *testing.T) {
 	}
 }
 
-func TestNextFunc(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
-	r := testRealm(t, l, "dyn-1")
-	set(r, "next", func(r *Realm) any {
-		return r.NextFunc(func(context.Context) (func() goja.Value, error) {
-			return func() goja.Value { return r.rt.ToValue("rest of chain") }, nil
-		})
-	})
-	v, _ := run(r, `async () => "got " + await next()`)
-	f, _ := goja.AssertFunction(v)
-	var got string
-	err := r.Deliver(context.Background(), f, nil, func(v goja.Value) error { got = v.String(); return nil })
-	if err != nil || got != "got rest of chain" {
-		t.Fatalf("got %q, %v", got, err)
-	}
-}
-
 func TestClosedRealm(t *testing.T) {
 	l, _ := newTestLoop(t, nil)
 	r := testRealm(t, l, "dyn-1")
@@ -412,7 +395,7 @@ func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
 	})
 	set(r, "later", func(r *Realm) any {
 		return r.Func("t.later", func(goja.FunctionCall) goja.Value {
-			return r.Async(func(context.Context) (func() goja.Value, error) { return nil, nil })
+			return r.promise(func(context.Context) (func() goja.Value, error) { return nil, nil })
 		})
 	})
 	start := time.Now()

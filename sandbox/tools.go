@@ -30,7 +30,7 @@ func (f *ctxFacade) toolsView() goja.Value {
 	if bind, ok := r.loop.facade.Services[kit.ToolsService.Key()]; ok {
 		bound, err := bind(r, f.registry("ctx.tools"))
 		if err != nil {
-			r.Throw(fmt.Errorf("ctx.tools: %w", err))
+			r.throw(fmt.Errorf("ctx.tools: %w", err))
 		}
 		// Copied into a read-only object: mount code cannot replace a member of its ctx.
 		for _, k := range bound.Keys() {
@@ -84,7 +84,7 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 	r.Unlocked(func() { unregister, err = tools.Register(f.c, tool) })
 	if err != nil {
 		release()
-		r.Throw(fmt.Errorf("%s(%q): %w", method, def.schema.Name, err))
+		r.throw(fmt.Errorf("%s(%q): %w", method, def.schema.Name, err))
 	}
 	return r.Func(method+" disposer", func(goja.FunctionCall) goja.Value {
 		r.Unlocked(unregister) // removing a tool emits tools/change, possibly into this realm
@@ -110,34 +110,34 @@ type checkedTool struct {
 
 // checkTool checks the tool definition v for method, throwing what is wrong with it.
 func (r *Realm) checkTool(method string, v goja.Value) checkedTool {
-	def := conv.Object(r, v, method, "tool")
+	def := conv.Object(thrower{r}, v, method, "tool")
 	name := toolString(r, method, def, "name")
 	if !toolNameRE.MatchString(name) {
-		r.Throw(&conv.ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
+		r.throw(&conv.ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
 	}
 	desc := toolString(r, method, def, "description")
 	if max := r.loop.limits.MaxBytes; len(desc) > max {
 		// The description is sent to every client in the tool list: keep it to the size of
 		// any other value that leaves the sandbox.
-		r.Throw(&conv.ArgError{Method: method, Param: "tool.description", Want: fmt.Sprintf("at most %d bytes (Limits.MaxBytes); say what the tool does in a few sentences", max), Got: fmt.Sprintf("%d bytes", len(desc))})
+		r.throw(&conv.ArgError{Method: method, Param: "tool.description", Want: fmt.Sprintf("at most %d bytes (Limits.MaxBytes); say what the tool does in a few sentences", max), Got: fmt.Sprintf("%d bytes", len(desc))})
 	}
 	exec, ok := goja.AssertFunction(def.Get("execute"))
 	if !ok {
-		r.Throw(&conv.ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: conv.TypeName(def.Get("execute"))})
+		r.throw(&conv.ArgError{Method: method, Param: "tool.execute", Want: "a function (args) => result", Got: conv.TypeName(def.Get("execute"))})
 	}
 	key, pv := toolParameters(r, method, def)
 	params := json.RawMessage(`{"type":"object","properties":{}}`)
 	if pv != nil {
 		var err error
 		if params, err = r.toJSON(pv, "tool."+key); err != nil {
-			r.Throw(fmt.Errorf("%s: %w", method, err))
+			r.throw(fmt.Errorf("%s: %w", method, err))
 		}
 	}
 	c := checkedTool{schema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params}, exec: exec}
 	var err error
 	r.Unlocked(func() { c.resolved, c.limit, err = compileToolSchema(params, "tool."+key) }) // pure Go: not under the lock
 	if err != nil {
-		r.Throw(fmt.Errorf("%s(%q): %w", method, name, err))
+		r.throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
 	return c
 }
@@ -181,7 +181,7 @@ func toolParameters(r *Realm, method string, def *goja.Object) (string, goja.Val
 func toolString(r *Realm, method string, def *goja.Object, key string) string {
 	v := def.Get(key)
 	if v == nil || !goja.IsString(v) || v.String() == "" {
-		r.Throw(&conv.ArgError{Method: method, Param: "tool." + key, Want: "a non-empty string", Got: conv.TypeName(v)})
+		r.throw(&conv.ArgError{Method: method, Param: "tool." + key, Want: "a non-empty string", Got: conv.TypeName(v)})
 	}
 	return v.String()
 }

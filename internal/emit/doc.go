@@ -29,12 +29,13 @@
 // builder — and an EventAdapter per event (bind.OnEmit, bind.OnWaterfall, …) with a
 // function that turns each Go payload into positional arguments. Sync methods run through
 // Realm.Unlocked (the lock released, so they may emit back into JavaScript), context-taking
-// ones through Realm.Async; callbacks are delivered with emit semantics; a returned func()
+// ones on a goroutine the sandbox owns (bind.Async1, …: JavaScript gets a Promise);
+// callbacks are delivered with emit semantics (bind.DeliverEmit); a returned func()
 // becomes a JavaScript disposer. Go values cross as plain objects built field by field,
 // never by reflection: a helper per catalogued struct, enum or value type, slices, maps
 // and pointers composed by bind. For each interface service (an abstract seam) it also
-// writes a SeamAdapter and an unexported Go type implementing the interface by calling,
-// through sandbox.Seam (bind.Ask, bind.Tell, …), the object a mount provided with
+// writes a bind.SeamAdapter and an unexported Go type implementing the interface by
+// calling, through bind.Seam (bind.Ask, bind.Tell, …), the object a mount provided with
 // ctx.provide(key, obj): the same conversions in the other direction, the result's path
 // in errors.
 //

@@ -68,7 +68,7 @@ func (w *facadeWriter) argFunc(p catalog.Param) jen.Code {
 
 // callbackArg declares the bind.Arg of a callback parameter of type gt: the JavaScript
 // function, wrapped as the Go callback, each call delivered with emit semantics
-// (Realm.DeliverEmit: its result and promise ignored, a failure reported).
+// (bind.DeliverEmit: its result and promise ignored, a failure reported).
 func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) jen.Code {
 	var params, vals []jen.Code
 	for i, pt := range gt.Params {
@@ -80,7 +80,7 @@ func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) jen.Code {
 		jen.Id("cb").Op(":=").Qual(BindPath, "Callback").Call(idR, jen.Id("call"), jen.Id("i"), jen.Id("method"), jen.Id("param")),
 		jen.Id("what").Op(":=").Lit("the ").Op("+").Id("param").Op("+").Lit(" callback of ").Op("+").Id("method"),
 		jen.Return(jen.Func().Params(params...).Block(
-			jen.Id("r").Dot("DeliverEmit").Call(jen.Id("what"), jen.Id("cb"),
+			jen.Qual(BindPath, "DeliverEmit").Call(idR, jen.Id("what"), jen.Id("cb"),
 				jen.Func().Params().Index().Qual(GojaPath, "Value").Block(jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...)))))),
 	)
 }
@@ -135,7 +135,7 @@ func (w *facadeWriter) resultFunc(gt *catalog.GoType, method string) jen.Code {
 	case gt.Kind == catalog.KindBasic:
 		return jen.Qual(BindPath, "Value").Types(GoTypeCode(gt))
 	case gt.Kind == catalog.KindAny:
-		return jen.Qual(SandboxPath, "FromAny")
+		return jen.Qual(BindPath, "FromAny")
 	case gt.Kind == catalog.KindFunc:
 		return jen.Qual(BindPath, "Disposer").Call(jen.Lit(method + " disposer"))
 	case gt.Is("time", "Duration"):
@@ -208,7 +208,7 @@ func (w *facadeWriter) toJS(gt *catalog.GoType, x jen.Code, method string) jen.C
 		}
 		return rt.Dot("ToValue").Call(x)
 	case catalog.KindAny:
-		return jen.Qual(SandboxPath, "FromAny").Call(idR, x)
+		return jen.Qual(BindPath, "FromAny").Call(idR, x)
 	case catalog.KindStruct:
 		return rt.Dot("NewObject").Call()
 	case catalog.KindFunc:
@@ -225,7 +225,7 @@ func (w *facadeWriter) toJS(gt *catalog.GoType, x jen.Code, method string) jen.C
 			// Milliseconds, as ArgDuration reads them.
 			return rt.Dot("ToValue").Call(jen.Float64().Call(x).Op("/").Float64().Call(jen.Qual("time", "Millisecond")))
 		case "time.Time":
-			return jen.Qual(SandboxPath, "FromAny").Call(idR, x)
+			return jen.Qual(BindPath, "FromAny").Call(idR, x)
 		case "encoding/json.RawMessage":
 			return jen.Qual(SandboxPath, "FromJSON").Call(idR, x)
 		}
@@ -268,7 +268,7 @@ func (w *facadeWriter) toJSHelper(name string, gt *catalog.GoType, method string
 
 // fromJS converts the goja.Value v to the Go type gt (under the realm lock), throwing a
 // TypeError that names path when v does not fit. It is one conversion: a value that needs
-// a helper gets a fresh sandbox.Budget, which bounds everything the conversion produces.
+// a helper gets a fresh bind.Budget, which bounds everything the conversion produces.
 func (w *facadeWriter) fromJS(gt *catalog.GoType, v, path jen.Code) jen.Code {
 	return w.fromJSIn(gt, nil, v, path)
 }
@@ -306,12 +306,12 @@ func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path jen.Code) jen.Cod
 		}
 	}
 	if b == nil {
-		b = jen.Qual(SandboxPath, "NewBudget").Call(idR)
+		b = jen.Qual(BindPath, "NewBudget").Call(idR)
 	}
 	return jen.Add(w.convFunc(gt)).Call(idR, b, v, path)
 }
 
-// fromJSHelper declares func name(r *sandbox.Realm, b *sandbox.Budget, v goja.Value,
+// fromJSHelper declares func name(r *sandbox.Realm, b *bind.Budget, v goja.Value,
 // path string) T, a bind.Conv, for a catalogued struct, enum or value type, an array, an
 // error, any or time.Time (slices, maps and pointers are bind's FromSlice, FromMap and
 // FromPtr).
@@ -330,7 +330,7 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 				jen.Var().Id("out").Add(typ),
 				jen.If(jen.Op("!").Parens(isAbsent(v))).Block(
 					jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(idB.Clone().Dot("JSON").Call(v, path), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
-						jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: %w"), path, jen.Err())))),
+						jen.Qual(BindPath, "Throw").Call(idR, jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: %w"), path, jen.Err())))),
 				jen.Return(jen.Id("out")),
 			}
 		default:
@@ -342,14 +342,14 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 			jen.Id("vs").Op(":=").Add(idB).Dot("Slice").Call(v, path),
 			jen.Var().Id("out").Add(typ),
 			jen.If(jen.Len(jen.Id("vs")).Op("!=").Len(jen.Id("out"))).Block(
-				jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected an array of %d elements, got %d"), path, jen.Len(jen.Id("out")), jen.Len(jen.Id("vs"))))),
+				jen.Qual(BindPath, "Throw").Call(idR, jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected an array of %d elements, got %d"), path, jen.Len(jen.Id("out")), jen.Len(jen.Id("vs"))))),
 			jen.For(jen.List(jen.Id("i"), jen.Id("e")).Op(":=").Range().Id("vs")).Block(jen.Id("out").Index(jen.Id("i")).Op("=").Add(elem)),
 			jen.Return(jen.Id("out")),
 		}
 	default:
 		panic("emit: no conversion from JavaScript to " + gt.String())
 	}
-	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("b").Op("*").Qual(SandboxPath, "Budget"), jen.Id("v").Qual(GojaPath, "Value"), jen.Id("path").String()).Add(typ).Block(body...)
+	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("b").Op("*").Qual(BindPath, "Budget"), jen.Id("v").Qual(GojaPath, "Value"), jen.Id("path").String()).Add(typ).Block(body...)
 }
 
 // namedFromJS converts to a catalogued struct, enum or value type.
@@ -401,7 +401,7 @@ func (w *facadeWriter) enumFromJS(t *catalog.Type, gt *catalog.GoType, typ jen.C
 	return []jen.Code{
 		jen.Id("x").Op(":=").Add(typ).Call(idB.Clone().Dot("String").Call(jen.Id("v"), jen.Id("path"))),
 		jen.Switch(jen.Id("x")).Block(jen.Case(cases...).Block(jen.Return(jen.Id("x")))),
-		jen.Id("r").Dot("Throw").Call(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected one of "+want+", got %q"), jen.Id("path"), jen.Id("x"))),
+		jen.Qual(BindPath, "Throw").Call(idR, jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected one of "+want+", got %q"), jen.Id("path"), jen.Id("x"))),
 		jen.Return(jen.Id("x")),
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // seams writes, for each interface service, what lets a mount implement it in JavaScript:
 // a Go type implementing the interface by calling the mount's object through a
-// *sandbox.Seam, and the *sandbox.SeamAdapter that ctx.provide checks the object against.
+// *bind.Seam, and the *bind.SeamAdapter that ctx.provide checks the object against.
 // It returns the entries of the Facade's Seams map and the declarations.
 func (w *facadeWriter) seams(c *catalog.Catalog) (entries, decls []jen.Code) {
 	for i := range c.Services {
@@ -27,7 +27,7 @@ func (w *facadeWriter) seams(c *catalog.Catalog) (entries, decls []jen.Code) {
 
 // seam writes the adapter var name, the implementation type name+"Impl" with its methods,
 // and name+"Rest", which the type embeds so that it compiles when the interface has
-// methods the catalog leaves out (sandbox.NewSeamAdapter refuses those interfaces at
+// methods the catalog leaves out (bind.NewSeamAdapter refuses those interfaces at
 // provide time, so the embedded nil interface is never called).
 func (w *facadeWriter) seam(name string, s *catalog.Service) []jen.Code {
 	iface := GoTypeCode(s.Type)
@@ -41,12 +41,12 @@ func (w *facadeWriter) seam(name string, s *catalog.Service) []jen.Code {
 	decls := []jen.Code{
 		jen.Comment(fmt.Sprintf("%s lets a mount implement service %q (%s) in JavaScript: ctx.provide(%q, obj)", name, s.Key, s.TypeName, s.Key)).Line().
 			Comment("checks obj against the interface, and Go code gets a "+impl+" calling it.").Line().
-			Var().Id(name).Op("=").Qual(SandboxPath, "NewSeamAdapter").Types(iface.Clone()).Call(
-			jen.Index().Qual(SandboxPath, "SeamMethod").Custom(multi, methods...),
-			jen.Func().Params(jen.Id("s").Op("*").Qual(SandboxPath, "Seam")).Add(iface.Clone()).Block(
+			Var().Id(name).Op("=").Qual(BindPath, "NewSeamAdapter").Types(iface.Clone()).Call(
+			jen.Index().Qual(BindPath, "SeamMethod").Custom(multi, methods...),
+			jen.Func().Params(jen.Id("s").Op("*").Qual(BindPath, "Seam")).Add(iface.Clone()).Block(
 				jen.Return(jen.Op("&").Id(impl).Values(jen.Dict{jen.Id("seam"): jen.Id("s")})))),
 		jen.Comment(fmt.Sprintf("%s is the %s a JavaScript implementation of %q stands behind.", impl, s.TypeName, s.Key)).Line().
-			Type().Id(impl).Struct(jen.Id(rest), jen.Id("seam").Op("*").Qual(SandboxPath, "Seam")),
+			Type().Id(impl).Struct(jen.Id(rest), jen.Id("seam").Op("*").Qual(BindPath, "Seam")),
 		jen.Comment(fmt.Sprintf("%s supplies the methods of %s the catalog leaves out, which JavaScript cannot", rest, s.TypeName)).Line().
 			Comment("implement: " + name + " refuses such an interface, so they are never called.").Line().
 			Type().Id(rest).Struct(iface.Clone()),
@@ -159,5 +159,5 @@ func seamsField(entries []jen.Code) jen.Code {
 		return jen.Null()
 	}
 	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
-	return jen.Id("Seams").Op(":").Map(jen.String()).Op("*").Qual(SandboxPath, "SeamAdapter").Custom(multi, entries...)
+	return jen.Id("Seams").Op(":").Map(jen.String()).Op("*").Qual(BindPath, "SeamAdapter").Custom(multi, entries...)
 }

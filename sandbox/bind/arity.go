@@ -31,7 +31,7 @@ func Func0[R any](r *sandbox.Realm, method string, fn func() (R, error), res Res
 func Async0[R any](r *sandbox.Realm, method string, fn func(context.Context) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx)
 			return asyncResult(r, x, err, res)
 		})
@@ -61,7 +61,7 @@ func Async1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1)
 			return asyncResult(r, x, err, res)
 		})
@@ -93,7 +93,7 @@ func Async2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Ar
 		defer guard(r, method)
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1, x2)
 			return asyncResult(r, x, err, res)
 		})
@@ -127,7 +127,7 @@ func Async3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 strin
 		x1 := a1(r, call, 0, method, p1)
 		x2 := a2(r, call, 1, method, p2)
 		x3 := a3(r, call, 2, method, p3)
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1, x2, x3)
 			return asyncResult(r, x, err, res)
 		})
@@ -163,7 +163,7 @@ func Async4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, 
 		x2 := a2(r, call, 1, method, p2)
 		x3 := a3(r, call, 2, method, p3)
 		x4 := a4(r, call, 3, method, p4)
-		return r.Async(func(ctx context.Context) (func() goja.Value, error) {
+		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1, x2, x3, x4)
 			return asyncResult(r, x, err, res)
 		})

@@ -14,16 +14,28 @@ import (
 // realms are the operations of sandbox's realms that only this package uses.
 var realms = link.Get[sandbox.Realm]()
 
+// A thrower is how package conv throws into a realm: a value of one pointer, so making one
+// does not allocate.
+type thrower struct{ r *sandbox.Realm }
+
+func (t thrower) Throw(err error) { realms.Throw(t.r, err) }
+
+// Throw raises err in JavaScript: a TypeError when err is (or wraps) the error of a value
+// of the wrong type (an Arg, a From or a Conv refusing it), an Error otherwise, which
+// remembers err so that a *sandbox.JSError for it unwraps to err. It does not return.
+// Lock held.
+func Throw(r *sandbox.Realm, err error) { realms.Throw(r, err) }
+
 // A From converts v, a value JavaScript gave (a listener's result, an argument inside a
 // structure), to a T, throwing a TypeError that names path when it does not fit. It is
-// one conversion: a From that needs a [sandbox.Budget] makes its own (see [Budgeted]).
+// one conversion: a From that needs a [Budget] makes its own (see [Budgeted]).
 // [ToString], [ToDuration], [ToObject] and their siblings are Froms.
 type From[T any] func(r *sandbox.Realm, v goja.Value, path string) T
 
 // Budgeted makes a From of a conversion that takes its budget, giving each conversion a
 // fresh one: the budget bounds everything one value produces.
-func Budgeted[T any](from func(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) T) From[T] {
-	return func(r *sandbox.Realm, v goja.Value, path string) T { return from(r, sandbox.NewBudget(r), v, path) }
+func Budgeted[T any](from func(r *sandbox.Realm, b *Budget, v goja.Value, path string) T) From[T] {
+	return func(r *sandbox.Realm, v goja.Value, path string) T { return from(r, NewBudget(r), v, path) }
 }
 
 // ArgFrom makes an Arg of a From: the argument converted with path "method: parameter
@@ -43,64 +55,64 @@ type integer interface {
 // type, throws a TypeError such as "fs.readFile: parameter path: expected a string, got
 // number".
 func String[T ~string](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(conv.String(r, realms.MaxBytes(r), call.Argument(i), method, param))
+	return T(conv.String(thrower{r}, realms.MaxBytes(r), call.Argument(i), method, param))
 }
 
 // Bool reads a boolean argument as the named boolean type T (no truthiness: it must be
 // true or false).
 func Bool[T ~bool](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(conv.Bool(r, call.Argument(i), method, param))
+	return T(conv.Bool(thrower{r}, call.Argument(i), method, param))
 }
 
 // Float reads a finite number argument as the floating-point type T.
 func Float[T ~float32 | ~float64](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(conv.Float(r, call.Argument(i), method, param))
+	return T(conv.Float(thrower{r}, call.Argument(i), method, param))
 }
 
 // Int reads an integer argument — a number with no fractional part within ±2^53 — as the
 // integer type T, checked to fit (see checkInt).
 func Int[T integer](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return checkInt[T](r, conv.Int(r, call.Argument(i), method, param), method, param)
+	return checkInt[T](r, conv.Int(thrower{r}, call.Argument(i), method, param), method, param)
 }
 
 // Duration reads an argument, a non-negative number of milliseconds, as a time.Duration.
 func Duration(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) time.Duration {
-	return conv.Duration(r, call.Argument(i), method, param)
+	return conv.Duration(thrower{r}, call.Argument(i), method, param)
 }
 
 // Callback reads a function argument.
 func Callback(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) goja.Callable {
-	return conv.Callback(r, call.Argument(i), method, param)
+	return conv.Callback(thrower{r}, call.Argument(i), method, param)
 }
 
 // ToString converts v, at path ("opts.name"), like [String], to the named string type T.
 func ToString[T ~string](r *sandbox.Realm, v goja.Value, path string) T {
-	return T(conv.String(r, realms.MaxBytes(r), v, "", path))
+	return T(conv.String(thrower{r}, realms.MaxBytes(r), v, "", path))
 }
 
 // ToBool converts v like [Bool], to the named boolean type T.
 func ToBool[T ~bool](r *sandbox.Realm, v goja.Value, path string) T {
-	return T(conv.Bool(r, v, "", path))
+	return T(conv.Bool(thrower{r}, v, "", path))
 }
 
 // ToFloat converts v like [Float], to the floating-point type T.
 func ToFloat[T ~float32 | ~float64](r *sandbox.Realm, v goja.Value, path string) T {
-	return T(conv.Float(r, v, "", path))
+	return T(conv.Float(thrower{r}, v, "", path))
 }
 
 // ToInt converts v like [Int], to the integer type T, checked to fit.
 func ToInt[T integer](r *sandbox.Realm, v goja.Value, path string) T {
-	return checkInt[T](r, conv.Int(r, v, "", path), "", path)
+	return checkInt[T](r, conv.Int(thrower{r}, v, "", path), "", path)
 }
 
 // ToDuration converts v like [Duration].
 func ToDuration(r *sandbox.Realm, v goja.Value, path string) time.Duration {
-	return conv.Duration(r, v, "", path)
+	return conv.Duration(thrower{r}, v, "", path)
 }
 
 // ToObject returns v, at path, as a plain object (not null, an array or a function).
 func ToObject(r *sandbox.Realm, v goja.Value, path string) *goja.Object {
-	return conv.Object(r, v, "", path)
+	return conv.Object(thrower{r}, v, "", path)
 }
 
 // Nothing is the From of struct{}: whatever JavaScript gave is no data.
@@ -132,7 +144,7 @@ func checkInt[T integer](r *sandbox.Realm, x int64, method, param string) T {
 		fits = x >= 0 && uint64(y) == uint64(x)
 	}
 	if !fits {
-		r.Throw(&conv.ArgError{Method: method, Param: param, Want: "an integer " + intRange[reflect.TypeFor[T]().Kind()], Got: strconv.FormatInt(x, 10)})
+		realms.Throw(r, &conv.ArgError{Method: method, Param: param, Want: "an integer " + intRange[reflect.TypeFor[T]().Kind()], Got: strconv.FormatInt(x, 10)})
 	}
 	return y
 }
@@ -152,7 +164,15 @@ func Millis(r *sandbox.Realm, x time.Duration) goja.Value {
 }
 
 // Data is the Result of a type that crosses as plain data through JSON (time.Time).
-func Data[T any](r *sandbox.Realm, x T) goja.Value { return sandbox.FromAny(r, x) }
+func Data[T any](r *sandbox.Realm, x T) goja.Value { return FromAny(r, x) }
+
+// FromAny converts plain Go data into a fresh JavaScript value: nil, booleans, strings,
+// numbers, json.RawMessage, and slices, arrays and string-keyed maps of those are
+// converted directly; anything else goes through encoding/json (so a struct becomes a
+// plain object of its exported fields and no Go method is ever reachable). An integer
+// beyond ±2^53, which a JavaScript number cannot hold exactly, throws, as do values
+// encoding/json rejects; the copy is bounded like a [Budget]'s. Lock held.
+func FromAny(r *sandbox.Realm, v any) goja.Value { return realms.FromAny(r, v) }
 
 // ErrorValue is the Result of an error: a plain object {name: "Error", message}, or
 // null.

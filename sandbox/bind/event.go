@@ -16,14 +16,26 @@ import (
 type Args[P any] func(r *sandbox.Realm, p P) []goja.Value
 
 // OnEmit adapts a JavaScript listener to the emit-mode event ev: fire and forget, its
-// promise not awaited (sandbox.Realm.DeliverEmit reports failures).
+// promise not awaited. The delivery takes the lock, bounds the entry by CallTimeout,
+// builds the arguments and calls the listener, and returns when it does, whether or not
+// the realm is busy: a failure — a throw, the bound, or the rejection of its promise when
+// it comes — is logged with the mount id and passed to Options.OnError, once (rejections
+// within Limits.MaxRejectionReports); a delivery to a closed mount is dropped.
 func OnEmit[P any](ev *kit.Event[P], args Args[P]) sandbox.EventAdapter {
 	what := "a listener of " + strconv.Quote(ev.Name())
 	return func(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 		return ev.On(c, func(p P) {
-			r.DeliverEmit(what, fn, func() []goja.Value { return args(r, p) })
+			realms.DeliverEmit(r, what, fn, func() []goja.Value { return args(r, p) })
 		})
 	}
+}
+
+// DeliverEmit calls fn, a JavaScript function, from Go (any goroutine not holding the
+// lock) fire and forget, as [OnEmit] delivers: for a callback whose result nobody reads.
+// args, if not nil, builds its arguments under the lock; what names fn in the reports of
+// a failure ("the onChange callback of watch.start").
+func DeliverEmit(r *sandbox.Realm, what string, fn goja.Callable, args func() []goja.Value) {
+	realms.DeliverEmit(r, what, fn, args)
 }
 
 // OnParallel adapts a JavaScript listener to the parallel event ev: awaited, its result
@@ -78,7 +90,7 @@ func OnWaterfall[P, R any](ev *kit.WaterfallEvent[P, R], args Args[P], to Result
 		return ev.On(c, func(ctx context.Context, p P, next func() (R, error)) (R, error) {
 			var res R
 			err := r.Deliver(ctx, fn, func() []goja.Value {
-				return append(args(r, p), r.NextFunc(func(context.Context) (func() goja.Value, error) {
+				return append(args(r, p), nextFunc(r, func(context.Context) (func() goja.Value, error) {
 					v, err := next()
 					if err != nil {
 						return nil, err
@@ -89,6 +101,14 @@ func OnWaterfall[P, R any](ev *kit.WaterfallEvent[P, R], args Args[P], to Result
 			return res, err
 		})
 	}
+}
+
+// nextFunc exposes a waterfall's next to JavaScript: a function returning a Promise of
+// next's result (settle runs under the lock). Lock held.
+func nextFunc(r *sandbox.Realm, next func(ctx context.Context) (func() goja.Value, error)) goja.Value {
+	return r.Func("next", func(goja.FunctionCall) goja.Value {
+		return realms.Promise(r, next)
+	})
 }
 
 // answer returns the conv of a delivery that stores a listener's result in res, unless

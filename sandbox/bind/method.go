@@ -93,7 +93,7 @@ func Void(err error) (struct{}, error) { return struct{}{}, err }
 // absent result, which is undefined.
 func noResult(r *sandbox.Realm, err error) goja.Value {
 	if err != nil && err != errAbsent {
-		r.Throw(err)
+		realms.Throw(r, err)
 	}
 	return goja.Undefined()
 }

@@ -30,7 +30,7 @@ var Facade = &sandbox.Facade{
 			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Input)}
 		}, cordisToJSDecision, bind.Budgeted(cordisFromJSDecision)),
 	},
-	Seams: map[string]*sandbox.SeamAdapter{
+	Seams: map[string]*bind.SeamAdapter{
 		"fs": cordisSeamFs,
 	},
 }
@@ -81,19 +81,19 @@ func cordisBindKv(r *sandbox.Realm, v any) (*goja.Object, error) {
 
 // cordisSeamFs lets a mount implement service "fs" (FileSystem) in JavaScript: ctx.provide("fs", obj)
 // checks obj against the interface, and Go code gets a cordisSeamFsImpl calling it.
-var cordisSeamFs = sandbox.NewSeamAdapter[agent.FileSystem]([]sandbox.SeamMethod{
+var cordisSeamFs = bind.NewSeamAdapter[agent.FileSystem]([]bind.SeamMethod{
 	{Go: "ReadFile", JS: "readFile", Signature: "async readFile(path: string): Promise<string>"},
 	{Go: "WriteFile", JS: "writeFile", Signature: "async writeFile(path: string, content: string): Promise<void>"},
 	{Go: "List", JS: "list", Signature: "async list(path: string): Promise<FileInfo[]>"},
 	{Go: "Stat", JS: "stat", Signature: "async stat(path: string): Promise<FileInfo>"},
-}, func(s *sandbox.Seam) agent.FileSystem {
+}, func(s *bind.Seam) agent.FileSystem {
 	return &cordisSeamFsImpl{seam: s}
 })
 
 // cordisSeamFsImpl is the FileSystem a JavaScript implementation of "fs" stands behind.
 type cordisSeamFsImpl struct {
 	cordisSeamFsRest
-	seam *sandbox.Seam
+	seam *bind.Seam
 }
 
 // cordisSeamFsRest supplies the methods of FileSystem the catalog leaves out, which JavaScript cannot
@@ -124,7 +124,7 @@ func (x *cordisSeamFsImpl) Stat(ctx context.Context, arg1 string) (agent.FileInf
 	return bind.Ask(ctx, x.seam, 3, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, bind.Budgeted(cordisFromJSFileInfo), "fs.stat(…)")
 }
 
-func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Command {
+func cordisFromJSCommand(r *sandbox.Realm, b *bind.Budget, v goja.Value, path string) agent.Command {
 	o := bind.ToObject(r, v, path)
 	var out agent.Command
 	bind.Field(r, b, o, path, "program", &out.Program, bind.Text[string])
@@ -135,7 +135,7 @@ func cordisFromJSCommand(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path
 	return out
 }
 
-func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.Decision {
+func cordisFromJSDecision(r *sandbox.Realm, b *bind.Budget, v goja.Value, path string) agent.Decision {
 	o := bind.ToObject(r, v, path)
 	var out agent.Decision
 	bind.Field(r, b, o, path, "allow", &out.Allow, bind.Unbudgeted(bind.ToBool[bool]))
@@ -144,7 +144,7 @@ func cordisFromJSDecision(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, pat
 	return out
 }
 
-func cordisFromJSFileInfo(r *sandbox.Realm, b *sandbox.Budget, v goja.Value, path string) agent.FileInfo {
+func cordisFromJSFileInfo(r *sandbox.Realm, b *bind.Budget, v goja.Value, path string) agent.FileInfo {
 	o := bind.ToObject(r, v, path)
 	var out agent.FileInfo
 	bind.Field(r, b, o, path, "name", &out.Name, bind.Text[string])

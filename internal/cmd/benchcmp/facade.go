@@ -40,8 +40,8 @@ var BenchTools = kit.NewService[*kit.Tools]("bench-tools")
 // benchFacade is the bench's own façade tier, merged by the toolset with the kit's core
 // tier. It is written exactly as the binding contract between generated façade code
 // (facade_gen.go) and package sandbox prescribes: Realm.Func, bind.String, Realm.Unlocked and a
-// primitive ToValue for the service; Realm.Deliver with positional primitive arguments for
-// the event.
+// primitive ToValue for the service; bind.DeliverEmit with positional primitive arguments
+// for the event.
 var benchFacade = &sandbox.Facade{
 	Services: map[string]sandbox.ServiceBinder{
 		"bench":       bindEcho,
@@ -67,7 +67,7 @@ func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
 
 func adaptTick(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return Tick.On(c, func(p TickEvent) {
-		r.DeliverEmit(`a listener of "bench/tick"`, fn, func() []goja.Value {
+		bind.DeliverEmit(r, `a listener of "bench/tick"`, fn, func() []goja.Value {
 			rt := r.Runtime()
 			return []goja.Value{rt.ToValue(p.ID), rt.ToValue(p.Text)}
 		})

@@ -17,7 +17,7 @@ import (
 // MaxSafeInt is 2^53: JavaScript numbers represent every integer up to it exactly.
 const MaxSafeInt = 1 << 53
 
-// A Thrower raises an error in JavaScript: a *sandbox.Realm, whose Throw makes an
+// A Thrower raises an error in JavaScript: package sandbox's adapter of a realm, whose Throw makes an
 // [ArgError] a TypeError. Throw does not return.
 type Thrower interface{ Throw(err error) }
 
