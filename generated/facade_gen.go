@@ -53,8 +53,8 @@ func cordisBindTools(r *sandbox.Realm, v any) (*goja.Object, error) {
 	)
 }
 
-func cordisArgFunc(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) func() {
-	cb := bind.Callback(r, call, i, method, param)
+func cordisArgFunc(r *sandbox.Realm, v goja.Value, method, param string) func() {
+	cb := bind.Callback(r, v, method, param)
 	what := "the " + param + " callback of " + method
 	return func() {
 		bind.DeliverEmit(r, what, cb, func() []goja.Value {

@@ -76,8 +76,8 @@ func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) jen.Code {
 		params = append(params, jen.Add(x).Add(GoTypeCode(pt)))
 		vals = append(vals, w.toJS(pt, x, "a callback argument"))
 	}
-	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("call").Qual(GojaPath, "FunctionCall"), jen.Id("i").Int(), jen.List(jen.Id("method"), jen.Id("param")).String()).Add(GoTypeCode(gt)).Block(
-		jen.Id("cb").Op(":=").Qual(BindPath, "Callback").Call(idR, jen.Id("call"), jen.Id("i"), jen.Id("method"), jen.Id("param")),
+	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("v").Qual(GojaPath, "Value"), jen.List(jen.Id("method"), jen.Id("param")).String()).Add(GoTypeCode(gt)).Block(
+		jen.Id("cb").Op(":=").Qual(BindPath, "Callback").Call(idR, jen.Id("v"), jen.Id("method"), jen.Id("param")),
 		jen.Id("what").Op(":=").Lit("the ").Op("+").Id("param").Op("+").Lit(" callback of ").Op("+").Id("method"),
 		jen.Return(jen.Func().Params(params...).Block(
 			jen.Qual(BindPath, "DeliverEmit").Call(idR, jen.Id("what"), jen.Id("cb"),

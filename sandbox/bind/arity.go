@@ -42,7 +42,7 @@ func Async0[R any](r *sandbox.Realm, method string, fn func(context.Context) (R,
 func Func1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(A1) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
+		x1 := a1(r, call.Argument(0), method, p1)
 		var (
 			x   R
 			err error
@@ -60,7 +60,7 @@ func Func1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(A
 func Async1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(context.Context, A1) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
+		x1 := a1(r, call.Argument(0), method, p1)
 		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1)
 			return asyncResult(r, x, err, res)
@@ -72,8 +72,8 @@ func Async1[A1, R any](r *sandbox.Realm, method, p1 string, a1 Arg[A1], fn func(
 func Func2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Arg[A1], a2 Arg[A2], fn func(A1, A2) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
-		x2 := a2(r, call, 1, method, p2)
+		x1 := a1(r, call.Argument(0), method, p1)
+		x2 := a2(r, call.Argument(1), method, p2)
 		var (
 			x   R
 			err error
@@ -91,8 +91,8 @@ func Func2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Arg
 func Async2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Arg[A1], a2 Arg[A2], fn func(context.Context, A1, A2) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
-		x2 := a2(r, call, 1, method, p2)
+		x1 := a1(r, call.Argument(0), method, p1)
+		x2 := a2(r, call.Argument(1), method, p2)
 		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1, x2)
 			return asyncResult(r, x, err, res)
@@ -104,9 +104,9 @@ func Async2[A1, A2, R any](r *sandbox.Realm, method string, p1, p2 string, a1 Ar
 func Func3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], fn func(A1, A2, A3) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
-		x2 := a2(r, call, 1, method, p2)
-		x3 := a3(r, call, 2, method, p3)
+		x1 := a1(r, call.Argument(0), method, p1)
+		x2 := a2(r, call.Argument(1), method, p2)
+		x3 := a3(r, call.Argument(2), method, p3)
 		var (
 			x   R
 			err error
@@ -124,9 +124,9 @@ func Func3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 string
 func Async3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], fn func(context.Context, A1, A2, A3) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
-		x2 := a2(r, call, 1, method, p2)
-		x3 := a3(r, call, 2, method, p3)
+		x1 := a1(r, call.Argument(0), method, p1)
+		x2 := a2(r, call.Argument(1), method, p2)
+		x3 := a3(r, call.Argument(2), method, p3)
 		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1, x2, x3)
 			return asyncResult(r, x, err, res)
@@ -138,10 +138,10 @@ func Async3[A1, A2, A3, R any](r *sandbox.Realm, method string, p1, p2, p3 strin
 func Func4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, p4 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], a4 Arg[A4], fn func(A1, A2, A3, A4) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
-		x2 := a2(r, call, 1, method, p2)
-		x3 := a3(r, call, 2, method, p3)
-		x4 := a4(r, call, 3, method, p4)
+		x1 := a1(r, call.Argument(0), method, p1)
+		x2 := a2(r, call.Argument(1), method, p2)
+		x3 := a3(r, call.Argument(2), method, p3)
+		x4 := a4(r, call.Argument(3), method, p4)
 		var (
 			x   R
 			err error
@@ -159,10 +159,10 @@ func Func4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, p
 func Async4[A1, A2, A3, A4, R any](r *sandbox.Realm, method string, p1, p2, p3, p4 string, a1 Arg[A1], a2 Arg[A2], a3 Arg[A3], a4 Arg[A4], fn func(context.Context, A1, A2, A3, A4) (R, error), res Result[R]) Method {
 	return newMethod(r, method, func(call goja.FunctionCall) goja.Value {
 		defer guard(r, method)
-		x1 := a1(r, call, 0, method, p1)
-		x2 := a2(r, call, 1, method, p2)
-		x3 := a3(r, call, 2, method, p3)
-		x4 := a4(r, call, 3, method, p4)
+		x1 := a1(r, call.Argument(0), method, p1)
+		x2 := a2(r, call.Argument(1), method, p2)
+		x3 := a3(r, call.Argument(2), method, p3)
+		x4 := a4(r, call.Argument(3), method, p4)
 		return realms.Promise(r, func(ctx context.Context) (func() goja.Value, error) {
 			x, err := fn(ctx, x1, x2, x3, x4)
 			return asyncResult(r, x, err, res)

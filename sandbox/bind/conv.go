@@ -41,8 +41,8 @@ func Budgeted[T any](from func(r *sandbox.Realm, b *Budget, v goja.Value, path s
 // ArgFrom makes an Arg of a From: the argument converted with path "method: parameter
 // param".
 func ArgFrom[T any](from From[T]) Arg[T] {
-	return func(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-		return from(r, call.Argument(i), method+": parameter "+param)
+	return func(r *sandbox.Realm, v goja.Value, method, param string) T {
+		return from(r, v, method+": parameter "+param)
 	}
 }
 
@@ -54,35 +54,35 @@ type integer interface {
 // String reads a string argument as the named string type T. Lone UTF-16 surrogates become U+FFFD; a string longer than Limits.MaxBytes, or any other
 // type, throws a TypeError such as "fs.readFile: parameter path: expected a string, got
 // number".
-func String[T ~string](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(conv.String(thrower{r}, realms.MaxBytes(r), call.Argument(i), method, param))
+func String[T ~string](r *sandbox.Realm, v goja.Value, method, param string) T {
+	return T(conv.String(thrower{r}, realms.MaxBytes(r), v, method, param))
 }
 
 // Bool reads a boolean argument as the named boolean type T (no truthiness: it must be
 // true or false).
-func Bool[T ~bool](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(conv.Bool(thrower{r}, call.Argument(i), method, param))
+func Bool[T ~bool](r *sandbox.Realm, v goja.Value, method, param string) T {
+	return T(conv.Bool(thrower{r}, v, method, param))
 }
 
 // Float reads a finite number argument as the floating-point type T.
-func Float[T ~float32 | ~float64](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return T(conv.Float(thrower{r}, call.Argument(i), method, param))
+func Float[T ~float32 | ~float64](r *sandbox.Realm, v goja.Value, method, param string) T {
+	return T(conv.Float(thrower{r}, v, method, param))
 }
 
 // Int reads an integer argument — a number with no fractional part within ±2^53 — as the
 // integer type T, checked to fit (see checkInt).
-func Int[T integer](r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T {
-	return checkInt[T](r, conv.Int(thrower{r}, call.Argument(i), method, param), method, param)
+func Int[T integer](r *sandbox.Realm, v goja.Value, method, param string) T {
+	return checkInt[T](r, conv.Int(thrower{r}, v, method, param), method, param)
 }
 
 // Duration reads an argument, a non-negative number of milliseconds, as a time.Duration.
-func Duration(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) time.Duration {
-	return conv.Duration(thrower{r}, call.Argument(i), method, param)
+func Duration(r *sandbox.Realm, v goja.Value, method, param string) time.Duration {
+	return conv.Duration(thrower{r}, v, method, param)
 }
 
 // Callback reads a function argument.
-func Callback(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) goja.Callable {
-	return conv.Callback(thrower{r}, call.Argument(i), method, param)
+func Callback(r *sandbox.Realm, v goja.Value, method, param string) goja.Callable {
+	return conv.Callback(thrower{r}, v, method, param)
 }
 
 // ToString converts v, at path ("opts.name"), like [String], to the named string type T.

@@ -10,9 +10,11 @@ import (
 	"github.com/dop251/goja"
 )
 
-// An Arg reads argument i of a call (parameter param of method) as a T, throwing a
-// TypeError when it does not fit. [String], [Duration], [Callback] and their siblings are Args.
-type Arg[T any] func(r *sandbox.Realm, call goja.FunctionCall, i int, method, param string) T
+// An Arg reads v, the argument JavaScript passed for parameter param of method
+// (undefined when it passed none), as a T, throwing a TypeError when it does not fit.
+// [String], [Duration], [Callback] and their siblings are Args. It reads one value, not
+// the whole call, so that reading an argument copies no goja.FunctionCall.
+type Arg[T any] func(r *sandbox.Realm, v goja.Value, method, param string) T
 
 // A Result builds the JavaScript value of a Go result. Lock held.
 type Result[T any] func(r *sandbox.Realm, x T) goja.Value

@@ -57,7 +57,7 @@ func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
 	}
 	o := r.Runtime().NewObject()
 	_ = o.Set("hello", r.Func("bench.hello", func(call goja.FunctionCall) goja.Value {
-		name := bind.String[string](r, call, 0, "bench.hello", "name")
+		name := bind.String[string](r, call.Argument(0), "bench.hello", "name")
 		var res string
 		r.Unlocked(func() { res = svc.Hello(name) })
 		return r.Runtime().ToValue(res)
