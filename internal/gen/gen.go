@@ -118,25 +118,27 @@ func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
 		return nil, err
 	}
 	cat := res.Catalog
-	if err := emit.Schemas(cat); err != nil {
-		return nil, err
-	}
 	header := Header(cfg.Args())
 	out := filepath.ToSlash(cmp.Or(cfg.Out, "."))
 	pkg := cfg.Pkg
 	if pkg == "" {
 		pkg = packageName(filepath.Join(dir, out))
 	}
-	// The outputs render concurrently: each emitter only reads the catalog, and the two
-	// Go files' sequential parts (building the code, the head of the file) then overlap
-	// with the other's parallel gofmt passes.
+	// The outputs render concurrently: each emitter only reads the catalog, and the
+	// sequential parts of one (building the code, jennifer's render) overlap with the
+	// other's parallel ones. The façade, the largest, reads no tool schemas: it starts
+	// while they are built.
 	var catGo, facadeGo, events, tools []byte
 	var catErr, facadeErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { catGo, catErr = emit.CatalogGo(cat, pkg, header) })
 	if cfg.Facade {
 		wg.Go(func() { facadeGo, facadeErr = emit.FacadeGo(cat, pkg, header) })
 	}
+	if err := emit.Schemas(cat); err != nil {
+		wg.Wait()
+		return nil, err
+	}
+	wg.Go(func() { catGo, catErr = emit.CatalogGo(cat, pkg, header) })
 	if cfg.Docs != "" {
 		wg.Go(func() {
 			events = emit.EventsAndServices(cat, res.Inherited, header)
