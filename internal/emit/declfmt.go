@@ -398,12 +398,20 @@ func (p *declPrinter) expr1(expr ast.Expr, prec1, depth int) {
 		p.write(": ")
 		p.expr(x.Value)
 	case *ast.StarExpr:
-		p.unary("*", x.X, prec1, 1)
+		if token.UnaryPrec < prec1 {
+			p.giveUp("parenthesized pointer") // the parser makes a ParenExpr
+		}
+		p.write("*")
+		p.expr(x.X)
 	case *ast.UnaryExpr:
 		if x.Op == token.RANGE || x.Op == token.TILDE || x.Op == token.ARROW {
 			p.giveUp("operator")
 		}
-		p.unary(x.Op.String(), x.X, prec1, depth)
+		if token.UnaryPrec < prec1 {
+			p.giveUp("parenthesized unary expression") // the parser makes a ParenExpr
+		}
+		p.write(x.Op.String())
+		p.expr1(x.X, token.UnaryPrec, depth)
 	case *ast.FuncLit:
 		p.write("func")
 		start := len(p.out) - len("func")
@@ -487,17 +495,6 @@ func (p *declPrinter) expr1(expr ast.Expr, prec1, depth int) {
 	default:
 		p.giveUp("expression")
 	}
-}
-
-func (p *declPrinter) unary(op string, x ast.Expr, prec1, depth int) {
-	if token.UnaryPrec < prec1 {
-		p.write("(" + op)
-		p.expr(x)
-		p.write(")")
-		return
-	}
-	p.write(op)
-	p.expr1(x, token.UnaryPrec, depth)
 }
 
 // binaryExpr follows go/printer's binaryExpr for an expression on one line.

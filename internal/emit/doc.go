@@ -8,12 +8,11 @@
 //
 // # catalog_gen.go
 //
-// [CatalogGo] writes var Catalog = &catalog.Catalog{…} with jennifer: one package-level
-// variable per entry and per distinct Go type, named after what it holds
-// (cordisEventAgentError, cordisSliceOfString), so the file is flat — gofmt's cost grows
-// with the nesting of composite literals — and a change touches few lines. Entries render
-// in parallel chunks; gofmt formats top-level declarations independently, so the bytes do
-// not depend on the chunking. Sources keep only the file: line numbers would make the file
+// [CatalogGo] writes var Catalog = &catalog.Catalog{…}: one package-level variable per
+// entry and per distinct Go type, named after what it holds (cordisEventAgentError,
+// cordisSliceOfString), so the file is flat and a change touches few lines. The entries
+// name no package but catalog and are written directly as text, laid out as gofmt lays
+// them out (catalogtext.go). Sources keep only the file: line numbers would make the file
 // stale on every unrelated edit.
 //
 // A compile-time guard, func _(), states the type of every declaration, method, field and
@@ -38,6 +37,18 @@
 // calling, through bind.Seam (bind.Ask, bind.Tell, …), the object a mount provided with
 // ctx.provide(key, obj): the same conversions in the other direction, the result's path
 // in errors.
+//
+// # Layout without gofmt
+//
+// The generated Go files are gofmt'ed, but running gofmt over them was most of a
+// generator run. What jennifer renders (the façade, the head of catalog_gen.go) goes
+// through renderFile: jennifer renders the file once without formatting, so it names the
+// imports as for the whole file; go/format formats the package clause and import block;
+// and each top-level declaration is parsed on its own and laid out by formatDecl
+// (declfmt.go), which follows go/printer's rules for the part of Go the generated code
+// uses and leaves any declaration with something else to go/format. gofmt formats
+// top-level declarations independently, so the bytes are those of gofmt over the whole
+// file; the tests compare them with go/format's on every generated file they have.
 //
 // # Tool schemas
 //
