@@ -52,6 +52,12 @@ const declSplit = "//cordis:decl\n"
 func renderFile(g *goFile) ([]byte, error) {
 	f := g.newFile()
 	f.HeaderComment(g.header)
+	if renderWhole {
+		f.Add(jen.Custom(jen.Options{Separator: "\n\n"}, g.decls...))
+		var b bytes.Buffer
+		err := f.Render(&b)
+		return b.Bytes(), err
+	}
 	if len(g.decls) > 0 {
 		f.Add(jen.Custom(jen.Options{Open: declSplit, Separator: "\n" + declSplit}, g.decls...))
 	}
@@ -97,6 +103,10 @@ func renderFile(g *goFile) ([]byte, error) {
 	}
 	return res, nil
 }
+
+// renderWhole, which only tests set, makes renderFile render what it reproduces: the
+// file through jennifer's gofmt pass over all of it.
+var renderWhole bool
 
 // declPkg is the package clause a declaration is parsed and formatted under.
 const declPkg = "package p\n\n"
