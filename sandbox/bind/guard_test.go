@@ -1,4 +1,4 @@
-package bind_test
+package bind
 
 import (
 	"context"
@@ -8,27 +8,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cordiskit/cordiskit/sandbox"
-	"github.com/cordiskit/cordiskit/sandbox/bind"
 )
 
 // A Go panic inside a bound method becomes a JavaScript Error naming the method, which
 // JavaScript can catch; the realm goes on serving calls.
 func TestMethodGoPanicBecomesError(t *testing.T) {
-	ctx := context.Background()
-	sb := sandbox.New(nil)
-	t.Cleanup(func() { _ = sb.Close(ctx) })
 	var caught []string
 	globals := map[string]func(*sandbox.Realm) goja.Value{
 		"t": func(r *sandbox.Realm) goja.Value {
-			o, err := bind.Object(r,
-				bind.Func1(r, "t.boom", "s", bind.String[string], func(string) (string, error) { panic("a bug in a method") }, bind.Value[string]),
-				bind.Func0(r, "t.crash", func() (int, error) {
+			o, err := Object(r,
+				Func1(r, "t.boom", "s", String[string], func(string) (string, error) { panic("a bug in a method") }, Value[string]),
+				Func0(r, "t.crash", func() (int, error) {
 					var m map[string]int
 					m["x"] = 1 // a runtime error
 					return 0, nil
-				}, bind.Value[int]),
-				bind.Async0(r, "t.later", func(context.Context) (struct{}, error) { return struct{}{}, nil }, nil),
-				bind.Func1(r, "t.report", "msg", bind.String[string], func(s string) (struct{}, error) {
+				}, Value[int]),
+				Async0(r, "t.later", func(context.Context) (struct{}, error) { return struct{}{}, nil }, nil),
+				Func1(r, "t.report", "msg", String[string], func(s string) (struct{}, error) {
 					caught = append(caught, s)
 					return struct{}{}, nil
 				}, nil),
@@ -39,18 +35,12 @@ func TestMethodGoPanicBecomesError(t *testing.T) {
 			return o
 		},
 	}
-	p, err := sb.Compile("dyn-1", `
+	runWith(t, globals, `
 		for (const f of [() => t.boom('x'), () => t.crash()]) {
 			try { f(); t.report('no error') } catch (e) { t.report((e instanceof Error ? '' : 'not an Error: ') + e.message) }
 		}
 		t.report(typeof t.later().then)
 		return { name: 'probe', apply() {} }`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sb.RunWith(ctx, p, &sandbox.RunOptions{Globals: globals}); err != nil {
-		t.Fatal(err)
-	}
 	want := []string{
 		"t.boom: internal error (Go panic): a bug in a method",
 		"t.crash: internal error (Go panic): assignment to entry in nil map",
