@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
@@ -171,13 +172,16 @@ func allocsPerRun(n int, fn func(iters int) error) float64 {
 // an integer (JSON hands the tool a float), so the loops themselves cost the same.
 const callsBody = `return {
   name: 'bench-calls',
-  inject: ['bench', 'bench-tools'],
+  inject: ['bench', 'bench-tools', 'bench-tools-by-hand'],
   apply(ctx) {
     const g = ctx.bench
     const t = ctx['bench-tools']
+    const h = ctx['bench-tools-by-hand']
     const parameters = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }
     ctx.tools.register({ name: 'bench_generated', description: 'JS → Go loop, generated binding', parameters,
       execute: ({ n }) => { n = n | 0; let s = 0; for (let i = 0; i < n; i++) { if (t.owner('cordis_mount') !== undefined) s++ } return { count: s } } })
+    ctx.tools.register({ name: 'bench_by_hand', description: 'JS → Go loop, the same method bound by hand', parameters,
+      execute: ({ n }) => { n = n | 0; let s = 0; for (let i = 0; i < n; i++) { if (h.owner('cordis_mount') !== undefined) s++ } return { count: s } } })
     ctx.tools.register({ name: 'bench_contract', description: 'JS → Go loop, contract-written binding', parameters,
       execute: ({ n }) => { n = n | 0; let s = 0; for (let i = 0; i < n; i++) { if (g.hello('x') !== undefined) s++ } return { count: s } } })
     ctx.tools.register({ name: 'bench_empty', description: 'empty loop', parameters,
@@ -240,31 +244,43 @@ func (b *bench) jsToGo(ctx context.Context, floorFirst bool) (err error) {
 			return nil
 		}, nil
 	}
+	// Pairs of a kit loop and its floor; the by-hand binding's floor is the bare loop of
+	// the generated one again (a second measurement of it, so the pairs stay pairs).
+	pairs := [][2]string{{"bench_generated", bareGeneratedLoop}, {"bench_contract", bareContractLoop}, {"bench_empty", bareEmptyLoop}, {"bench_by_hand", bareGeneratedLoop}}
 	var series []func(int) error // kit, floor; kit, floor; …
-	for _, pair := range [][2]string{{"bench_generated", bareGeneratedLoop}, {"bench_contract", bareContractLoop}, {"bench_empty", bareEmptyLoop}} {
+	for _, pair := range pairs {
 		floor, err := bareLoop(pair[1])
 		if err != nil {
 			return err
 		}
 		series = append(series, kitLoop(pair[0]), floor)
 	}
-	order := series
+	swap := func(xs []func(int) error) { // floor first: each pair's two sides swapped
+		for i := 0; i+1 < len(xs); i += 2 {
+			xs[i], xs[i+1] = xs[i+1], xs[i]
+		}
+	}
+	order := slices.Clone(series)
 	if floorFirst {
-		order = []func(int) error{series[1], series[0], series[3], series[2], series[5], series[4]}
+		swap(order)
 	}
 	ns, err := b.cfg.batch.interleave(order...)
 	if err != nil {
 		return err
 	}
 	if floorFirst {
-		ns = []float64{ns[1], ns[0], ns[3], ns[2], ns[5], ns[4]}
+		for i := 0; i+1 < len(ns); i += 2 {
+			ns[i], ns[i+1] = ns[i+1], ns[i]
+		}
 	}
-	kg, bg, kc, bc, ke, be := ns[0], ns[1], ns[2], ns[3], ns[4], ns[5]
+	kg, bg, kc, bc, ke, be, kh := ns[0], ns[1], ns[2], ns[3], ns[4], ns[5], ns[6]
 	const floor = "a hand-written native goja function calling the same Go method, in the same JS loop"
 	b.res.fig("jstogo-raw", "JS → Go loop iteration with a generated-binding call, ns", floor, target{}).add(kg, bg)
 	b.res.fig("jstogo-empty", "JS empty loop iteration (subtracted), ns", "the same loop in a bare goja runtime", target{}).add(ke, be)
 	b.res.fig("jstogo-net", "JS → Go call, generated binding (tools.owner), net of the loop, ns", floor, target{maxRatio: 1.2}).add(kg-ke, bg-be)
 	b.res.fig("jstogo-contract", "JS → Go call, contract-written binding (bench.hello), net of the loop, ns", floor, target{}).add(kc-ke, bc-be)
+	b.res.fig("jstogo-by-hand", "JS → Go call, generated binding (tools.owner) against the same method bound by hand following the contract, net of the loop, ns",
+		"tools.owner bound by hand as the binding contract prescribes (Realm.Func, bind.String, Realm.Unlocked), in the same runtime", target{}).add(kg-ke, kh-ke)
 	return nil
 }
 

@@ -37,6 +37,10 @@ func (*Echo) Hello(name string) string { return "hello, " + name }
 // ctx['bench-tools'], bound by generated.Facade's binder for "tools".
 var BenchTools = kit.NewService[*kit.Tools]("bench-tools")
 
+// HandTools provides the registry a third time, as ctx['bench-tools-by-hand'], bound by
+// bindToolsByHand: the generated binding's own method written by hand.
+var HandTools = kit.NewService[*kit.Tools]("bench-tools-by-hand")
+
 // benchFacade is the bench's own façade tier, merged by the toolset with the kit's core
 // tier. It is written exactly as the binding contract between generated façade code
 // (facade_gen.go) and package sandbox prescribes: Realm.Func, bind.String, Realm.Unlocked and a
@@ -44,8 +48,9 @@ var BenchTools = kit.NewService[*kit.Tools]("bench-tools")
 // for the event.
 var benchFacade = &sandbox.Facade{
 	Services: map[string]sandbox.ServiceBinder{
-		"bench":       bindEcho,
-		"bench-tools": generated.Facade.Services[kit.ToolsService.Key()],
+		"bench":               bindEcho,
+		"bench-tools":         generated.Facade.Services[kit.ToolsService.Key()],
+		"bench-tools-by-hand": bindToolsByHand,
 	},
 	Events: map[string]sandbox.EventAdapter{"bench/tick": adaptTick},
 }
@@ -61,6 +66,31 @@ func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
 		var res string
 		r.Unlocked(func() { res = svc.Hello(name) })
 		return r.Runtime().ToValue(res)
+	}))
+	return o, nil
+}
+
+// bindToolsByHand binds tools.owner as a person would following the binding contract, with
+// what the generated binding does — the argument checked, the lock released around the Go
+// call, a Go panic turned into a JavaScript Error, (T, false) as undefined — and none of
+// bind's generic helpers around it.
+func bindToolsByHand(r *sandbox.Realm, v any) (*goja.Object, error) {
+	tools, ok := v.(*kit.Tools)
+	if !ok {
+		return nil, fmt.Errorf("service bench-tools-by-hand: expected a *kit.Tools, got %T", v)
+	}
+	o := r.Runtime().NewObject()
+	_ = o.Set("owner", r.Func("tools.owner", func(call goja.FunctionCall) goja.Value {
+		name := bind.String[string](r, call.Argument(0), "tools.owner", "name")
+		var (
+			owner string
+			found bool
+		)
+		r.Unlocked(func() { owner, found = tools.Owner(name) })
+		if !found {
+			return goja.Undefined()
+		}
+		return r.Runtime().ToValue(owner)
 	}))
 	return o, nil
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // A kitHost is a cordiskit runtime as a model drives it: a kit root, the bench services
-// (Echo, and the tool registry again as bench-tools) and a toolset whose façade adds
+// (Echo, and the tool registry again as bench-tools and bench-tools-by-hand) and a toolset whose façade adds
 // bench/tick and their bindings. Mounts go through the
 // registry's JSON tool calls, cordis_mount and cordis_unmount.
 type kitHost struct {
@@ -33,7 +33,7 @@ func newKitHost() (*kitHost, error) {
 	root := kit.New(&kit.Options{Logger: logger})
 	svc := root.Plugin(&kit.Plugin{Name: "bench-services", Inject: []string{kit.ToolsService.Key()}, Apply: func(c *kit.Context) error {
 		tools, _ := kit.ToolsService.Get(c)
-		return errors.Join(EchoService.Provide(c, &Echo{}), BenchTools.Provide(c, tools))
+		return errors.Join(EchoService.Provide(c, &Echo{}), BenchTools.Provide(c, tools), HandTools.Provide(c, tools))
 	}})
 	if err := svc.Err(); err != nil {
 		_ = root.Fiber().Dispose(context.Background())

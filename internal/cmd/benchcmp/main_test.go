@@ -24,7 +24,7 @@ func TestTinyRun(t *testing.T) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	want := []string{"mount-p50", "mount-p99", "unmount-p50", "unmount-p99", "heap", "gotojs-1", "gotojs-marginal",
-		"gotogo", "gotogo-allocs", "jstogo-raw", "jstogo-empty", "jstogo-net", "jstogo-contract", "gen", "verify", "gen-scan", "gen-decls",
+		"gotogo", "gotogo-allocs", "jstogo-raw", "jstogo-empty", "jstogo-net", "jstogo-contract", "jstogo-by-hand", "gen", "verify", "gen-scan", "gen-decls",
 		"runner-define-run-p50", "runner-invoke", "runner-package-heap"}
 	for _, key := range want {
 		f, ok := res.byKey[key]
