@@ -91,11 +91,14 @@ func literalLine(typ string, items []string) string {
 
 // indented writes s with its later lines indented one more tab.
 func indented(b *strings.Builder, s string) {
-	for i, line := range strings.Split(s, "\n") {
-		if i > 0 {
-			b.WriteString("\n\t")
-		}
+	for {
+		line, rest, more := strings.Cut(s, "\n")
 		b.WriteString(line)
+		if !more {
+			return
+		}
+		b.WriteString("\n\t")
+		s = rest
 	}
 }
 

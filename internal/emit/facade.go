@@ -1,11 +1,14 @@
 package emit
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"go/format"
 	"maps"
 	"slices"
-
-	"github.com/dave/jennifer/jen"
+	"strconv"
+	"strings"
 
 	"github.com/cordiskit/cordiskit/catalog"
 )
@@ -28,57 +31,159 @@ const (
 //
 // Go values cross only as plain data built field by field or as these bindings: nothing
 // is handed to goja by reflection, so no other Go method is reachable.
+//
+// The code is written as text (facadetext.go) twice: first with each package reference
+// marked, which gives the order the file names its imports in; jennifer then names them
+// as it would name them in that order (importHead); and the second pass writes the names.
 func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
-	w := &facadeWriter{cat: c, helpers: map[string]jen.Code{}, byKey: map[string]string{}}
-	var binders, adapters []jen.Code
-	var funcs []jen.Code
+	marked, err := facadeDecls(c, nil)
+	if err != nil {
+		return nil, fmt.Errorf("facade: %w", err)
+	}
+	head, names, err := importHead(&goFile{pkg: pkg, header: header,
+		names: map[string]string{SandboxPath: "sandbox", BindPath: "bind", GojaPath: "goja", KitPath: "kit"}},
+		markedPaths(marked))
+	if err != nil {
+		return nil, fmt.Errorf("facade: %w", err)
+	}
+	decls, err := facadeDecls(c, names)
+	if err != nil {
+		return nil, fmt.Errorf("facade: %w", err)
+	}
+	out := bytes.TrimRight(head, "\n")
+	out = append(out, '\n')
+	for _, d := range decls {
+		out = append(append(append(out, '\n'), d...), '\n')
+	}
+	if bytes.Contains(out, []byte(depthBlank)) {
+		return nil, errors.New("facade: a binary expression was left outside any statement or list; the façade writer needs fixing")
+	}
+	if renderWhole {
+		return format.Source(out)
+	}
+	return out, nil
+}
+
+// facadeDecls writes the façade's declarations in file order, naming each imported
+// package as names says, or marking its path when names is nil (see markedPaths).
+func facadeDecls(c *catalog.Catalog, names map[string]string) ([]string, error) {
+	w := &facadeWriter{cat: c, names: names, helpers: map[string]string{}, byKey: map[string]string{}}
+	var binders, adapters []kv
+	var funcs []string
 	for _, s := range c.Services {
 		name := "cordisBind" + camel(s.Key)
-		binders = append(binders, jen.Lit(s.Key).Op(":").Id(name))
+		binders = append(binders, field(lit(s.Key), name))
 		decl, err := w.binder(name, &s)
 		if err != nil {
-			return nil, fmt.Errorf("facade: %w", err)
+			return nil, err
 		}
 		funcs = append(funcs, decl)
 	}
 	for _, e := range c.Events {
-		adapters = append(adapters, jen.Lit(e.Name).Op(":").Add(w.adapter(&e)))
+		adapters = append(adapters, field(lit(e.Name), w.adapter(&e)))
 	}
 	seams, seamDecls := w.seams(c)
 	funcs = append(funcs, seamDecls...)
-	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
-	decls := []jen.Code{jen.Comment("Facade is the sandbox whitelist of these declarations: a binder per service and an").Line().
-		Comment("adapter per event. Nothing else in Go is reachable from JavaScript through it.").Line().
-		Var().Id("Facade").Op("=").Op("&").Qual(SandboxPath, "Facade").Custom(multi,
-		jen.Id("Services").Op(":").Map(jen.String()).Qual(SandboxPath, "ServiceBinder").Custom(multi, binders...),
-		jen.Id("Events").Op(":").Map(jen.String()).Qual(SandboxPath, "EventAdapter").Custom(multi, adapters...),
-		seamsField(seams),
-	)}
+	facade := []kv{
+		field("Services", keyedLines("map[string]"+w.q(SandboxPath, "ServiceBinder"), binders)),
+		field("Events", keyedLines("map[string]"+w.q(SandboxPath, "EventAdapter"), adapters)),
+	}
+	if len(seams) > 0 {
+		facade = append(facade, field("Seams", keyedLines("map[string]*"+w.q(BindPath, "SeamAdapter"), seams)))
+	}
+	decls := []string{"// Facade is the sandbox whitelist of these declarations: a binder per service and an\n" +
+		"// adapter per event. Nothing else in Go is reachable from JavaScript through it.\n" +
+		"var Facade = " + keyedLines("&"+w.q(SandboxPath, "Facade"), facade)}
 	decls = append(decls, funcs...)
 	for _, name := range slices.Sorted(maps.Keys(w.helpers)) {
 		decls = append(decls, w.helpers[name])
 	}
-	out, err := renderFile(&goFile{pkg: pkg, header: header, decls: decls,
-		names: map[string]string{SandboxPath: "sandbox", BindPath: "bind", GojaPath: "goja", KitPath: "kit"}})
-	if err != nil {
-		return nil, fmt.Errorf("facade: %w", err)
-	}
-	return out, nil
+	return decls, nil
 }
 
 // A facadeWriter collects the conversion helpers the bindings use, one per Go type.
 type facadeWriter struct {
 	cat     *catalog.Catalog
-	helpers map[string]jen.Code // function name → declaration
-	byKey   map[string]string   // direction + GoType.String() → function name
+	names   map[string]string // import path → package name; nil marks paths instead
+	helpers map[string]string // function name → declaration
+	byKey   map[string]string // direction + GoType.String() → function name
 }
 
-// idR is the realm every generated function has in scope.
-var idR = jen.Id("r")
+// Marks around an import path in the first pass's text: neither occurs in Go source.
+const pathOpen, pathClose = "\x02", "\x03"
 
-func undefined() *jen.Statement { return jen.Qual(GojaPath, "Undefined").Call() }
+// q writes the qualified identifier path.name.
+func (w *facadeWriter) q(path, name string) string {
+	if w.names == nil {
+		return pathOpen + path + pathClose + "." + name
+	}
+	return w.names[path] + "." + name
+}
 
-func runtimeCall() *jen.Statement { return jen.Id("r").Dot("Runtime").Call() }
+// markedPaths returns the import paths marked in decls, in order of first occurrence.
+func markedPaths(decls []string) []string {
+	var paths []string
+	seen := map[string]bool{}
+	for _, d := range decls {
+		for {
+			_, rest, ok := strings.Cut(d, pathOpen)
+			if !ok {
+				break
+			}
+			path, after, _ := strings.Cut(rest, pathClose)
+			if !seen[path] {
+				seen[path] = true
+				paths = append(paths, path)
+			}
+			d = after
+		}
+	}
+	return paths
+}
+
+// goType writes the Go type t.
+func (w *facadeWriter) goType(t *catalog.GoType) string {
+	switch t.Kind {
+	case catalog.KindBasic:
+		return t.Name
+	case catalog.KindNamed:
+		return w.q(t.Pkg, t.Name)
+	case catalog.KindPointer:
+		return "*" + w.goType(t.Elem)
+	case catalog.KindSlice:
+		return "[]" + w.goType(t.Elem)
+	case catalog.KindArray:
+		return "[" + strconv.FormatInt(t.Len, 10) + "]" + w.goType(t.Elem)
+	case catalog.KindMap:
+		return "map[" + w.goType(t.Key) + "]" + w.goType(t.Elem)
+	case catalog.KindFunc:
+		params := make([]string, len(t.Params))
+		for i, p := range t.Params {
+			params[i] = w.goType(p)
+			if t.Variadic && i == len(t.Params)-1 {
+				params[i] = "..." + w.goType(p.Elem)
+			}
+		}
+		results := make([]string, len(t.Results))
+		for i, r := range t.Results {
+			results[i] = w.goType(r)
+		}
+		return signature("", params, results)
+	case catalog.KindAny:
+		return "any"
+	case catalog.KindStruct:
+		return "struct{}"
+	}
+	panic("emit: unknown GoType kind " + string(t.Kind))
+}
+
+// realmParam is the parameter every generated function has the realm in.
+func (w *facadeWriter) realmParam() string { return "r *" + w.q(SandboxPath, "Realm") }
+
+// gojaValue is goja.Value.
+func (w *facadeWriter) gojaValue() string { return w.q(GojaPath, "Value") }
+
+func (w *facadeWriter) bind(name string) string { return w.q(BindPath, name) }
 
 // maxArity is the most JavaScript parameters a bound method may have: the bind package
 // has a helper per arity up to it.
@@ -86,107 +191,110 @@ const maxArity = 4
 
 // binder writes the ServiceBinder of one service: the service value asserted to its type,
 // and an object of its catalogued methods, one bind helper call each.
-func (w *facadeWriter) binder(name string, s *catalog.Service) (jen.Code, error) {
-	var methods []jen.Code
+func (w *facadeWriter) binder(name string, s *catalog.Service) (string, error) {
+	var methods []string
 	for i := range s.Methods {
 		m, err := w.method(s.Key+"."+s.Methods[i].JSName, &s.Methods[i])
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		methods = append(methods, m)
 	}
-	multi := jen.Options{Open: "(r,", Close: ")", Separator: ",", Multi: true}
-	body := []jen.Code{
-		jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(BindPath, "Service").Types(GoTypeCode(s.Type)).Call(jen.Lit(s.Key), jen.Id("v")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Qual(BindPath, "Object").Custom(multi, methods...)),
-	}
-	return jen.Comment(fmt.Sprintf("%s binds service %q (%s): only its catalogued methods.", name, s.Key, s.TypeName)).Line().
-		Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("v").Any()).
-		Params(jen.Op("*").Qual(GojaPath, "Object"), jen.Error()).Block(body...), nil
+	sig := signature(" "+name, []string{w.realmParam(), "v any"}, []string{"*" + w.q(GojaPath, "Object"), "error"})
+	return fmt.Sprintf("// %s binds service %q (%s): only its catalogued methods.\n", name, s.Key, s.TypeName) +
+		funcLit(sig,
+			"s, err := "+call(w.bind("Service")+"["+w.goType(s.Type)+"]", lit(s.Key), "v"),
+			ifBlock("err != nil", "return nil, err"),
+			"return "+callLines(w.bind("Object"), "r", methods)), nil
 }
 
 // method writes one method's binding: bind.FuncN (a sync method, called off the lock) or
 // bind.AsyncN (one taking a context: a Promise), with N the JavaScript parameters, each
 // named and read by an Arg, then the method adapted to the helper's canonical
 // func(…) (R, error), and the Result that builds what JavaScript gets.
-func (w *facadeWriter) method(method string, m *catalog.Method) (jen.Code, error) {
-	var names, readers, params, args []jen.Code
+func (w *facadeWriter) method(method string, m *catalog.Method) (string, error) {
+	var names, readers, params, args []string
 	for i, p := range m.Params {
 		switch p.Role {
 		case catalog.RoleContext:
-			params = append(params, jen.Id("ctx").Qual("context", "Context"))
-			args = append(args, jen.Id("ctx"))
+			params = append(params, "ctx "+w.q("context", "Context"))
+			args = append(args, "ctx")
 		case catalog.RoleKit:
-			args = append(args, jen.Id("r").Dot("Context").Call())
+			args = append(args, "r.Context()")
 		default:
-			a := jen.Id(fmt.Sprintf("a%d", i))
-			names = append(names, jen.Lit(p.JSName))
+			a := fmt.Sprintf("a%d", i)
+			names = append(names, lit(p.JSName))
 			readers = append(readers, w.argFunc(p))
-			params = append(params, jen.Add(a).Add(GoTypeCode(p.Go)))
+			params = append(params, a+" "+w.goType(p.Go))
 			args = append(args, a)
 		}
 	}
 	if len(names) > maxArity {
-		return nil, fmt.Errorf("%s: %d JavaScript parameters; a bound method takes at most %d: take a struct instead", method, len(names), maxArity)
+		return "", fmt.Errorf("%s: %d JavaScript parameters; a bound method takes at most %d: take a struct instead", method, len(names), maxArity)
 	}
 	helper := fmt.Sprintf("Func%d", len(names))
 	if m.Async {
 		helper = fmt.Sprintf("Async%d", len(names))
 	}
-	vals := m.Results
-	hasErr := len(vals) > 0 && vals[len(vals)-1].Go.Kind == catalog.KindBasic && vals[len(vals)-1].Go.Name == "error"
-	if hasErr {
-		vals = vals[:len(vals)-1]
-	}
-	var res jen.Code = jen.Nil()
+	vals, hasErr := splitError(m.Results)
+	res := "nil"
 	if len(vals) > 0 {
 		res = w.resultFunc(vals[0].Go, method)
 	}
-	call := append(append([]jen.Code{idR, jen.Lit(method)}, names...), readers...)
-	call = append(call, w.canonical(m, params, args, vals, hasErr), res)
-	return jen.Qual(BindPath, helper).Call(call...), nil
+	callArgs := append(append([]string{"r", lit(method)}, names...), readers...)
+	callArgs = append(callArgs, w.canonical(m, params, args, vals, hasErr), res)
+	return call(w.bind(helper), callArgs...), nil
+}
+
+// splitError returns a method's results without a last error result, and whether it has
+// one.
+func splitError(results []catalog.Param) ([]catalog.Param, bool) {
+	n := len(results)
+	if n > 0 && results[n-1].Go.Kind == catalog.KindBasic && results[n-1].Go.Name == "error" {
+		return results[:n-1], true
+	}
+	return results, false
 }
 
 // canonical adapts the method to func(params) (R, error): the method value itself when it
 // has that form, else a literal calling it (Found for a (T, bool) result, Void for none).
-func (w *facadeWriter) canonical(m *catalog.Method, params, args []jen.Code, vals []catalog.Param, hasErr bool) jen.Code {
+func (w *facadeWriter) canonical(m *catalog.Method, params, args []string, vals []catalog.Param, hasErr bool) string {
 	direct := hasErr && len(vals) == 1
 	for _, p := range m.Params {
 		direct = direct && p.Role != catalog.RoleKit
 	}
 	if direct {
-		return jen.Id("s").Dot(m.Name)
+		return "s." + m.Name
 	}
-	call := jen.Id("s").Dot(m.Name).Call(args...)
-	r := jen.Any()
+	mcall := call("s."+m.Name, args...)
+	r := "any"
 	if len(vals) > 0 {
-		r = GoTypeCode(vals[0].Go)
+		r = w.goType(vals[0].Go)
 	}
-	var body []jen.Code
+	var body []string
 	switch {
 	case len(vals) == 0 && hasErr:
-		r, body = jen.Struct(), []jen.Code{jen.Return(jen.Qual(BindPath, "Void").Call(call))}
+		r, body = "struct{}", []string{"return " + call(w.bind("Void"), mcall)}
 	case len(vals) == 0:
-		r, body = jen.Struct(), []jen.Code{call, jen.Return(jen.Qual(BindPath, "Void").Call(jen.Nil()))}
+		r, body = "struct{}", []string{mcall, "return " + call(w.bind("Void"), "nil")}
 	case len(vals) == 1 && hasErr:
-		body = []jen.Code{jen.Return(call)}
+		body = []string{"return " + mcall}
 	case len(vals) == 1:
-		body = []jen.Code{jen.Return(call, jen.Nil())}
+		body = []string{"return " + mcall + ", nil"}
 	case !hasErr: // (T, bool): not found is undefined
-		body = []jen.Code{jen.Return(jen.Qual(BindPath, "Found").Call(call))}
+		body = []string{"return " + call(w.bind("Found"), mcall)}
 	default:
-		body = []jen.Code{
-			jen.List(jen.Id("v"), jen.Id("ok"), jen.Err()).Op(":=").Add(call),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("v"), jen.Err())),
-			jen.Return(jen.Qual(BindPath, "Found").Call(jen.Id("v"), jen.Id("ok"))),
+		body = []string{
+			"v, ok, err := " + mcall,
+			ifBlock("err != nil", "return v, err"),
+			"return " + call(w.bind("Found"), "v", "ok"),
 		}
 	}
+	sig := signature("", params, []string{r, "error"})
 	if len(body) > 1 {
-		return jen.Func().Params(params...).Params(r, jen.Error()).Block(body...)
+		return funcLit(sig, body...)
 	}
-	// One statement: on one line, as gofmt keeps a short function literal.
-	return jen.Func().Params(params...).Params(r, jen.Error()).Custom(jen.Options{Open: "{ ", Close: " }"}, body...)
+	return shortFunc(sig, body[0])
 }
 
 // kitEventAdapters names the bind adapter of each dispatch mode.
@@ -201,26 +309,20 @@ var kitEventAdapters = map[catalog.Mode]string{
 // goes to JavaScript too). A serial or bail listener passes with undefined, null or false
 // (bind.Passes, the one place that rule lives); a waterfall listener's undefined or
 // null is the zero value, and its false is converted like any other value.
-func (w *facadeWriter) adapter(e *catalog.Event) jen.Code {
-	var vals []jen.Code
+func (w *facadeWriter) adapter(e *catalog.Event) string {
+	var vals []string
 	for _, f := range e.Params {
-		vals = append(vals, w.toJS(f.Go, jen.Id("p").Dot(f.Name), e.Name))
+		vals = append(vals, w.toJS(f.Go, "p."+f.Name, e.Name))
 	}
-	args := jen.Func().Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("p").Add(GoTypeCode(e.Payload))).Index().Qual(GojaPath, "Value").Block(
-		jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...)))
-	call := []jen.Code{jen.Qual(e.Var.Pkg, e.Var.Name), args}
+	valuesType := "[]" + w.gojaValue()
+	args := funcLit(signature("", []string{w.realmParam(), "p " + w.goType(e.Payload)}, []string{valuesType}),
+		"return "+values(valuesType, vals...))
+	callArgs := []string{w.q(e.Var.Pkg, e.Var.Name), args}
 	switch e.Mode {
 	case catalog.ModeSerial, catalog.ModeBail:
-		call = append(call, w.fromFunc(e.Result))
+		callArgs = append(callArgs, w.fromFunc(e.Result))
 	case catalog.ModeWaterfall:
-		call = append(call, w.resultFunc(e.Result, e.Name), w.fromFunc(e.Result))
+		callArgs = append(callArgs, w.resultFunc(e.Result, e.Name), w.fromFunc(e.Result))
 	}
-	return jen.Qual(BindPath, kitEventAdapters[e.Mode]).Call(call...)
-}
-
-// absentHelper declares cordisIsAbsent: undefined or null, which a waterfall listener
-// returns for the zero value.
-func (w *facadeWriter) absentHelper() {
-	w.helpers["cordisIsAbsent"] = jen.Func().Id("cordisIsAbsent").Params(jen.Id("v").Qual(GojaPath, "Value")).Bool().Block(
-		jen.Return(jen.Id("v").Op("==").Nil().Op("||").Qual(GojaPath, "IsUndefined").Call(jen.Id("v")).Op("||").Qual(GojaPath, "IsNull").Call(jen.Id("v"))))
+	return call(w.bind(kitEventAdapters[e.Mode]), callArgs...)
 }

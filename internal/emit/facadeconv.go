@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dave/jennifer/jen"
-
 	"github.com/cordiskit/cordiskit/catalog"
 )
 
@@ -47,278 +45,278 @@ func basicKind(basic *catalog.GoType) string {
 // basicFunc is the bind function value that reads gt, whose basic type is basic (see
 // plainBasic): an Arg (prefix "") or a From (prefix "To"). Durations have their own;
 // the others are generic in gt, integers checked to fit.
-func (w *facadeWriter) basicFunc(gt, basic *catalog.GoType, prefix string) jen.Code {
-	fn := jen.Qual(BindPath, prefix+basicKind(basic))
+func (w *facadeWriter) basicFunc(gt, basic *catalog.GoType, prefix string) string {
+	fn := w.bind(prefix + basicKind(basic))
 	if gt.Is("time", "Duration") {
 		return fn
 	}
-	return fn.Types(GoTypeCode(gt))
+	return fn + "[" + w.goType(gt) + "]"
 }
 
 // argFunc is the bind.Arg that reads parameter p of method.
-func (w *facadeWriter) argFunc(p catalog.Param) jen.Code {
+func (w *facadeWriter) argFunc(p catalog.Param) string {
 	if p.Go.Kind == catalog.KindFunc {
-		return jen.Id(w.helper("Arg", p.Go, func(name string) jen.Code { return w.callbackArg(name, p.Go) }))
+		return w.helper("Arg", p.Go, func(name string) string { return w.callbackArg(name, p.Go) })
 	}
 	if basic := w.plainBasic(p.Go); basic != nil {
 		return w.basicFunc(p.Go, basic, "")
 	}
-	return jen.Qual(BindPath, "ArgFrom").Call(w.fromFunc(p.Go))
+	return call(w.bind("ArgFrom"), w.fromFunc(p.Go))
 }
 
 // callbackArg declares the bind.Arg of a callback parameter of type gt: the JavaScript
 // function, wrapped as the Go callback, each call delivered with emit semantics
 // (bind.DeliverEmit: its result and promise ignored, a failure reported).
-func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) jen.Code {
-	var params, vals []jen.Code
+func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) string {
+	var params, vals []string
 	for i, pt := range gt.Params {
-		x := jen.Id(fmt.Sprintf("x%d", i))
-		params = append(params, jen.Add(x).Add(GoTypeCode(pt)))
+		x := fmt.Sprintf("x%d", i)
+		params = append(params, x+" "+w.goType(pt))
 		vals = append(vals, w.toJS(pt, x, "a callback argument"))
 	}
-	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("v").Qual(GojaPath, "Value"), jen.List(jen.Id("method"), jen.Id("param")).String()).Add(GoTypeCode(gt)).Block(
-		jen.Id("cb").Op(":=").Qual(BindPath, "Callback").Call(idR, jen.Id("v"), jen.Id("method"), jen.Id("param")),
-		jen.Id("what").Op(":=").Lit("the ").Op("+").Id("param").Op("+").Lit(" callback of ").Op("+").Id("method"),
-		jen.Return(jen.Func().Params(params...).Block(
-			jen.Qual(BindPath, "DeliverEmit").Call(idR, jen.Id("what"), jen.Id("cb"),
-				jen.Func().Params().Index().Qual(GojaPath, "Value").Block(jen.Return(jen.Index().Qual(GojaPath, "Value").Values(vals...)))))),
-	)
+	valuesType := "[]" + w.gojaValue()
+	deliver := call(w.bind("DeliverEmit"), "r", "what", "cb",
+		funcLit(signature("", nil, []string{valuesType}), "return "+values(valuesType, vals...)))
+	return funcLit(signature(" "+name, []string{w.realmParam(), "v " + w.gojaValue(), "method, param string"}, []string{w.goType(gt)}),
+		"cb := "+call(w.bind("Callback"), "r", "v", "method", "param"),
+		"what := "+binary("+", lit("the "), "param", lit(" callback of "), "method"),
+		"return "+funcLit(signature("", params, nil), deliver))
 }
 
 // fromFunc is the bind.From that converts a JavaScript value to gt at the top of one
 // conversion (a listener's result, an argument): a helper that needs a budget gets a
 // fresh one (bind.Budgeted).
-func (w *facadeWriter) fromFunc(gt *catalog.GoType) jen.Code {
+func (w *facadeWriter) fromFunc(gt *catalog.GoType) string {
 	if basic := w.plainBasic(gt); basic != nil {
 		return w.basicFunc(gt, basic, "To")
 	}
 	switch {
 	case gt.Kind == catalog.KindStruct:
-		return jen.Qual(BindPath, "Nothing")
+		return w.bind("Nothing")
 	case gt.Is("encoding/json", "RawMessage"):
-		return jen.Qual(SandboxPath, "ToJSON")
+		return w.q(SandboxPath, "ToJSON")
 	}
-	return jen.Qual(BindPath, "Budgeted").Call(w.convFunc(gt))
+	return call(w.bind("Budgeted"), w.convFunc(gt))
 }
 
 // convFunc is the bind.Conv that converts a JavaScript value to gt inside a conversion,
 // taking from its budget: a slice, map or pointer composed by bind, a catalogued struct,
 // enum, value type, array, error, any or time.Time through a generated helper.
-func (w *facadeWriter) convFunc(gt *catalog.GoType) jen.Code {
+func (w *facadeWriter) convFunc(gt *catalog.GoType) string {
 	if basic := w.plainBasic(gt); basic != nil {
 		if basic.Name == "string" {
-			return jen.Qual(BindPath, "Text").Types(GoTypeCode(gt))
+			return w.bind("Text") + "[" + w.goType(gt) + "]"
 		}
-		return jen.Qual(BindPath, "Unbudgeted").Call(w.basicFunc(gt, basic, "To"))
+		return call(w.bind("Unbudgeted"), w.basicFunc(gt, basic, "To"))
 	}
 	switch {
 	case gt.Kind == catalog.KindStruct:
-		return jen.Qual(BindPath, "Unbudgeted").Call(jen.Qual(BindPath, "Nothing"))
+		return call(w.bind("Unbudgeted"), w.bind("Nothing"))
 	case gt.Is("encoding/json", "RawMessage"):
-		return jen.Qual(BindPath, "RawJSON")
+		return w.bind("RawJSON")
 	case gt.Kind == catalog.KindSlice:
-		return jen.Qual(BindPath, "FromSlice").Call(w.convFunc(gt.Elem))
+		return call(w.bind("FromSlice"), w.convFunc(gt.Elem))
 	case gt.Kind == catalog.KindMap:
-		return jen.Qual(BindPath, "FromMap").Types(GoTypeCode(gt.Key)).Call(w.convFunc(gt.Elem))
+		return call(w.bind("FromMap")+"["+w.goType(gt.Key)+"]", w.convFunc(gt.Elem))
 	case gt.Kind == catalog.KindPointer:
-		return jen.Qual(BindPath, "FromPtr").Call(w.convFunc(gt.Elem))
+		return call(w.bind("FromPtr"), w.convFunc(gt.Elem))
 	}
-	return jen.Id(w.helper("FromJS", gt, func(name string) jen.Code { return w.fromJSHelper(name, gt) }))
+	return w.helper("FromJS", gt, func(name string) string { return w.fromJSHelper(name, gt) })
 }
 
 // resultFunc is the bind.Result that builds the JavaScript value of a Go value of type gt
 // (a method's result, a waterfall's next result). method names disposers in errors.
-func (w *facadeWriter) resultFunc(gt *catalog.GoType, method string) jen.Code {
+func (w *facadeWriter) resultFunc(gt *catalog.GoType, method string) string {
 	switch {
 	case gt.Kind == catalog.KindBasic && gt.Name == "error":
-		return jen.Qual(BindPath, "ErrorValue")
+		return w.bind("ErrorValue")
 	case gt.Kind == catalog.KindBasic:
-		return jen.Qual(BindPath, "Value").Types(GoTypeCode(gt))
+		return w.bind("Value") + "[" + w.goType(gt) + "]"
 	case gt.Kind == catalog.KindAny:
-		return jen.Qual(BindPath, "FromAny")
+		return w.bind("FromAny")
 	case gt.Kind == catalog.KindFunc:
-		return jen.Qual(BindPath, "Disposer").Call(jen.Lit(method + " disposer"))
+		return call(w.bind("Disposer"), lit(method+" disposer"))
 	case gt.Is("time", "Duration"):
-		return jen.Qual(BindPath, "Millis")
+		return w.bind("Millis")
 	case gt.Is("time", "Time"):
-		return jen.Qual(BindPath, "Data").Types(GoTypeCode(gt))
+		return w.bind("Data") + "[" + w.goType(gt) + "]"
 	case gt.Is("encoding/json", "RawMessage"):
-		return jen.Qual(SandboxPath, "FromJSON")
+		return w.q(SandboxPath, "FromJSON")
 	case gt.Kind == catalog.KindSlice:
-		return jen.Qual(BindPath, "SliceResult").Call(w.resultFunc(gt.Elem, method))
+		return call(w.bind("SliceResult"), w.resultFunc(gt.Elem, method))
 	case gt.Kind == catalog.KindMap:
-		return jen.Qual(BindPath, "MapResult").Types(GoTypeCode(gt.Key)).Call(w.resultFunc(gt.Elem, method))
+		return call(w.bind("MapResult")+"["+w.goType(gt.Key)+"]", w.resultFunc(gt.Elem, method))
 	case gt.Kind == catalog.KindPointer:
-		return jen.Qual(BindPath, "PtrResult").Call(w.resultFunc(gt.Elem, method))
+		return call(w.bind("PtrResult"), w.resultFunc(gt.Elem, method))
 	}
-	return jen.Id(w.helper("ToJS", gt, func(name string) jen.Code {
-		if gt.Kind == catalog.KindStruct {
-			return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(
-				jen.Return(w.toJS(gt, jen.Id("x"), method)))
-		}
+	return w.helper("ToJS", gt, func(name string) string {
+		inline := gt.Kind == catalog.KindStruct
 		if gt.Kind == catalog.KindNamed {
-			if t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name}); t != nil && t.Kind != catalog.TypeStruct {
-				// A value type: what toJS writes inline, as a function.
-				return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(
-					jen.Return(w.toJS(gt, jen.Id("x"), method)))
-			}
+			t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
+			inline = t != nil && t.Kind != catalog.TypeStruct // a value type: what toJS writes inline
+		}
+		if inline {
+			return funcLit(w.toJSSignature(name, gt), "return "+w.toJS(gt, "x", method))
 		}
 		return w.toJSHelper(name, gt, method)
-	}))
+	})
+}
+
+// toJSSignature is the signature of a helper converting a Go x of type gt to JavaScript.
+func (w *facadeWriter) toJSSignature(name string, gt *catalog.GoType) string {
+	return signature(" "+name, []string{w.realmParam(), "x " + w.goType(gt)}, []string{w.gojaValue()})
 }
 
 // convertString converts v, a string, to gt when gt is a named string type.
-func convertString(gt *catalog.GoType, v jen.Code) jen.Code {
+func (w *facadeWriter) convertString(gt *catalog.GoType, v string) string {
 	if gt.Kind == catalog.KindBasic && gt.Name == "string" {
 		return v
 	}
-	return jen.Add(GoTypeCode(gt)).Call(v)
+	return call(w.goType(gt), v)
 }
 
-func isAbsent(v jen.Code) jen.Code {
-	return jen.Add(v).Op("==").Nil().Op("||").Qual(GojaPath, "IsUndefined").Call(v).Op("||").Qual(GojaPath, "IsNull").Call(v)
+// isAbsent is v == nil || goja.IsUndefined(v) || goja.IsNull(v).
+func (w *facadeWriter) isAbsent(v string) string {
+	return v + " == nil || " + call(w.q(GojaPath, "IsUndefined"), v) + " || " + call(w.q(GojaPath, "IsNull"), v)
 }
 
 // helper returns the name of the conversion function for one direction and Go type,
 // declaring it with build on first use.
-func (w *facadeWriter) helper(dir string, gt *catalog.GoType, build func(name string) jen.Code) string {
+func (w *facadeWriter) helper(dir string, gt *catalog.GoType, build func(name string) string) string {
 	key := dir + " " + gt.String()
 	if name, ok := w.byKey[key]; ok {
 		return name
 	}
 	base := "cordis" + dir + strings.TrimPrefix(goTypeVarName(gt), "cordis")
 	name := base
-	for i := 2; w.helpers[name] != nil; i++ {
+	for i := 2; ; i++ {
+		if _, taken := w.helpers[name]; !taken {
+			break
+		}
 		name = fmt.Sprintf("%s%d", base, i)
 	}
 	w.byKey[key] = name
-	w.helpers[name] = jen.Null() // reserve it: build may recurse into other helpers
+	w.helpers[name] = "" // reserve it: build may recurse into other helpers
 	w.helpers[name] = build(name)
 	return name
 }
 
 // toJS converts the Go value x of type gt to a goja.Value (under the realm lock). method
 // names disposers in error messages.
-func (w *facadeWriter) toJS(gt *catalog.GoType, x jen.Code, method string) jen.Code {
-	rt := runtimeCall()
+func (w *facadeWriter) toJS(gt *catalog.GoType, x, method string) string {
+	const rt = "r.Runtime()"
 	switch gt.Kind {
 	case catalog.KindBasic:
 		if gt.Name == "error" {
-			return jen.Qual(BindPath, "ErrorValue").Call(idR, x)
+			return call(w.bind("ErrorValue"), "r", x)
 		}
-		return rt.Dot("ToValue").Call(x)
+		return call(rt+".ToValue", x)
 	case catalog.KindAny:
-		return jen.Qual(BindPath, "FromAny").Call(idR, x)
+		return call(w.bind("FromAny"), "r", x)
 	case catalog.KindStruct:
-		return rt.Dot("NewObject").Call()
+		return rt + ".NewObject()"
 	case catalog.KindFunc:
-		return jen.Qual(BindPath, "DisposerValue").Call(idR, jen.Lit(method+" disposer"), x)
+		return call(w.bind("DisposerValue"), "r", lit(method+" disposer"), x)
 	case catalog.KindSlice:
-		return jen.Qual(BindPath, "SliceValue").Call(idR, x, w.resultFunc(gt.Elem, method))
+		return call(w.bind("SliceValue"), "r", x, w.resultFunc(gt.Elem, method))
 	case catalog.KindMap:
-		return jen.Qual(BindPath, "MapValue").Call(idR, x, w.resultFunc(gt.Elem, method))
+		return call(w.bind("MapValue"), "r", x, w.resultFunc(gt.Elem, method))
 	case catalog.KindPointer:
-		return jen.Qual(BindPath, "PtrValue").Call(idR, x, w.resultFunc(gt.Elem, method))
+		return call(w.bind("PtrValue"), "r", x, w.resultFunc(gt.Elem, method))
 	case catalog.KindNamed:
 		switch gt.Pkg + "." + gt.Name {
 		case "time.Duration":
 			// Milliseconds, as ArgDuration reads them.
-			return rt.Dot("ToValue").Call(jen.Float64().Call(x).Op("/").Float64().Call(jen.Qual("time", "Millisecond")))
+			return call(rt+".ToValue", binary("/", call("float64", x), call("float64", w.q("time", "Millisecond"))))
 		case "time.Time":
-			return jen.Qual(BindPath, "FromAny").Call(idR, x)
+			return call(w.bind("FromAny"), "r", x)
 		case "encoding/json.RawMessage":
-			return jen.Qual(SandboxPath, "FromJSON").Call(idR, x)
+			return call(w.q(SandboxPath, "FromJSON"), "r", x)
 		}
 		t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
 		if t == nil {
 			panic("emit: no shape for " + gt.String())
 		}
 		if t.Kind != catalog.TypeStruct {
-			return w.toJS(t.Underlying, jen.Add(GoTypeCode(t.Underlying)).Call(x), method)
+			return w.toJS(t.Underlying, call(w.goType(t.Underlying), x), method)
 		}
 	}
-	name := w.helper("ToJS", gt, func(name string) jen.Code { return w.toJSHelper(name, gt, method) })
-	return jen.Id(name).Call(idR, x)
+	name := w.helper("ToJS", gt, func(name string) string { return w.toJSHelper(name, gt, method) })
+	return call(name, "r", x)
 }
 
 // toJSHelper declares func name(r *sandbox.Realm, x T) goja.Value for a struct or an
 // array type (slices, maps and pointers are bind's SliceValue, MapValue and PtrValue).
-func (w *facadeWriter) toJSHelper(name string, gt *catalog.GoType, method string) jen.Code {
-	rt := runtimeCall()
-	var body []jen.Code
+func (w *facadeWriter) toJSHelper(name string, gt *catalog.GoType, method string) string {
+	var body []string
 	switch gt.Kind {
 	case catalog.KindNamed: // a struct: a plain object, field by field
 		t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
-		body = append(body, jen.Id("o").Op(":=").Add(rt).Dot("NewObject").Call())
+		body = append(body, "o := r.Runtime().NewObject()")
 		for _, f := range t.Fields {
-			body = append(body, jen.Id("_").Op("=").Id("o").Dot("Set").Call(jen.Lit(f.JSName), w.toJS(f.Go, jen.Id("x").Dot(f.Name), method)))
+			body = append(body, "_ = "+call("o.Set", lit(f.JSName), w.toJS(f.Go, "x."+f.Name, method)))
 		}
-		body = append(body, jen.Return(jen.Id("o")))
+		body = append(body, "return o")
 	case catalog.KindArray:
 		body = append(body,
-			jen.Id("vals").Op(":=").Make(jen.Index().Any(), jen.Len(jen.Id("x"))),
-			jen.For(jen.List(jen.Id("i"), jen.Id("e")).Op(":=").Range().Id("x")).Block(
-				jen.Id("vals").Index(jen.Id("i")).Op("=").Add(w.toJS(gt.Elem, jen.Id("e"), method))),
-			jen.Return(rt.Clone().Dot("NewArray").Call(jen.Id("vals").Op("..."))))
+			"vals := make([]any, len(x))",
+			"for i, e := range x "+block("vals[i] = "+w.toJS(gt.Elem, "e", method)),
+			"return r.Runtime().NewArray(vals...)")
 	default:
 		panic("emit: no JavaScript form for " + gt.String())
 	}
-	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("x").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(body...)
+	return funcLit(w.toJSSignature(name, gt), body...)
 }
 
 // fromJS converts the goja.Value v to the Go type gt (under the realm lock), throwing a
 // TypeError that names path when v does not fit. It is one conversion: a value that needs
 // a helper gets a fresh bind.Budget, which bounds everything the conversion produces.
-func (w *facadeWriter) fromJS(gt *catalog.GoType, v, path jen.Code) jen.Code {
-	return w.fromJSIn(gt, nil, v, path)
+func (w *facadeWriter) fromJS(gt *catalog.GoType, v, path string) string {
+	return w.fromJSIn(gt, "", v, path)
 }
 
-// idB is the budget every fromJS helper has in scope.
-var idB = jen.Id("b")
-
-// fromJSIn is fromJS inside a conversion whose budget is b (nil at the top, where one is
+// fromJSIn is fromJS inside a conversion whose budget is b ("" at the top, where one is
 // made only if needed): strings take their bytes from it, arrays and maps their elements,
 // so a value that is small in the JavaScript heap cannot make Go copy without end.
-func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path jen.Code) jen.Code {
+func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path string) string {
 	if basic := w.plainBasic(gt); basic != nil {
-		if basic.Name == "string" && b != nil {
-			return convertString(gt, jen.Add(b).Dot("String").Call(v, path))
+		if basic.Name == "string" && b != "" {
+			return w.convertString(gt, call(b+".String", v, path))
 		}
-		return jen.Add(w.basicFunc(gt, basic, "To")).Call(idR, v, path)
+		return call(w.basicFunc(gt, basic, "To"), "r", v, path)
 	}
 	switch gt.Kind {
 	case catalog.KindStruct:
-		return jen.Struct().Values()
+		return "struct{}{}"
 	case catalog.KindBasic, catalog.KindAny: // error, any
 	case catalog.KindNamed:
 		switch gt.Pkg + "." + gt.Name {
 		case "encoding/json.RawMessage":
-			if b != nil {
-				return jen.Add(b).Dot("JSON").Call(v, path)
+			if b != "" {
+				return call(b+".JSON", v, path)
 			}
-			return jen.Qual(SandboxPath, "ToJSON").Call(idR, v, path)
+			return call(w.q(SandboxPath, "ToJSON"), "r", v, path)
 		case "time.Time":
 		default:
 			t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
 			if t.Kind == catalog.TypeValue {
-				return jen.Add(GoTypeCode(gt)).Call(w.fromJSIn(t.Underlying, b, v, path))
+				return call(w.goType(gt), w.fromJSIn(t.Underlying, b, v, path))
 			}
 		}
 	}
-	if b == nil {
-		b = jen.Qual(BindPath, "NewBudget").Call(idR)
+	if b == "" {
+		b = call(w.bind("NewBudget"), "r")
 	}
-	return jen.Add(w.convFunc(gt)).Call(idR, b, v, path)
+	return call(w.convFunc(gt), "r", b, v, path)
 }
 
 // fromJSHelper declares func name(r *sandbox.Realm, b *bind.Budget, v goja.Value,
 // path string) T, a bind.Conv, for a catalogued struct, enum or value type, an array, an
 // error, any or time.Time (slices, maps and pointers are bind's FromSlice, FromMap and
 // FromPtr).
-func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
-	v, path := jen.Id("v"), jen.Id("path")
-	typ := GoTypeCode(gt)
-	var body []jen.Code
+func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) string {
+	typ := w.goType(gt)
+	var body []string
 	switch gt.Kind {
 	case catalog.KindBasic, catalog.KindAny, catalog.KindNamed:
 		switch {
@@ -326,30 +324,35 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 			body = w.errorFromJS()
 		case gt.Kind == catalog.KindAny || gt.Is("time", "Time"):
 			// Through JSON: plain data only. undefined is the zero value.
-			body = []jen.Code{
-				jen.Var().Id("out").Add(typ),
-				jen.If(jen.Op("!").Parens(isAbsent(v))).Block(
-					jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(idB.Clone().Dot("JSON").Call(v, path), jen.Op("&").Id("out")), jen.Err().Op("!=").Nil()).Block(
-						jen.Qual(BindPath, "Throw").Call(idR, jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: %w"), path, jen.Err())))),
-				jen.Return(jen.Id("out")),
+			unmarshal := call(w.q("encoding/json", "Unmarshal"), call("b.JSON", "v", "path"), "&out")
+			body = []string{
+				"var out " + typ,
+				ifBlock("!("+w.isAbsent("v")+")",
+					ifBlock("err := "+unmarshal+"; err != nil", w.throwf(`"%s: %w"`, "path", "err"))),
+				"return out",
 			}
 		default:
 			body = w.namedFromJS(gt, typ)
 		}
 	case catalog.KindArray:
-		elem := w.fromJSIn(gt.Elem, idB, jen.Id("e"), jen.Id("path").Op("+").Lit("[").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]"))
-		body = []jen.Code{
-			jen.Id("vs").Op(":=").Add(idB).Dot("Slice").Call(v, path),
-			jen.Var().Id("out").Add(typ),
-			jen.If(jen.Len(jen.Id("vs")).Op("!=").Len(jen.Id("out"))).Block(
-				jen.Qual(BindPath, "Throw").Call(idR, jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected an array of %d elements, got %d"), path, jen.Len(jen.Id("out")), jen.Len(jen.Id("vs"))))),
-			jen.For(jen.List(jen.Id("i"), jen.Id("e")).Op(":=").Range().Id("vs")).Block(jen.Id("out").Index(jen.Id("i")).Op("=").Add(elem)),
-			jen.Return(jen.Id("out")),
+		elem := w.fromJSIn(gt.Elem, "b", "e", binary("+", "path", lit("["), call(w.q("strconv", "Itoa"), "i"), lit("]")))
+		body = []string{
+			"vs := b.Slice(v, path)",
+			"var out " + typ,
+			ifBlock("len(vs) != len(out)", w.throwf(lit("%s: expected an array of %d elements, got %d"), "path", "len(out)", "len(vs)")),
+			"for i, e := range vs " + block("out[i] = "+elem),
+			"return out",
 		}
 	default:
 		panic("emit: no conversion from JavaScript to " + gt.String())
 	}
-	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("b").Op("*").Qual(BindPath, "Budget"), jen.Id("v").Qual(GojaPath, "Value"), jen.Id("path").String()).Add(typ).Block(body...)
+	sig := signature(" "+name, []string{w.realmParam(), "b *" + w.bind("Budget"), "v " + w.gojaValue(), "path string"}, []string{typ})
+	return funcLit(sig, body...)
+}
+
+// throwf writes bind.Throw(r, fmt.Errorf(format, args...)).
+func (w *facadeWriter) throwf(format string, args ...string) string {
+	return call(w.bind("Throw"), "r", call(w.q("fmt", "Errorf"), append([]string{format}, args...)...))
 }
 
 // namedFromJS converts to a catalogued struct, enum or value type.
@@ -360,60 +363,58 @@ func (w *facadeWriter) fromJSHelper(name string, gt *catalog.GoType) jen.Code {
 // TypeError naming its path. An enum is checked against its constants, and its zero value
 // "" is always accepted, constant or not: it is what Go sends for an unset field, so a
 // struct Go gave JavaScript goes back unchanged.
-func (w *facadeWriter) namedFromJS(gt *catalog.GoType, typ jen.Code) []jen.Code {
+func (w *facadeWriter) namedFromJS(gt *catalog.GoType, typ string) []string {
 	t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
 	switch t.Kind {
 	case catalog.TypeEnum:
 		return w.enumFromJS(t, gt, typ)
 	case catalog.TypeValue:
-		return []jen.Code{jen.Return(jen.Add(typ).Call(w.fromJSIn(t.Underlying, idB, jen.Id("v"), jen.Id("path"))))}
+		return []string{"return " + call(typ, w.fromJSIn(t.Underlying, "b", "v", "path"))}
 	}
-	body := []jen.Code{
-		jen.Id("o").Op(":=").Qual(BindPath, "ToObject").Call(idR, jen.Id("v"), jen.Id("path")),
-		jen.Var().Id("out").Add(typ),
+	body := []string{
+		"o := " + call(w.bind("ToObject"), "r", "v", "path"),
+		"var out " + typ,
 	}
 	for _, f := range t.Fields {
-		body = append(body, jen.Qual(BindPath, "Field").Call(idR, idB, jen.Id("o"), jen.Id("path"), jen.Lit(f.JSName), jen.Op("&").Id("out").Dot(f.Name), w.convFunc(f.Go)))
+		body = append(body, call(w.bind("Field"), "r", "b", "o", "path", lit(f.JSName), "&out."+f.Name, w.convFunc(f.Go)))
 	}
-	return append(body, jen.Return(jen.Id("out")))
+	return append(body, "return out")
 }
 
 // enumFromJS reads a string and checks it against the enum's values and its zero value.
 // The cases name the constants (one per value: two constants may share one), so a
 // constant that goes away breaks the build instead of going unchecked.
-func (w *facadeWriter) enumFromJS(t *catalog.Type, gt *catalog.GoType, typ jen.Code) []jen.Code {
-	var cases []jen.Code
-	var names []string
+func (w *facadeWriter) enumFromJS(t *catalog.Type, gt *catalog.GoType, typ string) []string {
+	var cases, names []string
 	seen := map[string]bool{}
 	for _, e := range t.Enum {
 		if seen[e.Value] {
 			continue
 		}
 		seen[e.Value] = true
-		cases = append(cases, jen.Qual(gt.Pkg, e.Name))
+		cases = append(cases, w.q(gt.Pkg, e.Name))
 		names = append(names, fmt.Sprintf("%q", e.Value))
 	}
 	want := strings.Join(names, ", ")
 	if !seen[""] {
-		cases = append(cases, jen.Lit(""))
+		cases = append(cases, lit(""))
 		want += ` (or "" for none)`
 	}
-	return []jen.Code{
-		jen.Id("x").Op(":=").Add(typ).Call(idB.Clone().Dot("String").Call(jen.Id("v"), jen.Id("path"))),
-		jen.Switch(jen.Id("x")).Block(jen.Case(cases...).Block(jen.Return(jen.Id("x")))),
-		jen.Qual(BindPath, "Throw").Call(idR, jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: expected one of "+want+", got %q"), jen.Id("path"), jen.Id("x"))),
-		jen.Return(jen.Id("x")),
+	return []string{
+		"x := " + call(typ, call("b.String", "v", "path")),
+		"switch x {\ncase " + strings.Join(cases, ", ") + ":\n\treturn x\n}",
+		w.throwf(lit("%s: expected one of "+want+", got %q"), "path", "x"),
+		"return x",
 	}
 }
 
 // errorFromJS reads an error argument: undefined or null is nil, an object its message,
 // anything else its string form, its bytes taken from the budget.
-func (w *facadeWriter) errorFromJS() []jen.Code {
-	v := jen.Id("v")
-	return []jen.Code{
-		jen.If(isAbsent(v)).Block(jen.Return(jen.Nil())),
-		jen.If(jen.List(jen.Id("o"), jen.Id("ok")).Op(":=").Id("v").Assert(jen.Op("*").Qual(GojaPath, "Object")), jen.Id("ok")).Block(
-			jen.Return(jen.Qual("errors", "New").Call(idB.Clone().Dot("Text").Call(jen.Id("o").Dot("Get").Call(jen.Lit("message")), jen.Id("path").Op("+").Lit(".message"))))),
-		jen.Return(jen.Qual("errors", "New").Call(idB.Clone().Dot("Text").Call(v, jen.Id("path")))),
+func (w *facadeWriter) errorFromJS() []string {
+	return []string{
+		ifBlock(w.isAbsent("v"), "return nil"),
+		ifBlock("o, ok := v.(*"+w.q(GojaPath, "Object")+"); ok",
+			"return "+call(w.q("errors", "New"), call("b.Text", call("o.Get", lit("message")), binary("+", "path", lit(".message"))))),
+		"return " + call(w.q("errors", "New"), call("b.Text", "v", "path")),
 	}
 }

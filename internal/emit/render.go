@@ -158,3 +158,41 @@ func commentsAreDoc(file *ast.File) bool {
 
 // aloneFormats counts the declarations formatDecl gave up on, for the tests.
 var aloneFormats atomic.Int64
+
+// importHead renders, through jennifer, the package clause and import block of g's file
+// for code that names the packages at paths in that order, and the names jennifer gives
+// them: code written as text gets the imports a jen.File of the same code would have.
+// g's declarations are ignored.
+func importHead(g *goFile, paths []string) (head []byte, names map[string]string, err error) {
+	f := g.newFile()
+	f.HeaderComment(g.header)
+	refs := make([]jen.Code, len(paths))
+	for i, p := range paths {
+		refs[i] = jen.Qual(p, "_")
+	}
+	if len(refs) > 0 {
+		f.Add(jen.Custom(jen.Options{Open: declSplit, Separator: "\n" + declSplit}, refs...))
+	}
+	f.NoFormat = true
+	var raw bytes.Buffer
+	if err := f.Render(&raw); err != nil {
+		return nil, nil, err
+	}
+	parts := bytes.Split(raw.Bytes(), []byte("\n"+declSplit))
+	if len(parts) != len(paths)+1 {
+		return nil, nil, fmt.Errorf("emit: %d import paths rendered as %d references", len(paths), len(parts)-1)
+	}
+	names = make(map[string]string, len(paths))
+	for i, p := range paths {
+		name, ok := bytes.CutSuffix(bytes.TrimSpace(parts[i+1]), []byte("._"))
+		if !ok {
+			return nil, nil, fmt.Errorf("emit: jennifer rendered a reference to %s as %q", p, parts[i+1])
+		}
+		names[p] = string(name)
+	}
+	head, err = format.Source(parts[0])
+	if err != nil {
+		return nil, nil, fmt.Errorf("formatting the package clause and imports: %w", err)
+	}
+	return head, names, nil
+}

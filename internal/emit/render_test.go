@@ -31,9 +31,10 @@ func wholeRender(t *testing.T, g *goFile) []byte {
 }
 
 // TestGeneratedFilesMatchJennifer renders the Go files of the test fixture and the
-// example runtime and compares each with its render through jennifer's gofmt pass over
-// the whole file (the façade, and the head of catalog_gen.go), which renderFile
-// reproduces.
+// example runtime and compares each with what gofmt makes of it: the head of
+// catalog_gen.go with its render through jennifer's gofmt pass over the whole file,
+// which renderFile reproduces, and the façade, written as text, with go/format's
+// formatting of it.
 func TestGeneratedFilesMatchJennifer(t *testing.T) {
 	for _, dir := range []string{"../../testdata/fixture/rt", "../../examples/harness/agent"} {
 		res, err := scan.Load(context.Background(), &scan.Config{Dir: dir, Patterns: []string{"."}})

@@ -2,8 +2,7 @@ package emit
 
 import (
 	"fmt"
-
-	"github.com/dave/jennifer/jen"
+	"strconv"
 
 	"github.com/cordiskit/cordiskit/catalog"
 )
@@ -12,14 +11,14 @@ import (
 // a Go type implementing the interface by calling the mount's object through a
 // *bind.Seam, and the *bind.SeamAdapter that ctx.provide checks the object against.
 // It returns the entries of the Facade's Seams map and the declarations.
-func (w *facadeWriter) seams(c *catalog.Catalog) (entries, decls []jen.Code) {
+func (w *facadeWriter) seams(c *catalog.Catalog) (entries []kv, decls []string) {
 	for i := range c.Services {
 		s := &c.Services[i]
 		if !s.Abstract {
 			continue
 		}
 		name := "cordisSeam" + camel(s.Key)
-		entries = append(entries, jen.Lit(s.Key).Op(":").Id(name))
+		entries = append(entries, field(lit(s.Key), name))
 		decls = append(decls, w.seam(name, s)...)
 	}
 	return entries, decls
@@ -29,27 +28,25 @@ func (w *facadeWriter) seams(c *catalog.Catalog) (entries, decls []jen.Code) {
 // and name+"Rest", which the type embeds so that it compiles when the interface has
 // methods the catalog leaves out (bind.NewSeamAdapter refuses those interfaces at
 // provide time, so the embedded nil interface is never called).
-func (w *facadeWriter) seam(name string, s *catalog.Service) []jen.Code {
-	iface := GoTypeCode(s.Type)
+func (w *facadeWriter) seam(name string, s *catalog.Service) []string {
+	iface := w.goType(s.Type)
 	impl, rest := name+"Impl", name+"Rest"
-	var methods []jen.Code
+	var methods []string
 	for _, m := range s.Methods {
-		methods = append(methods, jen.Values( // one line a method
-			jen.Id("Go").Op(":").Lit(m.Name), jen.Id("JS").Op(":").Lit(m.JSName), jen.Id("Signature").Op(":").Lit(m.Signature)))
+		methods = append(methods, compact(field("Go", lit(m.Name)), field("JS", lit(m.JSName)), field("Signature", lit(m.Signature))))
 	}
-	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
-	decls := []jen.Code{
-		jen.Comment(fmt.Sprintf("%s lets a mount implement service %q (%s) in JavaScript: ctx.provide(%q, obj)", name, s.Key, s.TypeName, s.Key)).Line().
-			Comment("checks obj against the interface, and Go code gets a "+impl+" calling it.").Line().
-			Var().Id(name).Op("=").Qual(BindPath, "NewSeamAdapter").Types(iface.Clone()).Call(
-			jen.Index().Qual(BindPath, "SeamMethod").Custom(multi, methods...),
-			jen.Func().Params(jen.Id("s").Op("*").Qual(BindPath, "Seam")).Add(iface.Clone()).Block(
-				jen.Return(jen.Op("&").Id(impl).Values(jen.Dict{jen.Id("seam"): jen.Id("s")})))),
-		jen.Comment(fmt.Sprintf("%s is the %s a JavaScript implementation of %q stands behind.", impl, s.TypeName, s.Key)).Line().
-			Type().Id(impl).Struct(jen.Id(rest), jen.Id("seam").Op("*").Qual(BindPath, "Seam")),
-		jen.Comment(fmt.Sprintf("%s supplies the methods of %s the catalog leaves out, which JavaScript cannot", rest, s.TypeName)).Line().
-			Comment("implement: " + name + " refuses such an interface, so they are never called.").Line().
-			Type().Id(rest).Struct(iface.Clone()),
+	adapter := call(w.bind("NewSeamAdapter")+"["+iface+"]",
+		valueLines("[]"+w.bind("SeamMethod"), methods),
+		funcLit(signature("", []string{"s *" + w.bind("Seam")}, []string{iface}), "return &"+impl+"{seam: s}"))
+	decls := []string{
+		fmt.Sprintf("// %s lets a mount implement service %q (%s) in JavaScript: ctx.provide(%q, obj)\n", name, s.Key, s.TypeName, s.Key) +
+			"// checks obj against the interface, and Go code gets a " + impl + " calling it.\n" +
+			"var " + name + " = " + top(adapter),
+		fmt.Sprintf("// %s is the %s a JavaScript implementation of %q stands behind.\n", impl, s.TypeName, s.Key) +
+			"type " + impl + " struct {\n\t" + rest + "\n\tseam *" + w.bind("Seam") + "\n}",
+		fmt.Sprintf("// %s supplies the methods of %s the catalog leaves out, which JavaScript cannot\n", rest, s.TypeName) +
+			"// implement: " + name + " refuses such an interface, so they are never called.\n" +
+			"type " + rest + " struct {\n\t" + iface + "\n}",
 	}
 	for i := range s.Methods {
 		decls = append(decls, w.seamMethod(impl, s.Key, i, &s.Methods[i]))
@@ -63,101 +60,88 @@ func (w *facadeWriter) seam(name string, s *catalog.Service) []jen.Code {
 // without an error result reports a failed call (Seam.Fail) and returns its zero values
 // (a disposer that does nothing): bind.Tell and its siblings; one with an error result
 // returns it: bind.Ask.
-func (w *facadeWriter) seamMethod(impl, key string, i int, m *catalog.Method) jen.Code {
+func (w *facadeWriter) seamMethod(impl, key string, i int, m *catalog.Method) string {
 	method := key + "." + m.JSName
-	var params, jsArgs []jen.Code
-	ctx := jen.Qual("context", "Background").Call()
+	var params, jsArgs []string
+	ctx := call(w.q("context", "Background"))
 	for j, p := range m.Params {
-		a := jen.Id(fmt.Sprintf("arg%d", j)) // not p%d: a declaring package may be named p0
+		a := fmt.Sprintf("arg%d", j) // not p%d: a declaring package may be named p0
 		switch p.Role {
 		case catalog.RoleContext:
-			params = append(params, jen.Id("ctx").Add(GoTypeCode(p.Go)))
-			ctx = jen.Id("ctx")
+			params = append(params, "ctx "+w.goType(p.Go))
+			ctx = "ctx"
 		case catalog.RoleKit:
-			params = append(params, jen.Id("_").Add(GoTypeCode(p.Go)))
+			params = append(params, "_ "+w.goType(p.Go))
 		default:
-			params = append(params, jen.Add(a).Add(GoTypeCode(p.Go)))
+			params = append(params, a+" "+w.goType(p.Go))
 			jsArgs = append(jsArgs, w.seamArg(method, p, a))
 		}
 	}
 
-	vals := m.Results
-	hasErr := len(vals) > 0 && vals[len(vals)-1].Go.Kind == catalog.KindBasic && vals[len(vals)-1].Go.Name == "error"
-	if hasErr {
-		vals = vals[:len(vals)-1]
-	}
-	var results []jen.Code
+	vals, hasErr := splitError(m.Results)
+	var results []string
 	for _, v := range vals {
-		results = append(results, GoTypeCode(v.Go))
+		results = append(results, w.goType(v.Go))
 	}
 	if hasErr {
-		results = append(results, jen.Error())
+		results = append(results, "error")
 	}
 
-	var args jen.Code = jen.Nil()
+	args := "nil"
 	if len(jsArgs) > 0 {
-		args = jen.Func().Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm")).Index().Qual(GojaPath, "Value").Custom(jen.Options{Open: "{ ", Close: " }"},
-			jen.Return(jen.Index().Qual(GojaPath, "Value").Values(jsArgs...)))
+		valuesType := "[]" + w.gojaValue()
+		args = shortFunc(signature("", []string{w.realmParam()}, []string{valuesType}), "return "+values(valuesType, jsArgs...))
 	}
-	seam, path := jen.Id("x").Dot("seam"), jen.Lit(method+"(…)")
-	call := func(fn string, rest ...jen.Code) jen.Code {
-		return jen.Return(jen.Qual(BindPath, fn).Call(append([]jen.Code{ctx, seam, jen.Lit(i), args}, rest...)...))
+	index, path := strconv.Itoa(i), lit(method+"(…)")
+	tell := func(fn string, rest ...string) string {
+		return "return " + call(w.bind(fn), append([]string{ctx, "x.seam", index, args}, rest...)...)
 	}
-	var body jen.Code
+	var body string
 	switch {
 	case len(vals) == 0 && hasErr:
-		body = jen.Return(seam.Clone().Dot("Call").Call(ctx, jen.Lit(i), args, jen.Nil()))
+		body = "return " + call("x.seam.Call", ctx, index, args, "nil")
 	case len(vals) == 0:
-		body = jen.Qual(BindPath, "Notify").Call(ctx, seam, jen.Lit(i), args)
+		body = call(w.bind("Notify"), ctx, "x.seam", index, args)
 	case vals[0].Go.Kind == catalog.KindFunc && !hasErr:
-		body = call("TellDisposer", path)
+		body = tell("TellDisposer", path)
 	default:
-		var from jen.Code = seam.Clone().Dot("Disposer")
+		from := "x.seam.Disposer"
 		if vals[0].Go.Kind != catalog.KindFunc {
 			from = w.fromFunc(vals[0].Go)
 		}
 		fn := map[[2]bool]string{{false, false}: "Tell", {false, true}: "Ask", {true, false}: "TellFound", {true, true}: "AskFound"}[[2]bool{len(vals) == 2, hasErr}]
-		body = call(fn, from, path)
+		body = tell(fn, from, path)
 	}
-	return jen.Comment(fmt.Sprintf("%s calls %s of the JavaScript implementation.", m.Name, m.JSName)).Line().
-		Func().Params(jen.Id("x").Op("*").Id(impl)).Id(m.Name).Params(params...).Params(results...).Block(body)
+	return fmt.Sprintf("// %s calls %s of the JavaScript implementation.\n", m.Name, m.JSName) +
+		funcLit(signature(" (x *"+impl+") "+m.Name, params, results), body)
 }
 
 // seamArg converts Go argument a of parameter p to JavaScript: a callback becomes a
 // JavaScript function (see jsFunc).
-func (w *facadeWriter) seamArg(method string, p catalog.Param, a jen.Code) jen.Code {
+func (w *facadeWriter) seamArg(method string, p catalog.Param, a string) string {
 	if p.Go.Kind != catalog.KindFunc {
 		return w.toJS(p.Go, a, method)
 	}
-	name := w.helper("JS", p.Go, func(name string) jen.Code { return w.jsFunc(name, p.Go) })
-	return jen.Id(name).Call(idR, jen.Lit(method+" "+p.JSName), a)
+	name := w.helper("JS", p.Go, func(name string) string { return w.jsFunc(name, p.Go) })
+	return call(name, "r", lit(method+" "+p.JSName), a)
 }
 
 // jsFunc declares the helper that exposes a Go callback of type gt to JavaScript: a
 // function, named name in errors, that converts its arguments back and calls the Go func
 // off the lock; null for a nil func.
-func (w *facadeWriter) jsFunc(name string, gt *catalog.GoType) jen.Code {
-	var xs, stmts []jen.Code
+func (w *facadeWriter) jsFunc(name string, gt *catalog.GoType) string {
+	var xs, stmts []string
 	for k, pt := range gt.Params {
-		x := jen.Id(fmt.Sprintf("x%d", k))
-		path := jen.Id("name").Op("+").Lit(fmt.Sprintf("(…) argument %d", k))
-		stmts = append(stmts, jen.Add(x).Op(":=").Add(w.fromJS(pt, jen.Id("call").Dot("Argument").Call(jen.Lit(k)), path)))
+		x := fmt.Sprintf("x%d", k)
+		path := binary("+", "name", lit(fmt.Sprintf("(…) argument %d", k)))
+		stmts = append(stmts, x+" := "+w.fromJS(pt, "call.Argument("+strconv.Itoa(k)+")", path))
 		xs = append(xs, x)
 	}
 	stmts = append(stmts,
-		jen.Id("r").Dot("Unlocked").Call(jen.Func().Params().Block(jen.Id("fn").Call(xs...))),
-		jen.Return(undefined()))
-	return jen.Func().Id(name).Params(jen.Id("r").Op("*").Qual(SandboxPath, "Realm"), jen.Id("name").String(), jen.Id("fn").Add(GoTypeCode(gt))).Qual(GojaPath, "Value").Block(
-		jen.If(jen.Id("fn").Op("==").Nil()).Block(jen.Return(jen.Qual(GojaPath, "Null").Call())),
-		jen.Return(jen.Id("r").Dot("Func").Call(jen.Id("name"), jen.Func().Params(jen.Id("call").Qual(GojaPath, "FunctionCall")).Qual(GojaPath, "Value").Block(stmts...))),
-	)
-}
-
-// seamsField is the Facade's Seams field, left out when there is no interface service.
-func seamsField(entries []jen.Code) jen.Code {
-	if len(entries) == 0 {
-		return jen.Null()
-	}
-	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
-	return jen.Id("Seams").Op(":").Map(jen.String()).Op("*").Qual(BindPath, "SeamAdapter").Custom(multi, entries...)
+		call("r.Unlocked", funcLit("func()", call("fn", xs...))),
+		"return "+call(w.q(GojaPath, "Undefined")))
+	callback := funcLit(signature("", []string{"call " + w.q(GojaPath, "FunctionCall")}, []string{w.gojaValue()}), stmts...)
+	return funcLit(signature(" "+name, []string{w.realmParam(), "name string", "fn " + w.goType(gt)}, []string{w.gojaValue()}),
+		ifBlock("fn == nil", "return "+call(w.q(GojaPath, "Null"))),
+		"return "+call("r.Func", "name", callback))
 }
