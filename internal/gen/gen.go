@@ -124,10 +124,9 @@ func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
 	if pkg == "" {
 		pkg = packageName(filepath.Join(dir, out))
 	}
-	// The outputs render concurrently: each emitter only reads the catalog, and the
-	// sequential parts of one (building the code, jennifer's render) overlap with the
-	// other's parallel ones. The façade, the largest, reads no tool schemas: it starts
-	// while they are built.
+	// The outputs render concurrently: each emitter only reads the catalog. The façade,
+	// the largest (written as text, on one goroutine), reads no tool schemas: it starts
+	// while they are built, and the catalog and the docs render beside it.
 	var catGo, facadeGo, events, tools []byte
 	var catErr, facadeErr error
 	var wg sync.WaitGroup
