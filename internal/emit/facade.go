@@ -183,6 +183,10 @@ func (w *facadeWriter) realmParam() string { return "r *" + w.q(SandboxPath, "Re
 // gojaValue is goja.Value.
 func (w *facadeWriter) gojaValue() string { return w.q(GojaPath, "Value") }
 
+// gojaValues is []goja.Value, what a listener or a JavaScript function is called with.
+func (w *facadeWriter) gojaValues() string { return "[]" + w.gojaValue() }
+
+// bind is the qualified identifier name of package bind.
 func (w *facadeWriter) bind(name string) string { return w.q(BindPath, name) }
 
 // maxArity is the most JavaScript parameters a bound method may have: the bind package
@@ -314,9 +318,8 @@ func (w *facadeWriter) adapter(e *catalog.Event) string {
 	for _, f := range e.Params {
 		vals = append(vals, w.toJS(f.Go, "p."+f.Name, e.Name))
 	}
-	valuesType := "[]" + w.gojaValue()
-	args := funcLit(signature("", []string{w.realmParam(), "p " + w.goType(e.Payload)}, []string{valuesType}),
-		"return "+values(valuesType, vals...))
+	args := funcLit(signature("", []string{w.realmParam(), "p " + w.goType(e.Payload)}, []string{w.gojaValues()}),
+		"return "+values(w.gojaValues(), vals...))
 	callArgs := []string{w.q(e.Var.Pkg, e.Var.Name), args}
 	switch e.Mode {
 	case catalog.ModeSerial, catalog.ModeBail:

@@ -74,9 +74,8 @@ func (w *facadeWriter) callbackArg(name string, gt *catalog.GoType) string {
 		params = append(params, x+" "+w.goType(pt))
 		vals = append(vals, w.toJS(pt, x, "a callback argument"))
 	}
-	valuesType := "[]" + w.gojaValue()
 	deliver := call(w.bind("DeliverEmit"), "r", "what", "cb",
-		funcLit(signature("", nil, []string{valuesType}), "return "+values(valuesType, vals...)))
+		funcLit(signature("", nil, []string{w.gojaValues()}), "return "+values(w.gojaValues(), vals...)))
 	return funcLit(signature(" "+name, []string{w.realmParam(), "v " + w.gojaValue(), "method, param string"}, []string{w.goType(gt)}),
 		"cb := "+call(w.bind("Callback"), "r", "v", "method", "param"),
 		"what := "+binary("+", lit("the "), "param", lit(" callback of "), "method"),

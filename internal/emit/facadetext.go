@@ -68,10 +68,7 @@ func callLines(fn, first string, args []string) string {
 
 // values writes typ{elts} on one line.
 func values(typ string, elts ...string) string {
-	for i := range elts {
-		elts[i] = top(elts[i])
-	}
-	return literalLine(typ, elts)
+	return top(literalLine(typ, elts))
 }
 
 // valueLines writes typ{elts}, one element a line.

@@ -89,8 +89,7 @@ func (w *facadeWriter) seamMethod(impl, key string, i int, m *catalog.Method) st
 
 	args := "nil"
 	if len(jsArgs) > 0 {
-		valuesType := "[]" + w.gojaValue()
-		args = shortFunc(signature("", []string{w.realmParam()}, []string{valuesType}), "return "+values(valuesType, jsArgs...))
+		args = shortFunc(signature("", []string{w.realmParam()}, []string{w.gojaValues()}), "return "+values(w.gojaValues(), jsArgs...))
 	}
 	index, path := strconv.Itoa(i), lit(method+"(…)")
 	tell := func(fn string, rest ...string) string {
