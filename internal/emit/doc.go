@@ -41,18 +41,11 @@
 // # Layout without gofmt
 //
 // The generated Go files are gofmt'ed, but running gofmt over them was most of a
-// generator run. The façade and the catalog's entries are written as text laid out as
-// gofmt lays it out (facadetext.go, catalogtext.go); the façade's imports are named by
-// jennifer, given the order the text first refers to them in (importHead), so they are
-// the names a jen.File of the same code would give. What jennifer renders (the head of
-// catalog_gen.go) goes through renderFile: jennifer renders the file once without
-// formatting, so it names the imports as for the whole file; go/format formats the
-// package clause and import block; and each top-level declaration is parsed on its own
-// and laid out by formatDecl
-// (declfmt.go), which follows go/printer's rules for the part of Go the generated code
-// uses and leaves any declaration with something else to go/format. gofmt formats
-// top-level declarations independently, so the bytes are those of gofmt over the whole
-// file; the tests compare them with go/format's on every generated file they have.
+// generator run. Both are written as text laid out as gofmt lays it out (catalogtext.go,
+// facadetext.go), following go/printer's rules for the part of Go they use. Their
+// imports are named by jennifer, given the order the text first refers to them in
+// (writeGo, importHead), so they are the names a jen.File of the same code would give.
+// The tests compare every generated Go file they have with go/format's formatting of it.
 //
 // # Tool schemas
 //

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go/format"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/cordiskit/cordiskit/catalog"
 )
@@ -32,21 +29,12 @@ const (
 // Go values cross only as plain data built field by field or as these bindings: nothing
 // is handed to goja by reflection, so no other Go method is reachable.
 //
-// The code is written as text (facadetext.go) twice: first with each package reference
-// marked, which gives the order the file names its imports in; jennifer then names them
-// as it would name them in that order (importHead); and the second pass writes the names.
+// The code is written as text (facadetext.go), its imports named as jennifer would name
+// them (writeGo).
 func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
-	marked, err := facadeDecls(c, nil)
-	if err != nil {
-		return nil, fmt.Errorf("facade: %w", err)
-	}
-	head, names, err := importHead(&goFile{pkg: pkg, header: header,
+	head, decls, err := writeGo(&goFile{pkg: pkg, header: header,
 		names: map[string]string{SandboxPath: "sandbox", BindPath: "bind", GojaPath: "goja", KitPath: "kit"}},
-		markedPaths(marked))
-	if err != nil {
-		return nil, fmt.Errorf("facade: %w", err)
-	}
-	decls, err := facadeDecls(c, names)
+		nil, func(q qualifier) ([]string, error) { return facadeDecls(c, q) })
 	if err != nil {
 		return nil, fmt.Errorf("facade: %w", err)
 	}
@@ -58,16 +46,13 @@ func FacadeGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 	if bytes.Contains(out, []byte(depthBlank)) {
 		return nil, errors.New("facade: a binary expression was left outside any statement or list; the façade writer needs fixing")
 	}
-	if renderWhole {
-		return format.Source(out)
-	}
 	return out, nil
 }
 
 // facadeDecls writes the façade's declarations in file order, naming each imported
-// package as names says, or marking its path when names is nil (see markedPaths).
-func facadeDecls(c *catalog.Catalog, names map[string]string) ([]string, error) {
-	w := &facadeWriter{cat: c, names: names, helpers: map[string]string{}, byKey: map[string]string{}}
+// package with q.
+func facadeDecls(c *catalog.Catalog, q qualifier) ([]string, error) {
+	w := &facadeWriter{cat: c, qualifier: q, helpers: map[string]string{}, byKey: map[string]string{}}
 	var binders, adapters []kv
 	var funcs []string
 	for _, s := range c.Services {
@@ -103,78 +88,10 @@ func facadeDecls(c *catalog.Catalog, names map[string]string) ([]string, error) 
 
 // A facadeWriter collects the conversion helpers the bindings use, one per Go type.
 type facadeWriter struct {
-	cat     *catalog.Catalog
-	names   map[string]string // import path → package name; nil marks paths instead
-	helpers map[string]string // function name → declaration
-	byKey   map[string]string // direction + GoType.String() → function name
-}
-
-// Marks around an import path in the first pass's text: neither occurs in Go source.
-const pathOpen, pathClose = "\x02", "\x03"
-
-// q writes the qualified identifier path.name.
-func (w *facadeWriter) q(path, name string) string {
-	if w.names == nil {
-		return pathOpen + path + pathClose + "." + name
-	}
-	return w.names[path] + "." + name
-}
-
-// markedPaths returns the import paths marked in decls, in order of first occurrence.
-func markedPaths(decls []string) []string {
-	var paths []string
-	seen := map[string]bool{}
-	for _, d := range decls {
-		for {
-			_, rest, ok := strings.Cut(d, pathOpen)
-			if !ok {
-				break
-			}
-			path, after, _ := strings.Cut(rest, pathClose)
-			if !seen[path] {
-				seen[path] = true
-				paths = append(paths, path)
-			}
-			d = after
-		}
-	}
-	return paths
-}
-
-// goType writes the Go type t.
-func (w *facadeWriter) goType(t *catalog.GoType) string {
-	switch t.Kind {
-	case catalog.KindBasic:
-		return t.Name
-	case catalog.KindNamed:
-		return w.q(t.Pkg, t.Name)
-	case catalog.KindPointer:
-		return "*" + w.goType(t.Elem)
-	case catalog.KindSlice:
-		return "[]" + w.goType(t.Elem)
-	case catalog.KindArray:
-		return "[" + strconv.FormatInt(t.Len, 10) + "]" + w.goType(t.Elem)
-	case catalog.KindMap:
-		return "map[" + w.goType(t.Key) + "]" + w.goType(t.Elem)
-	case catalog.KindFunc:
-		params := make([]string, len(t.Params))
-		for i, p := range t.Params {
-			params[i] = w.goType(p)
-			if t.Variadic && i == len(t.Params)-1 {
-				params[i] = "..." + w.goType(p.Elem)
-			}
-		}
-		results := make([]string, len(t.Results))
-		for i, r := range t.Results {
-			results[i] = w.goType(r)
-		}
-		return signature("", params, results)
-	case catalog.KindAny:
-		return "any"
-	case catalog.KindStruct:
-		return "struct{}"
-	}
-	panic("emit: unknown GoType kind " + string(t.Kind))
+	qualifier // the package names
+	cat       *catalog.Catalog
+	helpers   map[string]string // function name → declaration
+	byKey     map[string]string // direction + GoType.String() → function name
 }
 
 // realmParam is the parameter every generated function has the realm in.

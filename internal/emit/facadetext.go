@@ -12,7 +12,7 @@ import (
 // most of a generator run. The writers below cover the part of Go it uses; each follows
 // go/printer for its construct. A multi-line piece is written relative to the line it
 // starts on, and whoever puts it in a block or list indents its later lines (indented).
-// TestGeneratedFilesMatchJennifer and TestSyntheticGofmted hold the result to gofmt's.
+// TestGeneratedFilesAreGofmted and TestSyntheticGofmted hold the result to gofmt's.
 
 // depthBlank stands for the blank on each side of a binary operator that gofmt prints
 // only at depth 1, outside any argument list of several arguments: a + b alone or as the

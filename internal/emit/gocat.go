@@ -3,15 +3,11 @@ package emit
 import (
 	"bytes"
 	"cmp"
-	"errors"
-	"slices"
+	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/dave/jennifer/jen"
 
 	"github.com/cordiskit/cordiskit/catalog"
 )
@@ -22,23 +18,22 @@ const CatalogPath = "github.com/cordiskit/cordiskit/catalog"
 // CatalogGo renders catalog_gen.go: the catalog as Go data, plus a compile-time guard
 // that references every declaration it was built from.
 //
-// The head of the file (imports, the guard) is jennifer's, since it names the declaring
-// packages and jennifer picks their import names (see renderFile); it renders while the
-// rest is written. The rest (Catalog and its entries, the bulk of a large catalog) names
-// no package but catalog and is written as text laid out as gofmt lays it out (see
-// catalogtext.go).
+// The whole file is written as text laid out as gofmt lays it out (catalogtext.go,
+// facadetext.go). The entries, the bulk of a large catalog, name no package but catalog;
+// the guard names the declaring packages, as jennifer names them in a jen.File of the
+// same code (writeGo), the Catalog variable naming catalog before it.
 func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
-	decls := []jen.Code{catalogPlaceholder} // replaced below; it makes jennifer import catalog
-	if g := guard(c); g != nil {
-		decls = append(decls, g)
+	head, decls, err := writeGo(&goFile{pkg: pkg, header: header,
+		names: map[string]string{CatalogPath: "catalog", KitPath: "kit"}},
+		[]string{CatalogPath}, func(q qualifier) ([]string, error) {
+			if g := guard(c, q); g != "" {
+				return []string{g}, nil
+			}
+			return nil, nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	var head []byte
-	var headErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		head, headErr = renderFile(&goFile{pkg: pkg, header: header, decls: decls,
-			names: map[string]string{CatalogPath: "catalog", KitPath: "kit"}})
-	})
 
 	w := newCatWriter(c)
 	catalogVar := "// Catalog is the API catalog of the declarations this package was generated from:\n" +
@@ -48,41 +43,21 @@ func CatalogGo(c *catalog.Catalog, pkg, header string) ([]byte, error) {
 		field("Services", entries(w, "Service", c.Services, func(s *catalog.Service) string { return s.Key }, w.serviceLit)),
 		field("Tools", entries(w, "Tool", c.Tools, func(t *catalog.Tool) string { return t.Name }, w.toolLit)),
 		field("Types", entries(w, "Type", c.Types, func(t *catalog.Type) string { return t.Name }, w.typeLit)),
-	) + "\n"
-	rest := w.entries
+	)
+	decls = append([]string{catalogVar}, decls...)
+	decls = append(decls, w.entries...)
 	if len(w.sharedDecls) > 0 {
-		rest = append(rest, varBlock("The parameters and fields that occur more than once, one variable each.", w.sharedDecls))
+		decls = append(decls, varBlock("The parameters and fields that occur more than once, one variable each.", w.sharedDecls))
 	}
 	if len(w.decls) > 0 {
-		rest = append(rest, varBlock("The Go types the catalog entries refer to, one variable each.", w.decls))
+		decls = append(decls, varBlock("The Go types the catalog entries refer to, one variable each.", w.decls))
 	}
-	wg.Wait()
-	if headErr != nil {
-		return nil, headErr
-	}
-	before, after, ok := bytes.Cut(head, []byte(catalogPlaceholderText))
-	if !ok {
-		return nil, errors.New("emit: jennifer rendered the Catalog placeholder differently; the catalog renderer needs updating")
-	}
-	out := append(append(slices.Clip(before), catalogVar...), after...)
-	out = append(bytes.TrimRight(out, "\n"), "\n\n"...)
-	for i, e := range rest {
-		if i > 0 {
-			out = append(out, '\n')
-		}
-		out = append(append(out, e...), '\n')
-	}
-	if len(rest) == 0 {
-		out = append(out, '\n')
+	out := append(bytes.TrimRight(head, "\n"), '\n')
+	for _, d := range decls {
+		out = append(append(append(out, '\n'), d...), '\n')
 	}
 	return out, nil
 }
-
-// catalogPlaceholder stands for the Catalog variable in the head jennifer renders; its
-// rendering, catalogPlaceholderText, is then replaced by the variable written as text.
-var catalogPlaceholder = jen.Var().Id("Catalog").Op("=").Op("&").Qual(CatalogPath, "Catalog").Values()
-
-const catalogPlaceholderText = "var Catalog = &catalog.Catalog{}\n"
 
 // entries declares one package-level variable per entry, named after it, and returns
 // []catalog.T{…} of them ("" for none): one flat variable per entry keeps the nesting of

@@ -2,187 +2,80 @@ package emit
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"go/ast"
 	"go/format"
-	"go/parser"
-	"go/token"
 	"maps"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
+	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/cordiskit/cordiskit/catalog"
 )
 
-// A goFile describes a Go file for renderFile: its package, header comment, the package
-// names registered with its jen.File, and its top-level declarations in order.
+// A goFile describes the head of a generated Go file: its package, header comment and
+// the package names registered with the jen.File that names its imports.
 type goFile struct {
 	pkg    string
 	header string
 	names  map[string]string // import path → package name (jen.File.ImportName)
-	decls  []jen.Code
 }
 
-// newFile returns an empty jen.File of the package with g's package names registered.
-func (g *goFile) newFile() *jen.File {
-	f := jen.NewFile(g.pkg)
-	for _, p := range slices.Sorted(maps.Keys(g.names)) {
-		f.ImportName(p, g.names[p])
-	}
-	return f
-}
-
-// declSplit marks, in the unformatted source jennifer renders, where each declaration
-// starts; it cannot occur in generated code, where // starts a comment line only after
-// a blank ("// text").
-const declSplit = "//cordis:decl\n"
-
-// renderFile renders g to the bytes one jen.File holding the header and the declarations
-// (separated by blank lines) renders to, but without jennifer's gofmt pass over the whole
-// file, which is most of the cost of a large file. jennifer renders the file once,
-// unformatted (so it names every import as for the whole file), with a line marking
-// the start of each declaration; go/format formats the head (the package clause and the
-// import block); and each declaration is parsed on its own and laid out by formatDecl as
-// gofmt would lay it out, or formatted by go/format when formatDecl does not know a
-// construct in it. gofmt formats each top-level declaration on its own, so the result is
-// what formatting the whole gives. The declarations are parsed and laid out in parallel.
-func renderFile(g *goFile) ([]byte, error) {
-	f := g.newFile()
-	f.HeaderComment(g.header)
-	if renderWhole {
-		f.Add(jen.Custom(jen.Options{Separator: "\n\n"}, g.decls...))
-		var b bytes.Buffer
-		err := f.Render(&b)
-		return b.Bytes(), err
-	}
-	if len(g.decls) > 0 {
-		f.Add(jen.Custom(jen.Options{Open: declSplit, Separator: "\n" + declSplit}, g.decls...))
-	}
-	f.NoFormat = true
-	var raw bytes.Buffer
-	if err := f.Render(&raw); err != nil {
-		return nil, err
-	}
-	parts := bytes.Split(raw.Bytes(), []byte("\n"+declSplit))
-	if len(parts) != len(g.decls)+1 {
-		return nil, fmt.Errorf("emit: %d declarations rendered as %d; the declaration marker %q occurs in the code", len(g.decls), len(parts)-1, declSplit)
-	}
-	head, err := format.Source(parts[0])
+// writeGo writes a Go file's declarations as text with write, twice: first with each
+// package reference marked, which gives the order the file refers to its imports in
+// (after first, the paths it refers to before anything write writes); jennifer then
+// names them as it would name them in a jen.File of the same code (importHead); and
+// the second pass writes the names. It returns the file's package clause and import
+// block, and the declarations.
+func writeGo(g *goFile, first []string, write func(q qualifier) ([]string, error)) (head []byte, decls []string, err error) {
+	marked, err := write(nil)
 	if err != nil {
-		return nil, fmt.Errorf("formatting the package clause and imports: %w", err)
+		return nil, nil, err
 	}
-
-	decls := parts[1:]
-	out := make([][]byte, len(decls))
-	errs := make([]error, len(decls))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 8, len(decls)) {
-		wg.Go(func() {
-			p := new(declPrinter)
-			for i := int(next.Add(1) - 1); i < len(decls); i = int(next.Add(1) - 1) {
-				out[i], errs[i] = formatDeclSource(p, decls[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	head = bytes.TrimRight(head, "\n")
-	size := len(head) + 1
-	for _, o := range out {
-		size += len(o) + 2
-	}
-	res := append(append(make([]byte, 0, size), head...), '\n')
-	for _, o := range out {
-		res = append(append(append(res, '\n'), o...), '\n')
-	}
-	return res, nil
-}
-
-// renderWhole, which only tests set, makes renderFile render what it reproduces: the
-// file through jennifer's gofmt pass over all of it.
-var renderWhole bool
-
-// declPkg is the package clause a declaration is parsed and formatted under.
-const declPkg = "package p\n\n"
-
-// formatDeclSource formats the source of one top-level declaration as gofmt would,
-// with p's buffers.
-func formatDeclSource(p *declPrinter, decl []byte) ([]byte, error) {
-	src := append([]byte(declPkg), decl...)
-	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
-	if err != nil {
-		return nil, fmt.Errorf("jennifer rendered a declaration that does not parse: %w\n%s", err, decl)
-	}
-	if len(file.Decls) == 1 && commentsAreDoc(file) {
-		if out, ok := p.format(fset.File(file.Pos()), file.Decls[0]); ok {
-			return bytes.Clone(out), nil
+	paths := slices.Clone(first)
+	for _, p := range markedPaths(marked) {
+		if !slices.Contains(first, p) {
+			paths = append(paths, p)
 		}
 	}
-	aloneFormats.Add(1)
-	out, err := format.Source(src)
+	head, names, err := importHead(g, paths)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out, ok := bytes.CutPrefix(out, []byte(declPkg))
-	if !ok {
-		return nil, errors.New("emit: go/format moved a declaration's package clause")
-	}
-	return bytes.TrimRight(out, "\n"), nil
+	decls, err = write(names)
+	return head, decls, err
 }
-
-// commentsAreDoc reports whether the only comment in a file of one declaration is the
-// declaration's doc comment.
-func commentsAreDoc(file *ast.File) bool {
-	var doc *ast.CommentGroup
-	switch d := file.Decls[0].(type) {
-	case *ast.FuncDecl:
-		doc = d.Doc
-	case *ast.GenDecl:
-		doc = d.Doc
-	}
-	switch len(file.Comments) {
-	case 0:
-		return true
-	case 1:
-		return file.Comments[0] == doc
-	}
-	return false
-}
-
-// aloneFormats counts the declarations formatDecl gave up on, for the tests.
-var aloneFormats atomic.Int64
 
 // importHead renders, through jennifer, the package clause and import block of g's file
 // for code that names the packages at paths in that order, and the names jennifer gives
 // them: code written as text gets the imports a jen.File of the same code would have.
-// g's declarations are ignored.
-func importHead(g *goFile, paths []string) (head []byte, names map[string]string, err error) {
-	f := g.newFile()
+func importHead(g *goFile, paths []string) (head []byte, names qualifier, err error) {
+	f := jen.NewFile(g.pkg)
+	for _, p := range slices.Sorted(maps.Keys(g.names)) {
+		f.ImportName(p, g.names[p])
+	}
 	f.HeaderComment(g.header)
 	refs := make([]jen.Code, len(paths))
 	for i, p := range paths {
 		refs[i] = jen.Qual(p, "_")
 	}
+	// refSplit marks where each reference starts in the unformatted source jennifer
+	// renders; it cannot occur in a reference.
+	const refSplit = "//cordis:ref\n"
 	if len(refs) > 0 {
-		f.Add(jen.Custom(jen.Options{Open: declSplit, Separator: "\n" + declSplit}, refs...))
+		f.Add(jen.Custom(jen.Options{Open: refSplit, Separator: "\n" + refSplit}, refs...))
 	}
 	f.NoFormat = true
 	var raw bytes.Buffer
 	if err := f.Render(&raw); err != nil {
 		return nil, nil, err
 	}
-	parts := bytes.Split(raw.Bytes(), []byte("\n"+declSplit))
+	parts := bytes.Split(raw.Bytes(), []byte("\n"+refSplit))
 	if len(parts) != len(paths)+1 {
 		return nil, nil, fmt.Errorf("emit: %d import paths rendered as %d references", len(paths), len(parts)-1)
 	}
-	names = make(map[string]string, len(paths))
+	names = make(qualifier, len(paths))
 	for i, p := range paths {
 		name, ok := bytes.CutSuffix(bytes.TrimSpace(parts[i+1]), []byte("._"))
 		if !ok {
@@ -195,4 +88,77 @@ func importHead(g *goFile, paths []string) (head []byte, names map[string]string
 		return nil, nil, fmt.Errorf("formatting the package clause and imports: %w", err)
 	}
 	return head, names, nil
+}
+
+// A qualifier writes the package-qualified parts of text written for a Go file: with
+// the names importHead gave the imports (import path → package name), or, when nil,
+// with each import path marked (see markedPaths).
+type qualifier map[string]string
+
+// Marks around an import path in the first pass's text: neither occurs in Go source.
+const pathOpen, pathClose = "\x02", "\x03"
+
+// q writes the qualified identifier path.name.
+func (q qualifier) q(path, name string) string {
+	if q == nil {
+		return pathOpen + path + pathClose + "." + name
+	}
+	return q[path] + "." + name
+}
+
+// markedPaths returns the import paths marked in decls, in order of first occurrence.
+func markedPaths(decls []string) []string {
+	var paths []string
+	seen := map[string]bool{}
+	for _, d := range decls {
+		for {
+			_, rest, ok := strings.Cut(d, pathOpen)
+			if !ok {
+				break
+			}
+			path, after, _ := strings.Cut(rest, pathClose)
+			if !seen[path] {
+				seen[path] = true
+				paths = append(paths, path)
+			}
+			d = after
+		}
+	}
+	return paths
+}
+
+// goType writes the Go type t.
+func (q qualifier) goType(t *catalog.GoType) string {
+	switch t.Kind {
+	case catalog.KindBasic:
+		return t.Name
+	case catalog.KindNamed:
+		return q.q(t.Pkg, t.Name)
+	case catalog.KindPointer:
+		return "*" + q.goType(t.Elem)
+	case catalog.KindSlice:
+		return "[]" + q.goType(t.Elem)
+	case catalog.KindArray:
+		return "[" + strconv.FormatInt(t.Len, 10) + "]" + q.goType(t.Elem)
+	case catalog.KindMap:
+		return "map[" + q.goType(t.Key) + "]" + q.goType(t.Elem)
+	case catalog.KindFunc:
+		params := make([]string, len(t.Params))
+		for i, p := range t.Params {
+			params[i] = q.goType(p)
+			if t.Variadic && i == len(t.Params)-1 {
+				params[i] = "..." + q.goType(p.Elem)
+			}
+		}
+		results := make([]string, len(t.Results))
+		for i, r := range t.Results {
+			results[i] = q.goType(r)
+		}
+		return signature("", params, results)
+	case catalog.KindAny:
+		return "any"
+	case catalog.KindStruct:
+		return "struct{}"
+	}
+	panic("emit: unknown GoType kind " + string(t.Kind))
 }
