@@ -21,18 +21,7 @@ func versionClient(v string) string {
 // defineNext defines a new Package of an existing Plugin for session s1.
 func (e *env) defineNext(pluginID, host, client string) runner.DefineOutput {
 	e.t.Helper()
-	in := runner.DefineInput{Plugin: runner.PluginRef{Kind: "existing", PluginID: pluginID}, Name: "Clock", Purpose: "Shows the time."}
-	if host != "" {
-		in.Code.Host = ptr(host)
-	}
-	if client != "" {
-		in.Code.Client = ptr(client)
-	}
-	out, err := e.r.Define(as("s1"), in)
-	if err != nil {
-		e.t.Fatalf("Define: %v", err)
-	}
-	return out
+	return e.defineAs(runner.PluginRef{Kind: "existing", PluginID: pluginID}, host, client)
 }
 
 // watchApprovals makes the page remember whether an approval card ever showed from now on.

@@ -94,10 +94,17 @@ func ptr[T any](v T) *T { return &v }
 const clockHost = `harness.handle('now', (args) => ({ t: 42, args }));
 return { name: 'clock', apply(ctx) {} }`
 
-// define defines a Package for session s1.
+// define defines a Package of a new Plugin for session s1.
 func (e *env) define(host, client string) runner.DefineOutput {
 	e.t.Helper()
-	in := runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Shows the time."}
+	return e.defineAs(runner.PluginRef{Kind: "new", IDPrefix: "clock"}, host, client)
+}
+
+// defineAs defines the Package "Clock" of the Plugin ref names for session s1, with the
+// halves that are not empty.
+func (e *env) defineAs(ref runner.PluginRef, host, client string) runner.DefineOutput {
+	e.t.Helper()
+	in := runner.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time."}
 	if host != "" {
 		in.Code.Host = ptr(host)
 	}
