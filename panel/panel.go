@@ -31,9 +31,15 @@ type Options struct {
 	// Base is the path the handler is mounted at ("/cordis"); "" means "/". Requests
 	// outside it are 404.
 	Base string
-	// Token authorises requests; "" means a random token per Handler. Hand the URL with
-	// the token (Handler.URL) to the person who opens the panel.
+	// Token authorises requests; "" means a random token per Handler. It is the
+	// operator's token: its holder sees and answers every session. Hand the URL with the
+	// token (Handler.URL) to the person who runs the agent.
 	Token string
+	// Sessions maps a person's token to the one session it grants (ok false: not a
+	// session token). Its holder sees and answers only that session: its Plugins, its
+	// run requests and their tickets, its activity, its client halves. nil means no
+	// session tokens: only Token gets in. Handler.SessionURL is the address to hand out.
+	Sessions func(token string) (session string, ok bool)
 	// AllowRemote lets requests from addresses other than loopback in. The token is still
 	// required; serve over TLS when the panel leaves the machine.
 	AllowRemote bool
