@@ -29,8 +29,9 @@ type Options struct {
 // process or another).
 var ErrLocked = errors.New("sqlstore: the definition store is in use")
 
-// ErrRefused reports a file Open will not use: not a SQLite database, corrupt, another
-// application's, or a newer schema. The file is left as it was.
+// ErrRefused reports a file Open will not use: not a regular file (a FIFO, socket, device
+// or directory at the path or at one of SQLite's side files), not a SQLite database,
+// corrupt, another application's, or a newer schema. The file is left as it was.
 var ErrRefused = errors.New("sqlstore: the file is not a usable definition store")
 
 // ErrNotWritable reports a file, or its directory, that this process cannot write. Every
@@ -78,6 +79,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s := &Store{path: abs, plugins: map[string]*record{}, sessions: map[string][]*record{}, counters: map[string]int64{}}
 	if opts != nil {
 		s.opts = *opts
+	}
+	if err := checkRegular(abs); err != nil {
+		return nil, err
 	}
 	if err := checkHeader(abs); err != nil {
 		return nil, err
@@ -142,9 +146,12 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 // checkHeader refuses an existing, non-empty file that is not a SQLite database before
 // the driver sees it.
 func checkHeader(path string) error {
-	f, err := os.Open(path)
+	f, err := openNoBlock(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if errors.Is(err, ErrRefused) {
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("sqlstore: opening %s: %w", path, err)
@@ -165,10 +172,12 @@ func checkHeader(path string) error {
 // open a read-only file read-only and fail at the lock with a bare I/O error, and WAL
 // creates its log beside the file, so the directory must be writable too.
 func checkWritable(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := openNoBlock(path, os.O_RDWR)
 	switch {
 	case err == nil:
 		f.Close()
+	case errors.Is(err, ErrRefused):
+		return err
 	case !errors.Is(err, os.ErrNotExist):
 		return notWritable(fmt.Sprintf("%s cannot be opened for writing (%v)", path, osReason(err)))
 	}
