@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 type serialFn[P any, R comparable] = func(ctx context.Context, p P) (R, error)
@@ -16,7 +17,7 @@ type SerialEvent[P any, R comparable] struct{ eventInfo }
 
 // NewSerial declares a serial-mode event whose listeners may bail with an R.
 func NewSerial[P any, R comparable](name string) *SerialEvent[P, R] {
-	return &SerialEvent[P, R]{newEventInfo(name, ModeSerial)}
+	return &SerialEvent[P, R]{newEventInfo[P](name, ModeSerial)}
 }
 
 // On registers fn as a listener, owned by c's fiber.
@@ -37,11 +38,12 @@ func (e *SerialEvent[P, R]) Emit(ctx context.Context, c *Context, p P) (R, error
 		return zero, nil
 	}
 	skip := skipped(ctx)
+	aud := e.audienceCtx(ctx, unsafe.Pointer(&p))
 	for _, l := range h.snapshot() {
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
-		if skip.has(l.fiber) {
+		if !aud.reaches(l.fiber) || skip.has(l.fiber) {
 			continue
 		}
 		fn, ok := l.enter()
@@ -79,7 +81,7 @@ type BailEvent[P any, R comparable] struct{ eventInfo }
 
 // NewBail declares a bail-mode event.
 func NewBail[P any, R comparable](name string) *BailEvent[P, R] {
-	return &BailEvent[P, R]{newEventInfo(name, ModeBail)}
+	return &BailEvent[P, R]{newEventInfo[P](name, ModeBail)}
 }
 
 // On registers fn as a listener, owned by c's fiber.
@@ -97,7 +99,11 @@ func (e *BailEvent[P, R]) Emit(c *Context, p P) R {
 	if h == nil {
 		return zero
 	}
+	aud := e.audience(unsafe.Pointer(&p))
 	for _, l := range h.snapshot() {
+		if !aud.reaches(l.fiber) {
+			continue
+		}
 		fn, ok := l.enter()
 		if !ok {
 			continue
@@ -128,7 +134,7 @@ type WaterfallEvent[P, R any] struct{ eventInfo }
 
 // NewWaterfall declares a waterfall-mode event.
 func NewWaterfall[P, R any](name string) *WaterfallEvent[P, R] {
-	return &WaterfallEvent[P, R]{newEventInfo(name, ModeWaterfall)}
+	return &WaterfallEvent[P, R]{newEventInfo[P](name, ModeWaterfall)}
 }
 
 // On registers fn as a listener, owned by c's fiber.
@@ -154,13 +160,14 @@ func (e *WaterfallEvent[P, R]) Emit(ctx context.Context, c *Context, p P, last f
 		ls = h.snapshot()
 	}
 	skip := skipped(ctx)
+	aud := e.audienceCtx(ctx, unsafe.Pointer(&p))
 	var step func(i int) (R, error)
 	step = func(i int) (R, error) {
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
 		for ; i < len(ls); i++ {
-			if skip.has(ls[i].fiber) {
+			if !aud.reaches(ls[i].fiber) || skip.has(ls[i].fiber) {
 				continue
 			}
 			if fn, ok := ls[i].enter(); ok {

@@ -49,6 +49,33 @@
 // services are hidden before anything else of it is torn down, so its dependents settle
 // first. Transitions of one fiber never overlap.
 //
+// # Sessions
+//
+// A runtime that serves many people gives each caller a session (WithSession on the call's
+// context) and runs what a session's model wrote in fibers of that session
+// (Plugin.Session; a fiber's children inherit it, and a session's fiber cannot start a
+// plugin of another). Fibers without a session are the runtime's own and shared by all.
+// The rule: nothing a session's fibers register observes or affects another session.
+//
+//   - Events. A payload field of type Session makes an event session-scoped: an emit
+//     reaches the runtime's own listeners and those of the session the field names, never
+//     another session's; an empty Session is a runtime-wide emit that reaches every
+//     listener. An awaited emit (parallel, serial, waterfall) of an event without such a
+//     field, made with a session on its ctx, reaches that session's listeners and the
+//     runtime's own. So a session's listener can neither read nor veto nor fail another
+//     session's calls. gen-cordis-api marks scoped events in the catalog and the docs.
+//   - Services. A service a session's fiber provides is seen (Get, Inject) by that
+//     session's fibers only; sessions may provide the same key side by side, and a session
+//     cannot provide a key the runtime provides. The runtime's own services are shared.
+//   - Tools. A session's tools are listed, described and called only through its view of
+//     the registry (Tools.Session, and the "tools" service as its fibers get it); tool names
+//     are one namespace, and a name another session holds is refused without naming it.
+//     ToolsChange is scoped: a session hears of its own tools and the runtime's.
+//
+// Fibers and Services list every session's (with FiberInfo.Session and
+// ServiceInfo.Session), for the runtime's own code; what a session reads of them is
+// filtered by the code that shows it (the toolset's cordis_inspect).
+//
 // # Concurrency
 //
 // Everything is safe for concurrent use. The kit starts no goroutines of its own except the

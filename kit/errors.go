@@ -17,6 +17,10 @@ var (
 	// ErrNilContext reports a dispatch or registration through a nil *Context.
 	ErrNilContext = errors.New("nil *kit.Context")
 
+	// ErrSession reports a plugin started across sessions: a fiber of one session cannot
+	// start a plugin of another.
+	ErrSession = errors.New("plugin of another session")
+
 	// ErrPanic wraps a panic recovered from plugin code (apply, a listener, a disposer).
 	ErrPanic = errors.New("panic in plugin code")
 )

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Mode is an event's dispatch mode.
@@ -30,19 +32,80 @@ func (m Mode) String() string {
 
 var nextEventID atomic.Int32
 
-// eventInfo is what every event type shares: its name, mode and a process-wide index into
-// each runtime's listener table.
+// eventInfo is what every event type shares: its name, mode, a process-wide index into
+// each runtime's listener table, and where its payload P keeps its Session, if it has one.
 type eventInfo struct {
-	name string
-	mode Mode
-	id   int32
+	name    string
+	mode    Mode
+	id      int32
+	scoped  bool    // P has a Session field
+	sessOff uintptr // its offset in P
 }
 
-func newEventInfo(name string, mode Mode) eventInfo {
+func newEventInfo[P any](name string, mode Mode) eventInfo {
 	if name == "" {
 		panic("kit: event declared with an empty name")
 	}
-	return eventInfo{name: name, mode: mode, id: nextEventID.Add(1) - 1}
+	e := eventInfo{name: name, mode: mode, id: nextEventID.Add(1) - 1}
+	e.sessOff, e.scoped = sessionField[P](name)
+	return e
+}
+
+// sessionField finds P's field of type Session. Declaring a payload with two is a
+// programmer error, reported when the event is declared.
+func sessionField[P any](name string) (off uintptr, ok bool) {
+	t := reflect.TypeFor[P]()
+	if t.Kind() != reflect.Struct {
+		return 0, false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type != reflect.TypeFor[Session]() {
+			continue
+		}
+		if ok {
+			panic(fmt.Sprintf("kit: event %q: payload %s has two kit.Session fields; an event belongs to at most one session", name, t))
+		}
+		off, ok = f.Offset, true
+	}
+	return off, ok
+}
+
+// Scoped reports whether the event is session-scoped: its payload has a Session field.
+func (e *eventInfo) Scoped() bool { return e.scoped }
+
+// An audience is whom one emit reaches: every listener, or the runtime's own listeners
+// (of fibers without a session) and those of one session.
+type audience struct {
+	session string
+	narrow  bool
+}
+
+func (a audience) reaches(l *Fiber) bool {
+	return !a.narrow || l.session == "" || l.session == a.session
+}
+
+// audience returns whom an emit of the payload at p reaches: a scoped event's payload
+// names its session (empty: runtime-wide); an unscoped event reaches everyone.
+func (e *eventInfo) audience(p unsafe.Pointer) audience {
+	if !e.scoped {
+		return audience{}
+	}
+	s := *(*Session)(unsafe.Add(p, e.sessOff))
+	return audience{session: string(s), narrow: s != ""}
+}
+
+// audienceCtx is audience for awaited emits, whose ctx says on whose behalf they run: an
+// unscoped event emitted for a session (kit.WithSession) reaches that session's listeners
+// and the runtime's own, so no other session's listener can read or fail the call.
+func (e *eventInfo) audienceCtx(ctx context.Context, p unsafe.Pointer) audience {
+	if e.scoped {
+		return e.audience(p)
+	}
+	if s, ok := SessionFrom(ctx); ok {
+		return audience{session: s, narrow: true}
+	}
+	return audience{}
 }
 
 // Name returns the event name, e.g. "agent/error".
@@ -210,7 +273,7 @@ type Event[P any] struct{ eventInfo }
 // NewEvent declares an emit-mode event. P is the payload struct; its fields, in order, are
 // the parameters JavaScript listeners receive.
 func NewEvent[P any](name string) *Event[P] {
-	return &Event[P]{newEventInfo(name, ModeEmit)}
+	return &Event[P]{newEventInfo[P](name, ModeEmit)}
 }
 
 // On registers fn as a listener, owned by c's fiber. off removes it early.
@@ -228,7 +291,11 @@ func (e *Event[P]) Emit(c *Context, p P) {
 	if h == nil {
 		return
 	}
+	aud := e.audience(unsafe.Pointer(&p))
 	for _, l := range h.snapshot() {
+		if !aud.reaches(l.fiber) {
+			continue
+		}
 		if fn, ok := l.enter(); ok {
 			e.call(l, fn, p)
 		}
@@ -268,7 +335,7 @@ type ParallelEvent[P any] struct{ eventInfo }
 
 // NewParallel declares a parallel-mode event.
 func NewParallel[P any](name string) *ParallelEvent[P] {
-	return &ParallelEvent[P]{newEventInfo(name, ModeParallel)}
+	return &ParallelEvent[P]{newEventInfo[P](name, ModeParallel)}
 }
 
 // On registers fn as a listener, owned by c's fiber.
@@ -289,9 +356,10 @@ func (e *ParallelEvent[P]) Emit(ctx context.Context, c *Context, p P) error {
 	ls := h.snapshot()
 	errs := make([]error, len(ls))
 	skip := skipped(ctx)
+	aud := e.audienceCtx(ctx, unsafe.Pointer(&p))
 	var wg sync.WaitGroup
 	for i, l := range ls {
-		if skip.has(l.fiber) {
+		if !aud.reaches(l.fiber) || skip.has(l.fiber) {
 			continue
 		}
 		fn, ok := l.enter()

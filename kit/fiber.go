@@ -42,6 +42,11 @@ type Plugin struct {
 	// Apply registers the plugin's effects. A non-nil error (or a panic) rolls back
 	// everything Apply registered and leaves the fiber failed with that error.
 	Apply func(c *Context) error
+	// Session, when set, makes the fiber and every fiber below it belong to that session
+	// (package doc, "Sessions"): its listeners hear only that session's scoped emits, its
+	// services and tools are seen by that session alone. Empty means the parent's session;
+	// a fiber of one session cannot start a plugin of another.
+	Session string
 }
 
 // A Fiber is one running instance of a Plugin: its state, its effects and its children.
@@ -50,8 +55,9 @@ type Fiber struct {
 	id     uint64
 	root   *root
 	parent *Fiber
-	name   string
-	inject []string
+	name    string
+	session string // "" for the runtime's own fibers; fixed at creation
+	inject  []string
 	apply  func(*Context) error
 	ctx    *Context
 
@@ -90,6 +96,10 @@ func (f *Fiber) ID() uint64 { return f.id }
 
 // Name returns the plugin name the fiber runs.
 func (f *Fiber) Name() string { return f.name }
+
+// Session returns the session the fiber belongs to, or "" for a fiber of the runtime's
+// own (shared by every session).
+func (f *Fiber) Session() string { return f.session }
 
 // Parent returns the parent fiber, or nil for the root.
 func (f *Fiber) Parent() *Fiber { return f.parent }
@@ -183,7 +193,7 @@ func (f *Fiber) end() {
 func (f *Fiber) reconcile() {
 	f.trans.Lock()
 	defer f.trans.Unlock()
-	missing := f.root.missing(f.inject)
+	missing := f.root.missing(f.session, f.inject)
 	switch st := f.State(); {
 	case st == StateDisposed:
 	case len(missing) == 0 && st == StatePending:

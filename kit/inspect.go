@@ -6,6 +6,7 @@ type FiberInfo struct {
 	Name       string
 	State      State
 	Parent     uint64 // 0 for the root
+	Session    string // "" for the runtime's own fibers
 	Provides   []string
 	WaitingFor []string
 	Err        error
@@ -14,6 +15,7 @@ type FiberInfo struct {
 // ServiceInfo describes one provided service for inspection.
 type ServiceInfo struct {
 	Key        string
+	Session    string // the providing fiber's session; "" for the runtime's own
 	Owner      string // the providing plugin's name
 	OwnerID    uint64
 	OwnerState State
@@ -31,7 +33,7 @@ func (c *Context) Fibers() []FiberInfo {
 
 // Info describes the fiber.
 func (f *Fiber) Info() FiberInfo {
-	fi := FiberInfo{ID: f.id, Name: f.name, State: f.State(), Provides: f.Provides(), WaitingFor: f.WaitingFor(), Err: f.Err()}
+	fi := FiberInfo{ID: f.id, Name: f.name, Session: f.session, State: f.State(), Provides: f.Provides(), WaitingFor: f.WaitingFor(), Err: f.Err()}
 	if f.parent != nil {
 		fi.Parent = f.parent.id
 	}
@@ -44,7 +46,7 @@ func (c *Context) Services() []ServiceInfo {
 	entries := sortedServices(c.fiber.root)
 	out := make([]ServiceInfo, len(entries))
 	for i, e := range entries {
-		out[i] = ServiceInfo{Key: e.key, Owner: e.owner.name, OwnerID: e.owner.id, OwnerState: e.owner.State()}
+		out[i] = ServiceInfo{Key: e.key, Session: e.owner.session, Owner: e.owner.name, OwnerID: e.owner.id, OwnerState: e.owner.State()}
 	}
 	return out
 }

@@ -33,7 +33,7 @@ type root struct {
 	mu         sync.Mutex
 	fibers     map[*Fiber]struct{} // live fibers; listings sort them by id (creation order)
 	dependents map[string][]*Fiber
-	services   map[string]*serviceEntry
+	services   map[svcKey]*serviceEntry
 	owned      map[*Fiber][]string // service keys by providing fiber
 	seq        uint64
 }
@@ -49,7 +49,7 @@ func New(opts *Options) *Context {
 		logger:     slog.Default(),
 		fibers:     map[*Fiber]struct{}{},
 		dependents: map[string][]*Fiber{},
-		services:   map[string]*serviceEntry{},
+		services:   map[svcKey]*serviceEntry{},
 		owned:      map[*Fiber][]string{},
 	}
 	if opts != nil && opts.Logger != nil {
@@ -61,7 +61,7 @@ func New(opts *Options) *Context {
 	f.setState(StateActive)
 	r.fibers[f] = struct{}{}
 
-	tools := &Tools{root: f.ctx, byName: map[string]*toolEntry{}}
+	tools := &Tools{reg: &toolRegistry{root: f.ctx, byName: map[string]*toolEntry{}}}
 	f.ctx.Plugin(&Plugin{Name: "tools", Apply: func(c *Context) error { return ToolsService.Provide(c, tools) }})
 	f.ctx.Plugin(&Plugin{Name: "timer", Apply: func(c *Context) error { return TimerService.Provide(c, &Timer{}) }})
 	return f.ctx
@@ -86,10 +86,15 @@ func (c *Context) Plugin(p *Plugin) *Fiber {
 	}
 	parent := c.fiber
 	r := parent.root
-	f := &Fiber{id: r.ids.Add(1), root: r, parent: parent, name: p.Name, inject: slices.Clone(p.Inject), apply: p.Apply}
+	f := &Fiber{id: r.ids.Add(1), root: r, parent: parent, name: p.Name, session: cmp.Or(parent.session, p.Session),
+		inject: slices.Clone(p.Inject), apply: p.Apply}
 	f.ctx = &Context{fiber: f}
 	if p.Name == "" {
 		return failed(f, fmt.Errorf("kit: plugin has no Name; set Plugin.Name so inspection and errors can name it"))
+	}
+	if p.Session != "" && p.Session != f.session {
+		return failed(f, fmt.Errorf("kit: plugin %q names session %q, but it would run under plugin %q of session %q; a session's plugins start only plugins of their own session: %w",
+			p.Name, p.Session, parent.name, parent.session, ErrSession))
 	}
 	for _, k := range p.Inject {
 		if k == "" {

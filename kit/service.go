@@ -55,6 +55,28 @@ type serviceEntry struct {
 	seq   uint64
 }
 
+// A svcKey is where a service is kept: under its key, for one session or ("") for every
+// session.
+type svcKey struct{ session, key string }
+
+func (e *serviceEntry) at() svcKey { return svcKey{e.owner.session, e.key} }
+
+// lookup returns the service key resolves to for session: the session's own, else the
+// runtime's. r.mu held.
+func (r *root) lookup(session, key string) (*serviceEntry, bool) {
+	if session != "" {
+		if e, ok := r.services[svcKey{session, key}]; ok {
+			return e, true
+		}
+	}
+	e, ok := r.services[svcKey{"", key}]
+	return e, ok
+}
+
+// A sessionViewer is a service value that hands each session its own view of it (the tool
+// registry does): Get returns forSession's result to a fiber of a session.
+type sessionViewer interface{ forSession(session string) any }
+
 // Provide registers v under key as an effect of c's fiber: it becomes visible when the
 // fiber is active and disappears when the fiber unloads or is disposed. Fibers that inject
 // key load and unload with it.
@@ -67,14 +89,16 @@ func (c *Context) Provide(key string, v any) error {
 	}
 	f, r := c.fiber, c.fiber.root
 	r.mu.Lock()
-	if old, ok := r.services[key]; ok {
+	// A session may not shadow the runtime's own service; sessions never clash with each
+	// other, so one cannot learn what another provides.
+	if old, ok := r.lookup(f.session, key); ok {
 		r.mu.Unlock()
 		return fmt.Errorf("kit: service %q is already provided by plugin %q; plugin %q cannot provide it too (dispose %q first): %w",
 			key, old.owner.name, f.name, old.owner.name, ErrDuplicate)
 	}
 	r.seq++
 	e := &serviceEntry{key: key, value: v, owner: f, seq: r.seq}
-	r.services[key] = e
+	r.services[e.at()] = e
 	r.owned[f] = append(r.owned[f], key)
 	r.mu.Unlock()
 
@@ -94,27 +118,34 @@ func (c *Context) Provide(key string, v any) error {
 }
 
 // Get returns the value provided under key, if its provider is active (cordis' strict get).
+// A fiber of a session sees that session's services and the runtime's own, never another
+// session's.
 func (c *Context) Get(key string) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
-	r := c.fiber.root
+	f := c.fiber
+	r := f.root
 	r.mu.Lock()
-	e, ok := r.services[key]
+	e, ok := r.lookup(f.session, key)
 	r.mu.Unlock()
 	if !ok || e.owner.State() != StateActive {
 		return nil, false
 	}
+	if v, ok := e.value.(sessionViewer); ok && f.session != "" {
+		return v.forSession(f.session), true
+	}
 	return e.value, true
 }
 
-// missing returns the keys that have no active provider, in the order given.
-func (r *root) missing(keys []string) []string {
+// missing returns the keys that have no active provider visible to session, in the order
+// given.
+func (r *root) missing(session string, keys []string) []string {
 	var out []string
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, k := range keys {
-		if e, ok := r.services[k]; !ok || e.owner.State() != StateActive {
+		if e, ok := r.lookup(session, k); !ok || e.owner.State() != StateActive {
 			out = append(out, k)
 		}
 	}
@@ -128,8 +159,8 @@ func (r *root) missing(keys []string) []string {
 func (r *root) forget(e *serviceEntry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.services[e.key] == e {
-		delete(r.services, e.key)
+	if r.services[e.at()] == e {
+		delete(r.services, e.at())
 	}
 	keys := r.owned[e.owner]
 	for i := len(keys) - 1; i >= 0; i-- {
@@ -163,7 +194,7 @@ func (f *Fiber) WaitingFor() []string {
 	if f.State() != StatePending {
 		return nil
 	}
-	return f.root.missing(f.inject)
+	return f.root.missing(f.session, f.inject)
 }
 
 func sortedServices(r *root) []*serviceEntry {

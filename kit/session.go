@@ -30,3 +30,9 @@ func SessionFrom(ctx context.Context) (string, bool) {
 	id, ok := ctx.Value(sessionKey{}).(string)
 	return id, ok
 }
+
+// Session is the session an event belongs to. A payload field of this type makes its event
+// session-scoped (package doc, "Sessions"): an emit reaches the runtime's own listeners and
+// those of the session the field names, never another session's. gen-cordis-api marks such
+// events in the catalog and the docs. A payload has at most one Session field.
+type Session string

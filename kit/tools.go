@@ -35,6 +35,9 @@ type ToolsChangeEvent struct {
 	Tool string
 	// Registered is true for a registration and false for a removal.
 	Registered bool
+	// Session is the session of the plugin that registered the tool; "" for the runtime's
+	// own. A session hears only of its own tools and the runtime's.
+	Session Session
 }
 
 // ErrUnknownTool reports a call of a tool that is not registered.
@@ -57,13 +60,48 @@ type Tool struct {
 }
 
 // Tools is the tool registry. Registrations are effects of the registering fiber.
+//
+// A tool registered by a fiber of a session belongs to that session: a view of the
+// registry for a session (Session, and what ToolsService.Get returns to that session's
+// fibers) lists, describes and calls only the runtime's own tools and that session's.
+// Tool names are one namespace: a name another session holds is refused without saying
+// who holds it. The runtime's own view (what its fibers get) sees every tool.
 type Tools struct {
+	reg     *toolRegistry
+	session string // the session of a scoped view
+	scoped  bool   // a view of one session: only its tools and the runtime's
+}
+
+// toolRegistry is the state every view of one runtime's registry shares.
+type toolRegistry struct {
 	root *Context
 
 	mu     sync.RWMutex
 	byName map[string]*toolEntry
 	order  []*toolEntry
 	checks []*toolCheck
+}
+
+// Session returns the view of the registry for session: the runtime's own tools and
+// those of session's fibers. Session("") sees the runtime's own tools only.
+func (t *Tools) Session(session string) *Tools {
+	return &Tools{reg: t.reg, session: session, scoped: true}
+}
+
+func (t *Tools) forSession(session string) any { return t.Session(session) }
+
+// sees reports whether the view shows e.
+func (t *Tools) sees(e *toolEntry) bool {
+	return !t.scoped || e.owner.session == "" || e.owner.session == t.session
+}
+
+// entry returns the named tool if the view shows it. t.reg.mu held.
+func (t *Tools) entry(name string) (*toolEntry, bool) {
+	e, ok := t.reg.byName[name]
+	if !ok || !t.sees(e) {
+		return nil, false
+	}
+	return e, true
 }
 
 // A toolCheck is a check every registration must pass, added by AddCheck.
@@ -101,26 +139,31 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 	}
 	e := &toolEntry{tool: tool, owner: c.fiber}
 	f := c.fiber
+	reg := t.reg
 	// The entry becomes callable only once its effect (and so its scope) exists, and the
 	// duplicate check and the insert happen under one lock.
-	t.mu.Lock()
-	if old, ok := t.byName[tool.Name]; ok {
-		t.mu.Unlock()
+	reg.mu.Lock()
+	if old, ok := reg.byName[tool.Name]; ok {
+		reg.mu.Unlock()
+		if old.owner.session != "" && old.owner.session != f.session {
+			return nil, fmt.Errorf("kit: tool name %q is taken in this runtime; plugin %q must register its tool under another name: %w",
+				tool.Name, f.name, ErrDuplicate)
+		}
 		return nil, fmt.Errorf("kit: tool %q is already registered by plugin %q; plugin %q cannot register it again: %w",
-			tool.Name, old.owner.name, c.fiber.name, ErrDuplicate)
+			tool.Name, old.owner.name, f.name, ErrDuplicate)
 	}
 	eff, err := f.addEffect(label{"tool", tool.Name}, func(sc *scope) { e.scope = sc }, func(context.Context) error {
-		t.remove(e)
+		reg.remove(e)
 		return nil
 	})
 	if err != nil {
-		t.mu.Unlock()
+		reg.mu.Unlock()
 		return nil, err
 	}
-	t.byName[tool.Name] = e
-	t.order = append(t.order, e)
-	t.mu.Unlock()
-	ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: tool.Name, Registered: true})
+	reg.byName[tool.Name] = e
+	reg.order = append(reg.order, e)
+	reg.mu.Unlock()
+	ToolsChange.Emit(reg.root, ToolsChangeEvent{Tool: tool.Name, Registered: true, Session: Session(f.session)})
 	return func() { _ = f.cancelEffect(context.Background(), eff) }, nil
 }
 
@@ -136,14 +179,15 @@ func (t *Tools) AddCheck(c *Context, check func(ToolSchema) error) error {
 		return fmt.Errorf("kit: AddCheck needs a non-nil check")
 	}
 	tc := &toolCheck{check: check}
-	t.mu.Lock()
-	t.checks = append(t.checks, tc)
-	t.mu.Unlock()
+	reg := t.reg
+	reg.mu.Lock()
+	reg.checks = append(reg.checks, tc)
+	reg.mu.Unlock()
 	remove := func() error {
-		t.mu.Lock()
+		reg.mu.Lock()
 		// A new slice: runChecks iterates the old one without the lock.
-		t.checks = slices.DeleteFunc(slices.Clone(t.checks), func(x *toolCheck) bool { return x == tc })
-		t.mu.Unlock()
+		reg.checks = slices.DeleteFunc(slices.Clone(reg.checks), func(x *toolCheck) bool { return x == tc })
+		reg.mu.Unlock()
 		return nil
 	}
 	if err := c.Effect(remove); err != nil {
@@ -155,9 +199,9 @@ func (t *Tools) AddCheck(c *Context, check func(ToolSchema) error) error {
 
 // runChecks runs the checks of AddCheck, outside the lock: they may read the registry.
 func (t *Tools) runChecks(s ToolSchema) error {
-	t.mu.RLock()
-	checks := t.checks
-	t.mu.RUnlock()
+	t.reg.mu.RLock()
+	checks := t.reg.checks
+	t.reg.mu.RUnlock()
 	for _, tc := range checks {
 		if err := tc.check(s); err != nil {
 			return err
@@ -183,35 +227,37 @@ func checkSchemas(s ToolSchema) error {
 	return nil
 }
 
-func (t *Tools) remove(e *toolEntry) {
-	t.mu.Lock()
-	found := t.byName[e.tool.Name] == e
+func (r *toolRegistry) remove(e *toolEntry) {
+	r.mu.Lock()
+	found := r.byName[e.tool.Name] == e
 	if found {
-		delete(t.byName, e.tool.Name)
-		t.order = slices.DeleteFunc(t.order, func(x *toolEntry) bool { return x == e })
+		delete(r.byName, e.tool.Name)
+		r.order = slices.DeleteFunc(r.order, func(x *toolEntry) bool { return x == e })
 	}
-	t.mu.Unlock()
+	r.mu.Unlock()
 	if found {
-		ToolsChange.Emit(t.root, ToolsChangeEvent{Tool: e.tool.Name})
+		ToolsChange.Emit(r.root, ToolsChangeEvent{Tool: e.tool.Name, Session: Session(e.owner.session)})
 	}
 }
 
-// Schemas returns the registered tools in registration order. The result is a copy.
+// Schemas returns the tools the view shows, in registration order. The result is a copy.
 func (t *Tools) Schemas() []ToolSchema {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	out := make([]ToolSchema, len(t.order))
-	for i, e := range t.order {
-		out[i] = e.tool.ToolSchema.clone()
+	t.reg.mu.RLock()
+	defer t.reg.mu.RUnlock()
+	out := make([]ToolSchema, 0, len(t.reg.order))
+	for _, e := range t.reg.order {
+		if t.sees(e) {
+			out = append(out, e.tool.ToolSchema.clone())
+		}
 	}
 	return out
 }
 
 // Get returns the schema of the named tool.
 func (t *Tools) Get(name string) (ToolSchema, bool) {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	e, ok := t.byName[name]
+	t.reg.mu.RLock()
+	defer t.reg.mu.RUnlock()
+	e, ok := t.entry(name)
 	if !ok {
 		return ToolSchema{}, false
 	}
@@ -220,9 +266,9 @@ func (t *Tools) Get(name string) (ToolSchema, bool) {
 
 // Owner returns the name of the plugin that registered the named tool.
 func (t *Tools) Owner(name string) (string, bool) {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	e, ok := t.byName[name]
+	t.reg.mu.RLock()
+	defer t.reg.mu.RUnlock()
+	e, ok := t.entry(name)
 	if !ok {
 		return "", false
 	}
@@ -230,13 +276,14 @@ func (t *Tools) Owner(name string) (string, bool) {
 }
 
 // Call runs the named tool. The call counts as a running callback of the owning fiber, so
-// disposing that fiber waits for it; a tool whose fiber is unloading is reported unknown.
+// disposing that fiber waits for it; a tool whose fiber is unloading, or that the view
+// does not show, is reported unknown.
 //
 //cordis:internal
 func (t *Tools) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {
-	t.mu.RLock()
-	e, ok := t.byName[name]
-	t.mu.RUnlock()
+	t.reg.mu.RLock()
+	e, ok := t.entry(name)
+	t.reg.mu.RUnlock()
 	if !ok || !e.scope.enter() {
 		return nil, fmt.Errorf("kit: tool %q: %w", name, ErrUnknownTool)
 	}
