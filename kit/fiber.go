@@ -52,14 +52,14 @@ type Plugin struct {
 // A Fiber is one running instance of a Plugin: its state, its effects and its children.
 // All methods are safe for concurrent use.
 type Fiber struct {
-	id     uint64
-	root   *root
-	parent *Fiber
+	id      uint64
+	root    *root
+	parent  *Fiber
 	name    string
 	session string // "" for the runtime's own fibers; fixed at creation
 	inject  []string
-	apply  func(*Context) error
-	ctx    *Context
+	apply   func(*Context) error
+	ctx     *Context
 
 	state atomic.Int32
 	trans sync.Mutex // held for a whole transition: one transition at a time

@@ -78,7 +78,10 @@ func TestScopedEventReachesOnlyItsSession(t *testing.T) {
 		return func(c *kit.Context) error {
 			_, err1 := emitEv.On(c, func(p callPayload) { h.add(who, "emit "+p.Secret) })
 			_, err2 := parEv.On(c, func(_ context.Context, p callPayload) error { h.add(who, "parallel "+p.Secret); return nil })
-			_, err3 := serEv.On(c, func(_ context.Context, p callPayload) (bool, error) { h.add(who, "serial "+p.Secret); return false, nil })
+			_, err3 := serEv.On(c, func(_ context.Context, p callPayload) (bool, error) {
+				h.add(who, "serial "+p.Secret)
+				return false, nil
+			})
 			_, err4 := bailEv.On(c, func(p callPayload) bool { h.add(who, "bail "+p.Secret); return false })
 			_, err5 := fallEv.On(c, func(_ context.Context, p callPayload, next func() (string, error)) (string, error) {
 				h.add(who, "waterfall "+p.Secret)
@@ -252,7 +255,9 @@ func TestSessionTools(t *testing.T) {
 	defer root.Fiber().Dispose(ctx)
 	tools, _ := kit.ToolsService.Get(root)
 	echo := func(name string) kit.Tool {
-		return kit.Tool{ToolSchema: kit.ToolSchema{Name: name, Description: "d"}, Execute: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`"` + name + `"`), nil }}
+		return kit.Tool{ToolSchema: kit.ToolSchema{Name: name, Description: "d"}, Execute: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`"` + name + `"`), nil
+		}}
 	}
 	var h heard
 	register := func(name, session, tool string) {
