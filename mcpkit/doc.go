@@ -12,6 +12,13 @@
 //
 //	err := mcpkit.Serve(ctx, root, &mcp.StdioTransport{}, nil)
 //
+// or to many clients over HTTP, each sending a bearer token that says who it is:
+//
+//	err := mcpkit.ServeHTTP(ctx, root, ln, &mcpkit.Options{HTTP: &mcpkit.HTTPOptions{Tokens: []mcpkit.Token{
+//		{Token: aliceToken, Session: "alice"}, // alice's session, hers after a restart too
+//		{Token: rand.Text()},                   // each client with it a session of its own
+//	}}})
+//
 // The Invoker is package invoke's (github.com/cordiskit/cordiskit/invoke), which does not
 // import the MCP SDK: an agent loop that wants only the neutral Tools + Invoke pair links
 // that package alone. A Server calls the tools through one, so arguments are validated the
@@ -33,23 +40,60 @@
 // Session-scoped tools (the dynamic-plugin runner's seven: Plugins belong to the session
 // that defined them) read the calling session from the call's context (kit.SessionFrom).
 // invoke.Invoker.InvokeSession names it for an agent loop. The Server puts each MCP client
-// session on the context of its tool calls as its own session: a stable id minted per
-// client session ("mcp-N"), or what Options.Session maps it to; Options.Before sees the
-// same context. With Options.Messages (a runner), messages for a session's model reach
-// that session's client as log notifications (level MessageLevel, logger MessageLogger)
-// once the client enables logging at that level or lower; until then, and after the
-// client goes, the runner keeps them (cordis_inspect_self lists them) and delivers them
-// when a client of the session enables logging again. A goroutine per client session
-// writes them, so a slow client never holds up the runner.
+// session on the context of its tool calls as a session, fixed by its first request:
+//
+//   - over HTTP, the session its bearer token proves (Options.HTTP, next section): a
+//     token mapped to a name is that session for every client that sends it, so with a
+//     durable store (runner/sqlstore) its Plugins are found again after a restart; a
+//     token without a name gives each client session one of its own, minted as below.
+//     Nothing the client says about itself (clientInfo.name) names it;
+//   - otherwise (stdio, in-memory transports: one client is one process or one
+//     connection), what Options.Session maps the client session to;
+//   - else an id minted per client session, "mcp-TAG-N": TAG is random per process, so
+//     no id is ever reused, not even by the next process over the same durable store,
+//     and such a session's Plugins are never found by a later client.
+//
+// Options.Before sees the same context. With Options.Messages (a runner), messages for a
+// session's model reach that session's client as log notifications (level MessageLevel,
+// logger MessageLogger) once the client enables logging at that level or lower; until
+// then, and after the client goes, the runner keeps them (cordis_inspect_self lists them)
+// and delivers them when a client of the session enables logging again. A goroutine per
+// client session writes them, so a slow client never holds up the runner.
 //
 // # Many clients over HTTP
 //
 // ServeHTTP serves the runtime's tools to any number of clients at once on MCP's
-// streamable HTTP transport (at HTTPPath), all sharing the runtime, each its own session
-// as above; when its context ends it cancels open requests, ends every client session
-// and waits for what it started. To mount the transport in a server of your own, use
-// Server.HTTPHandler, and at shutdown Server.CloseSessions after http.Server.Shutdown and
-// before Server.Close (see CloseSessions for the event streams).
+// streamable HTTP transport (at HTTPPath), all sharing the runtime, each the session its
+// token proves; when its context ends it cancels open requests, ends every client
+// session and waits for what it started. To mount the transport in a server of your own,
+// use Server.HTTPHandler, and at shutdown Server.CloseSessions after http.Server.Shutdown
+// and before Server.Close (see CloseSessions for the event streams).
+//
+// Serving many clients is serving many people, and a client's tools run code in the
+// process (a Plugin's host half reaches every service the runtime offers it), so over
+// HTTP every request is checked before the SDK sees it, in this order:
+//
+//   - Origin: a request that carries an Origin header not in HTTPOptions.AllowedOrigins
+//     (none by default) is answered 403, so a web page the user opens cannot call a local
+//     server (DNS rebinding). MCP clients that are not browsers send none.
+//   - Bearer token: a request without "Authorization: Bearer TOKEN" for one of
+//     HTTPOptions.Tokens is answered 401 with a WWW-Authenticate challenge (RFC 6750;
+//     error="invalid_token" for a token that is not accepted) and a message that says
+//     what to send, ending with HTTPOptions.TokenHelp. Tokens are looked up by their
+//     SHA-256, never compared byte by byte, and must be at least MinTokenLength
+//     characters. The check is the SDK's auth.RequireBearerToken: the SDK's handler keeps
+//     the identity a client session was opened with and answers 403 to a request on it
+//     with another one, so a client that learns another's Mcp-Session-Id gets nothing.
+//     Tokens of one name share an identity (one person's laptop and phone); each token
+//     without a name is its own.
+//   - Host: on a loopback listener, a request whose Host is not loopback is answered 403
+//     (the SDK's check, on unless StreamableHTTPOptions.DisableLocalhostProtection).
+//
+// With no token configured, ServeHTTP and HTTPHandler do not serve: they fail with
+// ErrNoHTTPToken, which says what to set. HTTPOptions.InsecureNoToken, for a handler
+// behind something that authenticates every request itself, serves without a token;
+// each client session is then its own as over stdio. A token travels in clear over plain
+// HTTP: off loopback, serve it behind TLS.
 //
 // # Budgets on what is sent
 //

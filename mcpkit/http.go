@@ -16,18 +16,21 @@ import (
 const HTTPPath = "/mcp"
 
 // HTTPHandler returns an http.Handler that serves s over MCP's streamable HTTP transport
-// (mcp.NewStreamableHTTPHandler). Every client session it opens (one Mcp-Session-Id) is a
-// client session of s like any other: its own kit session (Options.Session), its own
-// messages. The transport is stateful: a stateless request has no client session to own
-// Plugins or receive messages, so opts.Stateless is ignored. A nil opts means the SDK's
-// defaults (which refuse a loopback request whose Host header is not loopback).
-func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
+// (mcp.NewStreamableHTTPHandler) to the clients Options.HTTP admits: a request with a
+// foreign Origin gets 403, one without an accepted bearer token 401, one on a client
+// session that another token opened 403. Every client session it opens (one
+// Mcp-Session-Id) is a client session of s like any other: the kit session its token
+// proves, its own messages. The transport is stateful: a stateless request has no client
+// session to own Plugins or receive messages, so opts.Stateless is ignored. A nil opts
+// means the SDK's defaults (which refuse a loopback request whose Host header is not
+// loopback). It fails with ErrNoHTTPToken when Options.HTTP accepts no token.
+func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	var o mcp.StreamableHTTPOptions
 	if opts != nil {
 		o = *opts
 	}
 	o.Stateless = false
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &o)
+	return s.guard.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &o))
 }
 
 // CloseSessions ends every client session of s and waits for the goroutines s keeps for
@@ -45,8 +48,9 @@ func (s *Server) CloseSessions() error {
 }
 
 // ServeHTTP serves the tools of c's runtime to any number of MCP clients over the
-// streamable HTTP transport on ln, at HTTPPath, until ctx is done; each client is its own
-// session. Then it shuts down: open requests are cancelled (a client's event stream
+// streamable HTTP transport on ln, at HTTPPath, until ctx is done; each client is the
+// session its bearer token proves (Options.HTTP; without a token configured it fails with
+// ErrNoHTTPToken, and closes ln). Then it shuts down: open requests are cancelled (a client's event stream
 // would otherwise hold the server open), the server waits for their handlers, ends every
 // client session, detaches from the runtime and closes ln. It returns nil after a
 // shutdown that ctx began, as Serve does for a client that hung up. A nil opts means
@@ -56,8 +60,12 @@ func ServeHTTP(ctx context.Context, c *kit.Context, ln net.Listener, opts *Optio
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
+	h, err := s.HTTPHandler(&mcp.StreamableHTTPOptions{Logger: s.logger})
+	if err != nil {
+		return errors.Join(err, s.Close(context.WithoutCancel(ctx)), ln.Close())
+	}
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, s.HTTPHandler(&mcp.StreamableHTTPOptions{Logger: s.logger}))
+	mux.Handle(HTTPPath, h)
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -30,12 +31,12 @@ func TestServeHTTP(t *testing.T) {
 	defer cancel()
 	serve, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- mcpkit.ServeHTTP(serve, root, ln, &mcpkit.Options{Messages: r}) }()
+	go func() { done <- mcpkit.ServeHTTP(serve, root, ln, &mcpkit.Options{Messages: r, HTTP: testTokens}) }()
 
 	endpoint := "http://" + ln.Addr().String() + mcpkit.HTTPPath
 	var clients []*mcp.ClientSession
 	for range 2 {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{processToken, http.DefaultTransport}}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

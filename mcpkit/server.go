@@ -46,10 +46,16 @@ type Options struct {
 
 	// Session maps a client session to the session id its tool calls carry on their
 	// context (kit.WithSession), which session-scoped tools read (kit.SessionFrom): the
-	// dynamic-plugin runner's Plugins belong to it. It is called once per client session.
-	// Nil means a stable id minted per client session, "mcp-N" (unique in the process), so
-	// every client is its own session; "" means the client's calls carry none.
+	// dynamic-plugin runner's Plugins belong to it. It is called once per client session,
+	// and never for one that a bearer token of HTTP opened: the token names that (see
+	// HTTP). Nil means a stable id minted per client session, "mcp-TAG-N" (never reused,
+	// not even by another process), so every client is its own session; "" means the
+	// client's calls carry none.
 	Session func(*mcp.ServerSession) string
+	// HTTP says who may use the Server over HTTP (ServeHTTP, HTTPHandler) and which
+	// session each bearer token proves. Nil accepts no token: serving over HTTP then
+	// fails with ErrNoHTTPToken. Stdio and in-memory transports do not read it.
+	HTTP *HTTPOptions
 	// Messages, if non-nil, is where messages for the models of sessions come from (a
 	// *runner.Runner): each client session receives its session's as log notifications
 	// (notifications/message, level MessageLevel, logger MessageLogger, data {kind,
@@ -75,6 +81,7 @@ type Server struct {
 	logger  *slog.Logger
 	opts    Options
 	budgets budgets
+	guard   *httpGuard // Options.HTTP, checked
 
 	sessMu     sync.Mutex
 	ids        map[*mcp.ServerSession]string     // the kit session of each live client session
@@ -99,9 +106,9 @@ type servedTool struct {
 }
 
 // NewServer builds an MCP server over the tools of c's runtime and starts it as plugin
-// "mcpkit", a child of c's fiber that injects the "tools" service. It fails only if the
-// plugin cannot start. Serve it with Run (one session) or MCP().Connect (many); Close
-// detaches it.
+// "mcpkit", a child of c's fiber that injects the "tools" service. It fails if
+// Options.HTTP is not valid (the error says what to change) or the plugin cannot start.
+// Serve it with Run (one session), HTTPHandler or MCP().Connect (many); Close detaches it.
 func NewServer(c *kit.Context, opts *Options) (*Server, error) {
 	s := &Server{inv: new(invoke.Invoker), logger: c.Logger(), served: map[string]servedTool{}, leftOut: map[string]bool{},
 		ids: map[*mcp.ServerSession]string{}, forwarders: map[*mcp.ServerSession]*forwarder{}}
@@ -109,6 +116,11 @@ func NewServer(c *kit.Context, opts *Options) (*Server, error) {
 		s.opts = *opts
 	}
 	s.budgets = newBudgets(&s.opts)
+	guard, err := newHTTPGuard(s.opts.HTTP)
+	if err != nil {
+		return nil, err
+	}
+	s.guard = guard
 	impl := s.opts.Implementation
 	if impl == nil {
 		impl = &mcp.Implementation{Name: "cordiskit", Version: "dev"}
@@ -354,7 +366,7 @@ func (a servedTool) equal(b servedTool) bool {
 // sees it; protocol errors are left to the SDK (an unknown tool name, a broken request).
 func (s *Server) handler(name string, structured bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx = kit.WithSession(ctx, s.sessionOf(req.Session))
+		ctx = kit.WithSession(ctx, s.sessionOf(req.Session, req.Extra))
 		args := req.Params.Arguments
 		var err error
 		if s.opts.Before != nil {

@@ -2,7 +2,9 @@ package mcpkit
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,11 +35,23 @@ const maxForwardQueue = 256
 // sendTimeout bounds the write of one message to a client.
 const sendTimeout = 10 * time.Second
 
-var sessionSeq atomic.Uint64
+// ephemeralPrefix begins the session ids a Server mints; a Token's Session may not.
+const ephemeralPrefix = "mcp-"
 
-// sessionOf returns the kit session id of a client session: Options.Session's, or one
-// minted per client session ("mcp-N", unique in the process) and kept while it lives.
-func (s *Server) sessionOf(ss *mcp.ServerSession) string {
+var (
+	sessionSeq atomic.Uint64
+	// processTag makes minted ids unique across processes too: with a durable store, a
+	// client of the next process must not find the Plugins of this one's "mcp-1".
+	processTag = strings.ToLower(rand.Text()[:8])
+)
+
+// sessionOf returns the kit session id of a client session, fixed by the first request
+// that asks (extra is that request's): the session its bearer token proves (HTTPOptions),
+// else Options.Session's, else one minted per client session ("mcp-TAG-N", never reused)
+// and kept while it lives. A token without a name gets a minted one, never
+// Options.Session's: over HTTP only the token names a session. The SDK's handler refuses a
+// later request of the client session made with another token's identity.
+func (s *Server) sessionOf(ss *mcp.ServerSession, extra *mcp.RequestExtra) string {
 	if ss == nil {
 		return ""
 	}
@@ -45,10 +59,13 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	defer s.sessMu.Unlock()
 	id, ok := s.ids[ss]
 	if !ok {
-		if s.opts.Session != nil {
+		switch name, proven := s.guard.session(extra); {
+		case name != "":
+			id = name
+		case !proven && s.opts.Session != nil:
 			id = s.opts.Session(ss)
-		} else {
-			id = fmt.Sprintf("mcp-%d", sessionSeq.Add(1))
+		default:
+			id = fmt.Sprintf("%s%s-%d", ephemeralPrefix, processTag, sessionSeq.Add(1))
 		}
 		s.ids[ss] = id
 		s.watch(ss)
@@ -78,12 +95,12 @@ func (s *Server) watch(ss *mcp.ServerSession) {
 // setLevel follows a client's logging/setLevel: at MessageLevel or lower its messages
 // are forwarded; above it (or before any setLevel) they stay with the MessageSource,
 // which keeps them for the session, so nothing is sent into a client that drops it.
-func (s *Server) setLevel(ss *mcp.ServerSession, level mcp.LoggingLevel) {
+func (s *Server) setLevel(ss *mcp.ServerSession, extra *mcp.RequestExtra, level mcp.LoggingLevel) {
 	if s.opts.Messages == nil {
 		return
 	}
 	on := level == "debug" || level == "info" || level == MessageLevel
-	session := s.sessionOf(ss)
+	session := s.sessionOf(ss, extra)
 	s.sessMu.Lock()
 	f := s.forwarders[ss]
 	switch {
@@ -127,7 +144,7 @@ func (s *Server) levelMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			ss, _ := req.GetSession().(*mcp.ServerSession)
 			p, _ := req.GetParams().(*mcp.SetLoggingLevelParams)
 			if ss != nil && p != nil {
-				s.setLevel(ss, p.Level)
+				s.setLevel(ss, req.GetExtra(), p.Level)
 			}
 		}
 		return res, err
