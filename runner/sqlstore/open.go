@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +24,10 @@ type Options struct {
 	// are neither current, next, the latest attempt's, granted, nor among its newest
 	// KeepPackages. Zero (the default) keeps every Package.
 	KeepPackages int
+
+	// Logger receives the counters Open raised (see "The file" in the package doc). Nil
+	// means slog.Default().
+	Logger *slog.Logger
 }
 
 // ErrLocked reports a definition store file that another open Store holds (in this
@@ -114,18 +119,53 @@ func (s *Store) open(ctx context.Context) error {
 	if s.conn, err = db.Conn(ctx); err != nil {
 		return s.fileError("opening", err)
 	}
-	if err := s.migrate(ctx); err != nil {
+	raised, err := s.opening(ctx)
+	if err != nil {
 		return err
 	}
-	if err := s.load(ctx); err != nil {
-		return s.fileError("reading", err)
+	s.logRaised(raised)
+	var mode string
+	if err := s.conn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return s.fileError("switching to WAL", err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("sqlstore: %s: the file cannot use SQLite's WAL journal (journal_mode is %q); put it on a local file system", s.path, mode)
 	}
 	return nil
 }
 
+// opening is the transaction that opens the file: it takes the file's exclusive lock,
+// checks and migrates the schema, loads the cache and raises the counters that are below
+// the stored ids, committing all of it or nothing.
+func (s *Store) opening(ctx context.Context) (raised []raise, err error) {
+	// BEGIN EXCLUSIVE takes the write lock now; in exclusive locking mode it is then held
+	// until Close, so a second Store of the file fails here rather than at a later write.
+	if _, err := s.conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
+		return nil, s.fileError("locking", err)
+	}
+	defer func() {
+		if err != nil {
+			_, _ = s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.load(ctx); err != nil {
+		return nil, s.fileError("reading", err)
+	}
+	if raised, err = s.raiseCounters(ctx); err != nil {
+		return nil, s.fileError("raising the id counters of", err)
+	}
+	if _, err := s.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return nil, s.fileError("writing", err)
+	}
+	return raised, nil
+}
+
 // dsn is the driver's name for path: a file: URI (so any path is escaped) with the
 // pragmas every connection needs, locking first so WAL keeps its index in process memory
-// and the lock is never shared. WAL is switched on by migrate, once the file is known to
+// and the lock is never shared. WAL is switched on by open, once the file is known to
 // be a definition store: journal_mode is a lasting change to the file.
 func dsn(path string) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
@@ -206,19 +246,9 @@ func notWritable(what string) error {
 	return fmt.Errorf("%w: %s. The store writes every change to the file and keeps its write-ahead log beside it: make the file and its directory writable by the user this runtime runs as (chmod u+w, or chown), or give the runtime another path; the file is left as it was", ErrNotWritable, what)
 }
 
-// migrate takes the file's exclusive lock, checks that it is a definition store of a
-// schema this build knows, and runs the missing steps, in one transaction.
-func (s *Store) migrate(ctx context.Context) (err error) {
-	// BEGIN EXCLUSIVE takes the write lock now; in exclusive locking mode it is then held
-	// until Close, so a second Store of the file fails here rather than at a later write.
-	if _, err := s.conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
-		return s.fileError("locking", err)
-	}
-	defer func() {
-		if err != nil {
-			_, _ = s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
+// migrate checks that the file is a definition store of a schema this build knows and
+// runs the missing steps, in the opening transaction.
+func (s *Store) migrate(ctx context.Context) error {
 	var app, version, tables int64
 	for _, q := range []struct {
 		sql string
@@ -245,16 +275,6 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 		if _, err := s.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", applicationID, SchemaVersion)); err != nil {
 			return s.fileError("writing", err)
 		}
-	}
-	if _, err := s.conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return s.fileError("writing", err)
-	}
-	var mode string
-	if err := s.conn.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
-		return s.fileError("switching to WAL", err)
-	}
-	if mode != "wal" {
-		return fmt.Errorf("sqlstore: %s: the file cannot use SQLite's WAL journal (journal_mode is %q); put it on a local file system", s.path, mode)
 	}
 	return nil
 }
