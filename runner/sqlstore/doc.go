@@ -35,6 +35,30 @@
 // or a directory, this process cannot write (ErrNotWritable), since every change must be
 // written and WAL keeps its log beside the file.
 //
+// The path must be a regular file, or not exist yet, and so must SQLite's side files
+// beside it (path-wal, path-shm, path-journal; for a symlinked path, beside its target
+// too, where SQLite keeps them). Open looks with lstat and stat before it opens anything,
+// and refuses a FIFO, a socket, a device, a directory, or a symlink to one (ErrRefused,
+// naming the path, what it is and the fix): SQLite would block forever on a FIFO, and take
+// the others for a broken database. Its own probes of the file open it non-blocking and
+// check what they opened. A thing swapped in at the path between these checks and
+// SQLite's own open is not caught: whoever can do that owns the directory.
+//
+// Open raises, never lowers, an id counter that is below the ids the file stores: the
+// counters table edited, or restored from an older copy, would otherwise make every
+// define fail on a duplicate key, or mint again an id a session still holds. In the
+// transaction that opens the file, each counter that is missing, negative, or below the
+// highest number of its kind stored anywhere in the file is set to that number (0 when
+// there is none): a Plugin's row and the number of its id (one counter for every
+// prefix), the Packages and every Package a Plugin names (current, next, latest,
+// granted, revoked), and the run of each latest attempt. Each raise is logged once it is
+// committed (Options.Logger, at Warn, with the counter, the old value and the new); a
+// second Open finds nothing to raise. Raising loses nothing: ids stay unique and every
+// stored definition keeps its id. What the check cannot see: the ids of Plugins removed
+// since, whose rows are gone, and approval ids, which are stored only in latest attempts
+// as the record of a request that ended with its process (the runner clears them at
+// boot) and is answered only with that request's secret ticket.
+//
 // One process at a time: the file is opened in SQLite's exclusive locking mode, and a
 // second Open of it (another process, or the same one) is refused with ErrLocked until the
 // first Store is closed.
@@ -61,7 +85,8 @@
 //     honoured, but a run with a client half restarted at boot is a run request again,
 //     started by the next page of the panel (approved again only when no grant covers it).
 //
-// Ids need nothing from the runtime: the counters are in the file and never go back.
+// Ids need nothing from the runtime: the counters are in the file and never go back (a
+// file edited behind the runtime's back is repaired at Open; see "The file").
 //
 // # Retention
 //
