@@ -23,6 +23,9 @@ const (
 	ReasonNotRunning         Reason = "not-running"
 	ReasonNotAuthorised      Reason = "not-authorised"
 	ReasonClosed             Reason = "closed"
+	// ReasonLimit refuses what would take a session or a run past one of its caps
+	// (Options.MaxPluginsPerSession and the others of the package doc's Caps).
+	ReasonLimit Reason = "limit-reached"
 )
 
 // An Error is a refusal of a runner verb: a Reason and a message that says what went wrong

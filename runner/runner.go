@@ -22,6 +22,13 @@ const (
 	DefaultMaxQueuedMessages = 100
 	DefaultMaxNameBytes      = 200
 	DefaultMaxPurposeBytes   = 2000
+
+	// The caps (see the package doc's Caps).
+	DefaultMaxPluginsPerSession         = 64
+	DefaultMaxPackagesPerSession        = 256
+	DefaultMaxPendingRequestsPerSession = 16
+	DefaultMaxHandlersPerRun            = 256
+	DefaultMaxInventoryBytes            = 1 << 20
 )
 
 // Options configures a Runner. A nil *Options means defaults: an in-memory Store and a
@@ -76,6 +83,25 @@ type Options struct {
 	// MaxInspectMethods bounds the methods one page may publish as client inspect
 	// providers, over all its providers. Default 256.
 	MaxInspectMethods int
+
+	// Caps: what one session or one run may hold (the package doc's Caps). A verb that
+	// would go past one is refused with ReasonLimit and a message that names the field.
+	//
+	// MaxPluginsPerSession bounds the Plugins one session holds. Default 64.
+	MaxPluginsPerSession int
+	// MaxPackagesPerSession bounds the Packages one session holds, over all its Plugins.
+	// Default 256.
+	MaxPackagesPerSession int
+	// MaxPendingRequestsPerSession bounds the run requests of one session that wait for a
+	// page at once. Default 16.
+	MaxPendingRequestsPerSession int
+	// MaxHandlersPerRun bounds the harness.handle handlers one run of a host half holds at
+	// once, in the sandbox host the Runner builds (Host nil; for a SandboxHost of your own,
+	// see SandboxHost.SetMaxHandlersPerRun). Default 256.
+	MaxHandlersPerRun int
+	// MaxInventoryBytes bounds the JSON of the rows one InventoryPage answer carries.
+	// Default 1 MiB.
+	MaxInventoryBytes int
 }
 
 func (o *Options) withDefaults() Options {
@@ -98,7 +124,10 @@ func (o *Options) withDefaults() Options {
 	for _, f := range []struct {
 		p *int
 		v int
-	}{{&c.MaxQueuedMessages, DefaultMaxQueuedMessages}, {&c.MaxNameBytes, DefaultMaxNameBytes}, {&c.MaxPurposeBytes, DefaultMaxPurposeBytes}} {
+	}{{&c.MaxQueuedMessages, DefaultMaxQueuedMessages}, {&c.MaxNameBytes, DefaultMaxNameBytes}, {&c.MaxPurposeBytes, DefaultMaxPurposeBytes},
+		{&c.MaxPluginsPerSession, DefaultMaxPluginsPerSession}, {&c.MaxPackagesPerSession, DefaultMaxPackagesPerSession},
+		{&c.MaxPendingRequestsPerSession, DefaultMaxPendingRequestsPerSession}, {&c.MaxHandlersPerRun, DefaultMaxHandlersPerRun},
+		{&c.MaxInventoryBytes, DefaultMaxInventoryBytes}} {
 		if *f.p <= 0 {
 			*f.p = f.v
 		}
@@ -207,6 +236,7 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 			return nil, fmt.Errorf("runner: invalid Options: %w", err)
 		}
 		r.ownHost = NewSandboxHost(sopts)
+		r.ownHost.SetMaxHandlersPerRun(o.MaxHandlersPerRun)
 		r.host = r.ownHost
 	}
 	r.fiber = c.Plugin(&kit.Plugin{Name: "cordis-runner", Apply: func(c *kit.Context) error {

@@ -28,6 +28,8 @@ type SandboxHost struct {
 	// same code (a define is usually followed by its run), so the code is parsed once.
 	// One slot, not one per Package, and only for code up to handoffMaxBytes.
 	checked *sandbox.Parsed
+	// maxHandlers bounds one run's handler table (SetMaxHandlersPerRun).
+	maxHandlers int
 }
 
 // handoffMaxBytes bounds the code whose syntax tree Check keeps for the next Start.
@@ -103,7 +105,7 @@ func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostS
 	if err != nil {
 		return nil, err
 	}
-	tab := &handlerTable{}
+	tab := h.newHandlerTable()
 	m, err := h.loop.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals()})
 	if err != nil {
 		return nil, err

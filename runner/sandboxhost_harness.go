@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/cordiskit/cordiskit/sandbox"
@@ -13,10 +14,36 @@ import (
 // handlerTable is one run's harness.handle registrations (spec §11.5). It belongs to the
 // run, not to a fiber: handlers stay callable while the fiber is parked and go only when
 // the run stops. JavaScript adds and removes entries with the realm's lock held; Go reads
-// them (Handlers, Invoke) under mu without entering JavaScript.
+// them (Handlers, Invoke) under mu without entering JavaScript. It holds at most max
+// entries at once: a method counts once however often it is registered again after its
+// disposer, and the map never grows past max, whatever a half registers and disposes.
 type handlerTable struct {
-	mu sync.Mutex
-	m  map[string]*handlerEntry
+	mu  sync.Mutex
+	m   map[string]*handlerEntry
+	max int // Options.MaxHandlersPerRun
+}
+
+// SetMaxHandlersPerRun bounds the handlers one run's harness.handle holds at once; a
+// registration past it throws a TypeError in the half that says so. n <= 0 means
+// DefaultMaxHandlersPerRun. It applies to the runs started after it; New calls it with
+// Options.MaxHandlersPerRun on the host it builds.
+func (h *SandboxHost) SetMaxHandlersPerRun(n int) {
+	if n <= 0 {
+		n = DefaultMaxHandlersPerRun
+	}
+	h.mu.Lock()
+	h.maxHandlers = n
+	h.mu.Unlock()
+}
+
+// newHandlerTable returns an empty table for one run, with the host's bound.
+func (h *SandboxHost) newHandlerTable() *handlerTable {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.maxHandlers <= 0 {
+		return &handlerTable{max: DefaultMaxHandlersPerRun}
+	}
+	return &handlerTable{max: h.maxHandlers}
 }
 
 // A handlerEntry is one registration; a disposer compares entries, not functions, so a
@@ -43,9 +70,10 @@ func (t *handlerTable) harness(r *sandbox.Realm) goja.Value {
 	return h
 }
 
-// handle is harness.handle(method, fn): it refuses a blank method, a non-function and a
-// method this half already registered (the original replaced it silently), and returns a
-// disposer that removes only its own entry.
+// handle is harness.handle(method, fn): it refuses a blank method, a non-function, a
+// method this half already registered (the original replaced it silently) and a new
+// method once the table holds t.max, and returns a disposer that removes only its own
+// entry.
 func (t *handlerTable) handle(rt *goja.Runtime) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		mv := call.Argument(0)
@@ -60,7 +88,8 @@ func (t *handlerTable) handle(rt *goja.Runtime) func(goja.FunctionCall) goja.Val
 		e := &handlerEntry{fn: fn}
 		t.mu.Lock()
 		_, dup := t.m[method]
-		if !dup {
+		full := !dup && len(t.m) >= t.max
+		if !dup && !full {
 			if t.m == nil {
 				t.m = make(map[string]*handlerEntry, 4)
 			}
@@ -69,6 +98,9 @@ func (t *handlerTable) handle(rt *goja.Runtime) func(goja.FunctionCall) goja.Val
 		t.mu.Unlock()
 		if dup {
 			panic(rt.NewTypeError("harness.handle(" + jsQuote(method) + "): this host half already registered that method; register each method once (dispatch on the arguments inside one handler), or call the disposer the first harness.handle returned before registering it again"))
+		}
+		if full {
+			panic(rt.NewTypeError("harness.handle(" + jsQuote(method) + "): this run holds " + strconv.Itoa(t.max) + " handlers, the most one run may hold (runner.Options.MaxHandlersPerRun); register fewer methods and dispatch on the arguments inside one handler, or call the disposer of a handler you no longer need before registering another"))
 		}
 		return rt.ToValue(func(goja.FunctionCall) goja.Value {
 			t.mu.Lock()
