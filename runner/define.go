@@ -60,7 +60,7 @@ func (r *Runner) Define(ctx context.Context, in DefineInput) (DefineOutput, erro
 	if err := r.lock(); err != nil {
 		return DefineOutput{}, err
 	}
-	p, k, err := r.store.Define(ctx, d)
+	p, k, err := r.defineWithinCaps(ctx, d)
 	r.mu.Unlock()
 	if errors.Is(err, ErrNotFound) {
 		return DefineOutput{}, missing(in.Plugin.PluginID)
@@ -70,6 +70,42 @@ func (r *Runner) Define(ctx context.Context, in DefineInput) (DefineOutput, erro
 	}
 	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{AgentID: session, PluginID: p.ID, PackageID: k.ID, Change: Defined})
 	return DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
+}
+
+// defineWithinCaps records d unless its session already holds
+// Options.MaxPluginsPerSession Plugins (d is a new Plugin) or
+// Options.MaxPackagesPerSession Packages. It counts what the Store holds, so Plugins a
+// durable Store restored past a lowered cap all stay: only new definitions are refused
+// until the session is back under the cap. r.mu held across the count and the define, so
+// concurrent defines of one session cannot together go past a cap (Remove, the only
+// other change of the counts, lowers them).
+func (r *Runner) defineWithinCaps(ctx context.Context, d Definition) (Plugin, Package, error) {
+	if err := r.admitDefine(ctx, d); err != nil {
+		return Plugin{}, Package{}, err
+	}
+	return r.store.Define(ctx, d)
+}
+
+// admitDefine is defineWithinCaps' count. r.mu held.
+func (r *Runner) admitDefine(ctx context.Context, d Definition) error {
+	ls, err := r.store.Listings(ctx, d.Session)
+	if err != nil {
+		return err
+	}
+	packages, found := 0, d.PluginID == ""
+	for _, l := range ls {
+		packages += l.PackageCount
+		found = found || l.ID == d.PluginID
+	}
+	switch {
+	case !found:
+		return missing(d.PluginID)
+	case d.PluginID == "" && len(ls) >= r.opts.MaxPluginsPerSession:
+		return refuse(ReasonLimit, "this session holds %d Plugins, the most it may hold (runner.Options.MaxPluginsPerSession); cordis_undefine one you no longer need (cordis_inspect_self lists yours), or add this Package to one of them with cordis_define plugin:{kind:\"existing\", pluginId}", len(ls))
+	case packages >= r.opts.MaxPackagesPerSession:
+		return refuse(ReasonLimit, "this session holds %d Packages over its %d Plugins, the most it may hold (runner.Options.MaxPackagesPerSession); cordis_undefine a Plugin you no longer need to free its Packages (cordis_inspect_self lists each Plugin's packageCount)", packages, len(ls))
+	}
+	return nil
 }
 
 // checkDefine runs define's checks in the order of spec §5.4 and returns the Definition.

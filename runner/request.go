@@ -25,6 +25,25 @@ type request struct {
 	waited  time.Duration // the bound the timer enforces
 }
 
+// admitRequest refuses a new run request of session once it has
+// Options.MaxPendingRequestsPerSession waiting. Only a model's requests count (and are
+// refused): a person's direct run from the panel waits for its page without an id and is
+// never refused. The caller holds r.mu from this count until it sets the request, so
+// concurrent runs cannot together go past the cap. The count walks the live entries
+// (Plugins with something live, of every session). r.mu held.
+func (r *Runner) admitRequest(session string) error {
+	n := 0
+	for _, l := range r.live {
+		if q := l.req; q != nil && q.id != "" && q.session == session {
+			n++
+		}
+	}
+	if n >= r.opts.MaxPendingRequestsPerSession {
+		return refuse(ReasonLimit, "this session has %d run requests waiting for the Cordis panel, the most it may have (runner.Options.MaxPendingRequestsPerSession); wait for their outcomes (each arrives as a message), or cordis_stop a Plugin whose request you no longer need, then cordis_run again", n)
+	}
+	return nil
+}
+
 // arm (re)starts the request's deadline. r.mu held.
 func (r *Runner) arm(q *request, d time.Duration) {
 	q.stopTimer(r)

@@ -145,6 +145,10 @@ func (r *Runner) commitHostOnly(ctx context.Context, p Plugin, k Package, att *A
 
 // request arms a run request for a gated Package and announces it. r.mu held; released.
 func (r *Runner) request(ctx context.Context, session string, p Plugin, k Package, att *Attempt, requiresApproval bool) (RunOutput, error) {
+	if err := r.admitRequest(session); err != nil {
+		r.mu.Unlock()
+		return RunOutput{}, err
+	}
 	reqID, err := r.store.Mint(ctx, CounterApproval)
 	if err != nil {
 		r.tidy(p.ID)
