@@ -28,6 +28,27 @@
 // Refusals are JSON ({"ok":false,"error":{"code","message"}}) with a message that says
 // what to do. Every answer has Referrer-Policy: no-referrer.
 //
+// # Limits
+//
+// Every request's body is bounded before the checks above, so a client without the token
+// cannot hold a connection with it either. A Content-Length over Options.MaxBodyBytes
+// (default DefaultMaxBodyBytes, 1 MiB) is answered 413 (too-large) at once, before a byte
+// of the body is read, and the connection is closed; a chunked body is cut when it
+// passes the limit. The body must arrive within Options.BodyTimeout (default
+// DefaultBodyTimeout, 10 s) of the handler starting: a slower one is answered 408
+// (body-timeout), or, on a request refused before its body is read, the connection is
+// closed at the deadline. The deadline is the connection's read deadline, set by the
+// handler (http.ResponseController), so it holds in whatever http.Server serves the
+// panel; it is set only on a request that has a body, and net/http lifts it once the
+// body is read, so it never ends an event stream (nor does a server's ReadTimeout).
+//
+// The head of a request is the server's to bound, before the handler runs. Give the
+// http.Server you serve the panel with a ReadHeaderTimeout, an IdleTimeout and a
+// MaxHeaderBytes, as the example runtime does:
+//
+//	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+//		IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
+//
 // # Verbs
 //
 // POST <base>/rpc/<verb> with a JSON object of the verb's wire arguments (the names of
@@ -58,7 +79,8 @@
 // "rejected", …), so a late page can say what happened instead of failing. Transport errors have HTTP statuses
 // and their own codes: bad-request (400: not a JSON object, unknown field, trailing
 // data), unknown-verb (404, listing the verbs), method-not-allowed (405), too-large
-// (413, Options.MaxBodyBytes, default 1 MiB).
+// (413, Options.MaxBodyBytes, default 1 MiB), body-timeout (408, Options.BodyTimeout,
+// default 10 s; see Limits).
 //
 // # Events
 //

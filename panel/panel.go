@@ -55,8 +55,12 @@ type Options struct {
 	// MaxStreams bounds the event streams open at once; past it a new stream is refused
 	// with 503. Default 64.
 	MaxStreams int
-	// MaxBodyBytes bounds a verb's request body. Default 1 MiB.
+	// MaxBodyBytes bounds a request's body: a larger one is 413, before a byte of it is
+	// read when its Content-Length says so. Default 1 MiB.
 	MaxBodyBytes int64
+	// BodyTimeout bounds how long a request's body may take to arrive, from when the
+	// handler starts; a slower one is 408 and its connection closed. Default 10 seconds.
+	BodyTimeout time.Duration
 	// Heartbeat is how often an idle stream sends a comment so proxies keep it open.
 	// Default 15 seconds.
 	Heartbeat time.Duration
@@ -87,6 +91,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.BodyTimeout <= 0 {
+		c.BodyTimeout = DefaultBodyTimeout
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = DefaultHeartbeat
@@ -142,9 +149,12 @@ func (h *Handler) URL(origin string) string {
 	return strings.TrimRight(origin, "/") + h.opts.Base + "?token=" + h.opts.Token
 }
 
-// ServeHTTP serves one request, after the checks of the package doc (loopback, Origin,
-// token).
+// ServeHTTP serves one request, after the checks of the package doc (the body's limits,
+// loopback, Origin, token).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if !h.guardBody(w, req) {
+		return
+	}
 	if !strings.HasPrefix(req.URL.Path, h.opts.Base) && req.URL.Path+"/" != h.opts.Base {
 		writeError(w, http.StatusNotFound, "not-found", fmt.Sprintf("%s is outside the Cordis panel; open %s", req.URL.Path, h.opts.Base))
 		return

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cordiskit/cordiskit/internal/bodylimit"
 	"github.com/cordiskit/cordiskit/runner"
 )
 
@@ -158,6 +159,10 @@ func (h *Handler) serveVerb(w http.ResponseWriter, req *http.Request) {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "too-large", fmt.Sprintf("%s: the body is over %d bytes (panel.Options.MaxBodyBytes); send less", name, h.opts.MaxBodyBytes))
+			return
+		}
+		if bodylimit.Slow(err) {
+			h.slowBody(w, name)
 			return
 		}
 		writeError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf("%s: reading the body: %v", name, err))

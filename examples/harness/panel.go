@@ -73,7 +73,9 @@ func (p *panelServer) serve(r *runner.Runner, session string, logger *slog.Logge
 		return errors.Join(err, p.ln.Close())
 	}
 	p.h = h
-	p.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// The handler bounds each request's body (panel.Options.MaxBodyBytes, BodyTimeout);
+	// the server bounds its head and the connections that wait between requests.
+	p.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
 	p.done = make(chan error, 1)
 	go func() { p.done <- p.srv.Serve(p.ln) }()
 	return nil
