@@ -1,6 +1,8 @@
 package panel
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -14,8 +16,14 @@ import (
 // them to Handler.Record. Each card is derived from its call alone, so a page that reads
 // the list again (a reload, a replay) renders the same cards.
 
-// MaxActivity is how many cards the activity list keeps; older ones are dropped.
+// MaxActivity is how many cards the activity list keeps of each session, and how many a
+// page reads; older ones are dropped.
 const MaxActivity = 200
+
+// maxActivityCards bounds the cards of every session together. Past it the session with
+// the most cards loses its oldest, so a busy session drops its own cards, not a quiet
+// one's.
+const maxActivityCards = 16 * MaxActivity
 
 // activityWire is one card of the activity list on the wire (the verb activity and the
 // event cordis/activity): the call's place and state, and the card of its tool.
@@ -48,10 +56,11 @@ func cardOf(c Call) (activityWire, bool) {
 	return w, true
 }
 
-// activityLog keeps the last MaxActivity cards, by session and seq.
+// activityLog keeps the last MaxActivity cards of each session, by session and seq.
 type activityLog struct {
 	mu    sync.Mutex
 	cards []activityWire // oldest first
+	count map[string]int // cards per session
 }
 
 // put adds w, or replaces the card of the same call (a running call that answered).
@@ -63,18 +72,47 @@ func (l *activityLog) put(w activityWire) {
 		l.cards[i] = w
 		return
 	}
+	if l.count == nil {
+		l.count = map[string]int{}
+	}
 	l.cards = append(l.cards, w)
-	if n := len(l.cards) - MaxActivity; n > 0 {
-		l.cards = slices.Delete(l.cards, 0, n)
+	l.count[w.Session]++
+	switch {
+	case l.count[w.Session] > MaxActivity:
+		l.dropOldest(w.Session)
+	case len(l.cards) > maxActivityCards:
+		busiest := w.Session
+		for s, n := range l.count {
+			if n > l.count[busiest] {
+				busiest = s
+			}
+		}
+		l.dropOldest(busiest)
 	}
 }
 
-// list returns the cards, newest first.
-func (l *activityLog) list() []activityWire {
+// dropOldest drops session's oldest card. l.mu held.
+func (l *activityLog) dropOldest(session string) {
+	i := slices.IndexFunc(l.cards, func(o activityWire) bool { return o.Session == session })
+	l.cards = slices.Delete(l.cards, i, i+1)
+	if l.count[session]--; l.count[session] == 0 {
+		delete(l.count, session)
+	}
+}
+
+// list returns the newest MaxActivity cards sc sees, newest first.
+func (l *activityLog) list(sc scope) []activityWire {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := append([]activityWire{}, l.cards...) // [] on the wire, not null, when empty
-	slices.Reverse(out)
+	out := []activityWire{} // [] on the wire, not null, when empty
+	for _, c := range slices.Backward(l.cards) {
+		if len(out) == MaxActivity {
+			break
+		}
+		if sc.sees(c.Session) {
+			out = append(out, c)
+		}
+	}
 	return out
 }
 
@@ -93,19 +131,30 @@ func (h *Handler) Record(c Call) {
 		return
 	}
 	h.activity.put(w)
-	h.hub.publish("cordis/activity", "", w)
+	h.hub.publish("cordis/activity", w.Session, "", w)
 }
 
 // listen registers the handler's listeners on c (the "cordis-panel" plugin): the runner
 // events its streams carry, and the runner's announced tool calls (runner.ToolCall),
 // recorded as cards, so every runtime whose model calls the runner's registered tools
 // fills the list without wiring.
+//
+// It then reads who owns the Plugins defined before it listened; every later define
+// comes as cordis/definition-changed.
 func (h *Handler) listen(c *kit.Context) error {
-	if err := h.hub.listen(c); err != nil {
+	if err := h.listenRunner(c); err != nil {
 		return err
 	}
 	_, err := runner.ToolCall.On(c, func(p runner.ToolCallEvent) {
 		h.Record(Call{Tool: p.Tool, Session: p.Session, Seq: p.Seq, Args: p.Args, Result: p.Result, Error: p.Error, Interrupted: p.Interrupted})
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	rows, err := h.r.Inventory(context.Background())
+	if err != nil {
+		return fmt.Errorf("reading who owns the Plugins defined so far: %w", err)
+	}
+	h.hub.seed(rows)
+	return nil
 }

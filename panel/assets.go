@@ -69,14 +69,24 @@ func buildFrame(files fs.FS) ([]byte, error) {
 	return bytes.Replace(tmpl, []byte("<!--scripts-->"), []byte(scripts.String()), 1), nil
 }
 
-// pageData is what the page template reads.
+// pageData is what the page template reads. Scope is "session" for a page opened with a
+// session's token (Session is that session, and the page shows only it), "all" for the
+// operator's when session tokens exist (Options.Sessions), and "" when there is only the
+// operator's; Session is then Options.Session, which #session=<id> can change.
 type pageData struct {
-	Base, Session string
+	Base, Session, Scope string
 }
 
 func (h *Handler) servePage(w http.ResponseWriter, req *http.Request) {
+	d := pageData{Base: h.opts.Base, Session: h.opts.Session}
+	if h.opts.Sessions != nil {
+		d.Scope = "all"
+	}
+	if sc := scopeOf(req); !sc.all() {
+		d.Session, d.Scope = sc.session, "session"
+	}
 	var b bytes.Buffer
-	if err := h.assets.page.Execute(&b, pageData{Base: h.opts.Base, Session: h.opts.Session}); err != nil {
+	if err := h.assets.page.Execute(&b, d); err != nil {
 		writeError(w, http.StatusInternalServerError, "internal", "rendering the page: "+err.Error())
 		return
 	}

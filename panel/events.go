@@ -64,11 +64,16 @@ type (
 	}
 )
 
-// An entry is one event as it goes on the stream.
+// An entry is one event as it goes on the stream. Every event belongs to one session (the
+// owner of its Plugin, request or query) or, when that is not known, to none; a session's
+// streams carry only its own, the operator's every one (package doc, "Sessions and
+// people").
 type entry struct {
-	seq  uint64
-	name string
-	data []byte
+	seq     uint64 // its place among every event: the operator's ids
+	session string // the session it belongs to; "" when none is known (the operator's only)
+	sseq    uint64 // its place among its session's events: that session's ids
+	name    string
+	data    []byte
 }
 
 // A hub keeps the last events for streams that resume, and the run requests still
@@ -78,13 +83,18 @@ type hub struct {
 	epoch string // per Handler: an id from another process (or handler) never resumes
 	max   int
 
-	mu      sync.Mutex
-	seq     uint64
-	ring    []entry          // the last max events, oldest first
-	pending map[string]entry // cordis/request-run by request id, until resolved
+	mu   sync.Mutex
+	seq  uint64
+	ring []entry // the last max events, oldest first
+	// last is each session's latest sseq; lost the seq of its latest event dropped from
+	// the ring (a stream of the session that is behind it cannot be replayed).
+	last, lost map[string]uint64
+	pending    map[string]entry // cordis/request-run by request id, until resolved
+	pendingOf  map[string]int   // pending entries per session: each session keeps up to max
 	// settled keeps how the last max requests ended, oldest first, so an answer that
 	// comes too late (another page answered first) is told what happened.
 	settled []settledRequest
+	owners  owners
 	subs    map[chan struct{}]struct{}
 	streams int
 	closed  bool
@@ -94,36 +104,49 @@ type hub struct {
 }
 
 func newHub(max int) *hub {
-	return &hub{epoch: rand.Text()[:8], max: max, pending: map[string]entry{}, subs: map[chan struct{}]struct{}{}, done: make(chan struct{})}
+	return &hub{epoch: rand.Text()[:8], max: max, last: map[string]uint64{}, lost: map[string]uint64{},
+		pending: map[string]entry{}, pendingOf: map[string]int{}, owners: newOwners(),
+		subs: map[chan struct{}]struct{}{}, done: make(chan struct{})}
 }
 
-// listen registers the runner's events on c (the "cordis-panel" plugin).
-func (hb *hub) listen(c *kit.Context) error {
+// listen registers the runner's events on c (the "cordis-panel" plugin). Each event is
+// filed under its session: named in its payload, or the owner of its Plugin, request or
+// query as the hub learnt it.
+func (h *Handler) listenRunner(c *kit.Context) error {
+	hb := h.hub
 	regs := []func() (func(), error){
 		func() (func(), error) {
 			return runner.RequestRun.On(c, func(p runner.RequestRunEvent) {
-				hb.publish("cordis/request-run", p.RequestID, requestRunWire{p.RequestID, p.Ticket, p.AgentID, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf})
+				hb.own(func(o *owners) { o.plugins[p.PluginID], o.requests[p.RequestID] = p.AgentID, p.AgentID })
+				hb.publish("cordis/request-run", p.AgentID, p.RequestID, requestRunWire{p.RequestID, p.Ticket, p.AgentID, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf})
 			})
 		},
 		func() (func(), error) {
 			return runner.RequestRunResolved.On(c, func(p runner.RequestRunResolvedEvent) {
-				hb.publish("cordis/request-run-resolved", "", resolvedWire{p.RequestID, p.PluginID, p.Outcome})
-				hb.resolve(p.RequestID, p.Outcome)
+				session := hb.requestSession(p.RequestID, p.PluginID)
+				hb.publish("cordis/request-run-resolved", session, "", resolvedWire{p.RequestID, p.PluginID, p.Outcome})
+				hb.resolve(p.RequestID, session, p.Outcome)
 			})
 		},
 		func() (func(), error) {
 			return runner.DynamicPackage.On(c, func(p runner.DynamicPackageEvent) {
-				hb.publish("cordis/dynamic-package", "", runWire{p.PluginID, p.PackageID, p.PluginRunID, p.Name})
+				hb.publish("cordis/dynamic-package", hb.pluginSession(p.PluginID), "", runWire{p.PluginID, p.PackageID, p.PluginRunID, p.Name})
 			})
 		},
 		func() (func(), error) {
 			return runner.DynamicRetract.On(c, func(p runner.DynamicRetractEvent) {
-				hb.publish("cordis/dynamic-retract", "", runWire{p.PluginID, p.PackageID, p.PluginRunID, ""})
+				hb.publish("cordis/dynamic-retract", hb.pluginSession(p.PluginID), "", runWire{p.PluginID, p.PackageID, p.PluginRunID, ""})
 			})
 		},
 		func() (func(), error) {
 			return runner.DefinitionChanged.On(c, func(p runner.DefinitionChangedEvent) {
-				hb.publish("cordis/definition-changed", "", definitionWire{p.AgentID, p.PluginID, p.PackageID, p.Change})
+				if p.Change == runner.Defined {
+					hb.own(func(o *owners) { o.plugins[p.PluginID] = p.AgentID })
+				}
+				hb.publish("cordis/definition-changed", p.AgentID, "", definitionWire{p.AgentID, p.PluginID, p.PackageID, p.Change})
+				if p.Change == runner.Undefined {
+					hb.own(func(o *owners) { delete(o.plugins, p.PluginID) })
+				}
 			})
 		},
 		func() (func(), error) {
@@ -132,12 +155,16 @@ func (hb *hub) listen(c *kit.Context) error {
 				if json.Valid([]byte(p.Input)) {
 					w.Input = json.RawMessage(p.Input)
 				}
-				hb.publish("cordis/inspect-query", "", w)
+				hb.own(func(o *owners) { o.queries[p.RequestID] = p.AgentID })
+				hb.publish("cordis/inspect-query", p.AgentID, "", w)
+				h.declineForOthers(p)
 			})
 		},
 		func() (func(), error) {
 			return runner.InspectQueryResolved.On(c, func(p runner.InspectQueryResolvedEvent) {
-				hb.publish("cordis/inspect-query-resolved", "", inspectWire{RequestID: p.RequestID})
+				var session string
+				hb.own(func(o *owners) { session = o.queries[p.RequestID]; delete(o.queries, p.RequestID) })
+				hb.publish("cordis/inspect-query-resolved", session, "", inspectWire{RequestID: p.RequestID})
 			})
 		},
 	}
@@ -149,9 +176,9 @@ func (hb *hub) listen(c *kit.Context) error {
 	return nil
 }
 
-// publish appends an event and wakes every stream. pendingID, when set, keeps the event
-// for fresh streams until the request is resolved.
-func (hb *hub) publish(name, pendingID string, v any) {
+// publish appends an event of session and wakes every stream. pendingID, when set, keeps
+// the event for fresh streams until the request is resolved.
+func (hb *hub) publish(name, session, pendingID string, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return // the wire structs are plain data: cannot happen
@@ -162,13 +189,24 @@ func (hb *hub) publish(name, pendingID string, v any) {
 		return
 	}
 	hb.seq++
-	e := entry{seq: hb.seq, name: name, data: data}
-	hb.ring = append(hb.ring, e)
-	if len(hb.ring) > hb.max {
-		hb.ring = slices.Delete(hb.ring, 0, len(hb.ring)-hb.max)
+	e := entry{seq: hb.seq, session: session, name: name, data: data}
+	if session != "" {
+		hb.last[session]++
+		e.sseq = hb.last[session]
 	}
-	if pendingID != "" && len(hb.pending) < hb.max {
+	hb.ring = append(hb.ring, e)
+	if n := len(hb.ring) - hb.max; n > 0 {
+		for _, d := range hb.ring[:n] {
+			if d.session != "" {
+				hb.lost[d.session] = d.seq
+			}
+		}
+		hb.ring = slices.Delete(hb.ring, 0, n)
+	}
+	// Each session keeps its own pending requests: another session's cannot crowd them out.
+	if _, dup := hb.pending[pendingID]; pendingID != "" && !dup && hb.pendingOf[session] < hb.max {
 		hb.pending[pendingID] = e
+		hb.pendingOf[session]++
 	}
 	for ch := range hb.subs {
 		select {
@@ -181,25 +219,36 @@ func (hb *hub) publish(name, pendingID string, v any) {
 // A settledRequest is how a run request ended.
 type settledRequest struct {
 	id      string
+	session string
 	outcome runner.Outcome
 }
 
-func (hb *hub) resolve(id string, outcome runner.Outcome) {
+func (hb *hub) resolve(id, session string, outcome runner.Outcome) {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
-	delete(hb.pending, id)
-	hb.settled = append(hb.settled, settledRequest{id, outcome})
+	if e, ok := hb.pending[id]; ok {
+		delete(hb.pending, id)
+		if hb.pendingOf[e.session]--; hb.pendingOf[e.session] <= 0 {
+			delete(hb.pendingOf, e.session)
+		}
+	}
+	delete(hb.owners.requests, id)
+	hb.settled = append(hb.settled, settledRequest{id, session, outcome})
 	if n := len(hb.settled) - hb.max; n > 0 {
 		hb.settled = slices.Delete(hb.settled, 0, n)
 	}
 }
 
-// outcome is how request id ended; "" when it is pending, unknown or long gone.
-func (hb *hub) outcome(id string) runner.Outcome {
+// outcome is how request id ended, when sc may know it; "" when it is pending, unknown,
+// long gone or another session's.
+func (hb *hub) outcome(sc scope, id string) runner.Outcome {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
 	for _, s := range slices.Backward(hb.settled) {
 		if s.id == id {
+			if !sc.sees(s.session) {
+				return ""
+			}
 			return s.outcome
 		}
 	}
@@ -258,28 +307,48 @@ func (hb *hub) leave(ch chan struct{}) {
 	hb.wg.Done()
 }
 
-// since returns the events after cursor, or ok=false when some of them were dropped
-// (the stream is too far behind, or the cursor is not this hub's).
-func (hb *hub) since(cursor uint64) (es []entry, last uint64, ok bool) {
+// since returns the events sc sees after position cursor (a seq), or ok=false when some
+// of them were dropped (the stream is too far behind) or the cursor is not this hub's. A
+// session's stream is behind only when one of its own events was dropped: other
+// sessions' events passing by do not make it reload.
+func (hb *hub) since(sc scope, cursor uint64) (es []entry, last uint64, ok bool) {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
-	if cursor > hb.seq || len(hb.ring) > 0 && cursor+1 < hb.ring[0].seq {
+	if cursor > hb.seq {
+		return nil, hb.seq, false
+	}
+	if sc.all() {
+		if len(hb.ring) > 0 && cursor+1 < hb.ring[0].seq {
+			return nil, hb.seq, false
+		}
+	} else if hb.lost[sc.session] > cursor {
 		return nil, hb.seq, false
 	}
 	i, _ := slices.BinarySearchFunc(hb.ring, cursor+1, func(e entry, s uint64) int { return cmpU(e.seq, s) })
-	return slices.Clone(hb.ring[i:]), hb.seq, true
+	for _, e := range hb.ring[i:] {
+		if sc.sees(e.session) {
+			es = append(es, e)
+		}
+	}
+	return es, hb.seq, true
 }
 
-// snapshot returns the pending run requests, oldest first, and the current position.
-func (hb *hub) snapshot() ([]entry, uint64) {
+// snapshot returns the pending run requests sc sees, oldest first, the current position
+// and the id of that position on sc's streams.
+func (hb *hub) snapshot(sc scope) ([]entry, uint64, string) {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
 	es := make([]entry, 0, len(hb.pending))
 	for _, e := range hb.pending {
-		es = append(es, e)
+		if sc.sees(e.session) {
+			es = append(es, e)
+		}
 	}
 	slices.SortFunc(es, func(a, b entry) int { return cmpU(a.seq, b.seq) })
-	return es, hb.seq
+	if sc.all() {
+		return es, hb.seq, hb.id(hb.seq)
+	}
+	return es, hb.seq, hb.sessionID(hb.last[sc.session])
 }
 
 func cmpU(a, b uint64) int {
@@ -292,22 +361,60 @@ func cmpU(a, b uint64) int {
 	return 0
 }
 
-// id is the SSE id of position seq.
+// id is the SSE id of position seq on the operator's streams: "<epoch>-<seq>".
 func (hb *hub) id(seq uint64) string { return hb.epoch + "-" + strconv.FormatUint(seq, 10) }
 
-// cursor parses a Last-Event-ID of this hub.
-func (hb *hub) cursor(last string) (uint64, bool) {
+// sessionID is the SSE id of a session's event sseq: "<epoch>-s<sseq>". A session's ids
+// count only its own events, so they say nothing of how busy the other sessions are.
+func (hb *hub) sessionID(sseq uint64) string {
+	return hb.epoch + "-s" + strconv.FormatUint(sseq, 10)
+}
+
+// idOf is the SSE id of e on sc's streams.
+func (hb *hub) idOf(sc scope, e entry) string {
+	if sc.all() {
+		return hb.id(e.seq)
+	}
+	return hb.sessionID(e.sseq)
+}
+
+// cursor parses a Last-Event-ID of this hub for a stream of sc into a position (a seq);
+// false when it is another hub's, another kind of stream's, or no longer in the ring.
+func (hb *hub) cursor(sc scope, last string) (uint64, bool) {
 	ep, n, ok := strings.Cut(last, "-")
 	if !ok || ep != hb.epoch {
 		return 0, false
 	}
-	seq, err := strconv.ParseUint(n, 10, 64)
-	return seq, err == nil
+	if sc.all() {
+		seq, err := strconv.ParseUint(n, 10, 64)
+		return seq, err == nil
+	}
+	n, ok = strings.CutPrefix(n, "s")
+	sseq, err := strconv.ParseUint(n, 10, 64)
+	if !ok || err != nil {
+		return 0, false
+	}
+	hb.mu.Lock()
+	defer hb.mu.Unlock()
+	switch {
+	case sseq > hb.last[sc.session]:
+		return 0, false
+	case sseq == 0:
+		return 0, hb.lost[sc.session] == 0 // nothing of the session was ever dropped
+	}
+	for _, e := range hb.ring {
+		if e.session == sc.session && e.sseq == sseq {
+			return e.seq, true
+		}
+	}
+	return 0, false
 }
 
-// serveEvents streams the runner's events (package doc, "Events").
+// serveEvents streams the runner's events that the request's scope sees (package doc,
+// "Events" and "Sessions and people").
 func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 	hb := h.hub
+	sc := scopeOf(req)
 	wake, err := hb.join(h.opts.MaxStreams)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "unavailable", err.Error())
@@ -316,16 +423,18 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 	defer hb.leave(wake)
 	// The page's client inspect providers live as long as this stream (spec §13.1).
 	page := h.r.ConnectPage(req.Context())
-	s := &stream{w: w, rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout, hb: hb}
+	hb.own(func(o *owners) { o.pages[page] = sc.session })
+	defer hb.own(func(o *owners) { delete(o.pages, page) })
+	s := &stream{w: w, rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout, hb: hb, sc: sc}
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	s.write(retryField)
 
-	cursor, resumed := hb.cursor(req.Header.Get("Last-Event-ID"))
+	cursor, resumed := hb.cursor(sc, req.Header.Get("Last-Event-ID"))
 	if resumed {
-		if _, _, ok := hb.since(cursor); !ok {
+		if _, _, ok := hb.since(sc, cursor); !ok {
 			resumed = false
 		}
 	}
@@ -338,14 +447,14 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 	beat := time.NewTicker(h.opts.Heartbeat)
 	defer beat.Stop()
 	for s.err == nil {
-		es, last, ok := hb.since(cursor)
+		es, last, ok := hb.since(sc, cursor)
 		if !ok {
 			// Too far behind: what was dropped cannot be replayed, so the page reloads.
 			cursor = s.fresh("cordis/reset", []byte(`{"reason":"behind"}`))
 			continue
 		}
 		for _, e := range es {
-			s.event(e.name, hb.id(e.seq), e.data)
+			s.event(e.name, hb.idOf(sc, e), e.data)
 		}
 		cursor = last
 		s.flush()
@@ -371,14 +480,15 @@ type stream struct {
 	rc      *http.ResponseController
 	timeout time.Duration
 	hb      *hub
+	sc      scope // what the stream's page may see
 	err     error
 }
 
 // fresh starts the stream (again) from now: the named event telling the page to reset
 // its inventory, then the pending run requests. It returns the new cursor.
 func (s *stream) fresh(name string, data []byte) uint64 {
-	pending, seq := s.hb.snapshot()
-	s.event(name, s.hb.id(seq), data)
+	pending, seq, id := s.hb.snapshot(s.sc)
+	s.event(name, id, data)
 	for _, e := range pending {
 		if e.seq <= seq {
 			s.event(e.name, "", e.data) // no id: the cursor stays where the reset put it

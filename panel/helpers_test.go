@@ -118,15 +118,25 @@ func (e *env) defineAs(ref runner.PluginRef, host, client string) runner.DefineO
 	return out
 }
 
-// do sends a request with the token as a bearer unless auth is false.
+// do sends a request with the operator's token as a bearer unless auth is false.
 func (e *env) do(method, path, body string, auth bool, hdr map[string]string) (*http.Response, string) {
+	e.t.Helper()
+	token := ""
+	if auth {
+		token = e.h.Token()
+	}
+	return e.doAs(token, method, path, body, hdr)
+}
+
+// doAs sends a request with token as a bearer ("": none).
+func (e *env) doAs(token, method, path, body string, hdr map[string]string) (*http.Response, string) {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if auth {
-		req.Header.Set("Authorization", "Bearer "+e.h.Token())
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
@@ -141,22 +151,32 @@ func (e *env) do(method, path, body string, auth bool, hdr map[string]string) (*
 	return res, string(b)
 }
 
-// call posts a verb and decodes the envelope.
-func (e *env) call(verb string, args any) (status int, en struct {
+// envelope is every verb's answer.
+type envelope struct {
 	OK    bool            `json:"ok"`
 	Value json.RawMessage `json:"value"`
 	Error *errorMsg       `json:"error"`
-}) {
+}
+
+// call posts a verb with the operator's token and decodes the envelope.
+func (e *env) call(verb string, args any) (status int, en envelope) {
+	e.t.Helper()
+	status, en, _ = e.callAs(e.h.Token(), verb, args)
+	return status, en
+}
+
+// callAs posts a verb with token and decodes the envelope; body is the answer as sent.
+func (e *env) callAs(token, verb string, args any) (status int, en envelope, body string) {
 	e.t.Helper()
 	b := []byte("{}")
 	if args != nil {
 		b, _ = json.Marshal(args)
 	}
-	res, body := e.do("POST", "/rpc/"+verb, string(b), true, map[string]string{"Content-Type": "application/json"})
+	res, body := e.doAs(token, "POST", e.h.opts.Base+"rpc/"+verb, string(b), map[string]string{"Content-Type": "application/json"})
 	if err := json.Unmarshal([]byte(body), &en); err != nil {
 		e.t.Fatalf("%s: answer %q is not an envelope: %v", verb, body, err)
 	}
-	return res.StatusCode, en
+	return res.StatusCode, en, body
 }
 
 // value calls a verb that must succeed and decodes its value into v.
@@ -183,11 +203,18 @@ type sse struct {
 
 type sseEvent struct{ name, id, data string }
 
-// stream opens GET /events (with Last-Event-ID when last is set).
+// stream opens GET /events with the operator's token (with Last-Event-ID when last is
+// set).
 func (e *env) stream(last string) *sse {
 	e.t.Helper()
-	req, _ := http.NewRequest("GET", e.srv.URL+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+e.h.Token())
+	return e.streamAs(e.h.Token(), last)
+}
+
+// streamAs opens GET /events with token.
+func (e *env) streamAs(token, last string) *sse {
+	e.t.Helper()
+	req, _ := http.NewRequest("GET", e.srv.URL+e.h.opts.Base+"events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
 	if last != "" {
 		req.Header.Set("Last-Event-ID", last)
 	}

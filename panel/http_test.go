@@ -1,11 +1,16 @@
 package panel
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordiskit/cordiskit/runner"
 )
@@ -181,5 +186,84 @@ func TestAssets(t *testing.T) {
 	}
 	if res, _ := e.do("GET", "/assets/vendor/refresh.sh", "", true, nil); res.StatusCode != 404 {
 		t.Errorf("refresh.sh = %d", res.StatusCode)
+	}
+}
+
+// rawGet sends one GET with target exactly as written (a Go client would clean it) and
+// returns the status and the Location header.
+func (e *env) rawGet(target string) (int, string) {
+	e.t.Helper()
+	conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, e.srv.Listener.Addr()); err != nil {
+		e.t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		e.t.Fatalf("GET %s: %v", target, err)
+	}
+	res.Body.Close()
+	return res.StatusCode, res.Header.Get("Location")
+}
+
+// asBrowser resolves a Location as a browser does: backslashes read as slashes, and tabs
+// and newlines are dropped, before the reference is resolved against the page's address.
+func asBrowser(t *testing.T, base, loc string) *url.URL {
+	t.Helper()
+	loc = strings.NewReplacer("\\", "/", "\t", "", "\n", "", "\r", "").Replace(loc)
+	b, _ := url.Parse(base)
+	ref, err := url.Parse(loc)
+	if err != nil {
+		t.Fatalf("Location %q does not parse: %v", loc, err)
+	}
+	return b.ResolveReference(ref)
+}
+
+// The token login redirects to the panel's own origin, under its base, whatever the path:
+// an attacker's link to //evil.example/?token=… on the panel's port must not send the
+// person's browser (and its fresh cookie's context) off site.
+func TestTokenLoginRedirectStaysOnOrigin(t *testing.T) {
+	for _, base := range []string{"/", "/cordis/"} {
+		e := newPeopleEnv(t, &Options{Base: base})
+		host := e.srv.Listener.Addr().String()
+		for _, target := range []string{
+			"//evil.example/?token=T",
+			"//evil.example/%2e%2e/?token=T&x=1",
+			"/\\evil.example/?token=T",
+			"/\\/evil.example?token=T",
+			"/%2F%2Fevil.example?token=T",
+			"/%5Cevil.example?token=T",
+			"/%5C%5Cevil.example?token=T",
+			"/%09/evil.example?token=T",
+			"///evil.example?token=T",
+			"/.//evil.example?token=T",
+			"//evil.example?token=T",
+			"/%2e%2e/%2e%2e/outside?token=T",
+			"/a/%2e%2e/%2e%2e/%2e%2e/outside/?token=T",
+			"/..%2F..%2Foutside?token=T",
+		} {
+			for _, tok := range []string{"test-token", aliceToken} {
+				target := strings.TrimSuffix(base, "/") + strings.Replace(target, "token=T", "token="+tok, 1)
+				status, loc := e.rawGet(target)
+				u := asBrowser(t, "http://"+host+"/", loc)
+				if status != http.StatusSeeOther || u.Host != host || !strings.HasPrefix(u.Path, base) ||
+					strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") || strings.ContainsAny(loc, "\t\r\n\\") || strings.Contains(loc, "token=") {
+					t.Errorf("base %s: GET %s = %d, Location %q (a browser goes to %s)", base, target, status, loc, u)
+				}
+			}
+		}
+		// The ordinary login still comes back to the same page, without the token.
+		if status, loc := e.rawGet(strings.TrimSuffix(base, "/") + "/?token=test-token&x=1"); status != 303 || loc != base+"?x=1" {
+			t.Errorf("base %s: the ordinary login = %d %q", base, status, loc)
+		}
+		if base != "/" {
+			if status, loc := e.rawGet("/cordis?token=test-token"); status != 303 || loc != "/cordis/" {
+				t.Errorf("the login at the base without its slash = %d %q", status, loc)
+			}
+		}
 	}
 }

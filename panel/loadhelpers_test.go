@@ -182,11 +182,11 @@ func seqOf(id string) (uint64, error) {
 // position of its last event.
 func (e *env) quiet() uint64 {
 	e.t.Helper()
-	_, last := e.h.hub.snapshot()
+	_, last, _ := e.h.hub.snapshot(scope{})
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(300 * time.Millisecond)
-		_, now := e.h.hub.snapshot()
+		_, now, _ := e.h.hub.snapshot(scope{})
 		if now == last {
 			return now
 		}

@@ -159,7 +159,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusNotFound, "not-found", fmt.Sprintf("%s is outside the Cordis panel; open %s", req.URL.Path, h.opts.Base))
 		return
 	}
-	if !h.admit(w, req) {
+	req, ok := h.admit(w, req)
+	if !ok {
 		return
 	}
 	h.mux.ServeHTTP(w, req)

@@ -15,27 +15,45 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 )
 
-// A verb is one page verb: its wire arguments (for error messages) and the call.
+// A verb is one page verb: its wire arguments (for error messages) and the call, made for
+// the scope of the request (package doc, "Sessions and people").
 type verb struct {
 	args string
-	call func(h *Handler, ctx context.Context, body []byte) (any, error)
+	call func(h *Handler, ctx context.Context, sc scope, body []byte) (any, error)
 }
 
 // handle makes a verb of a runner method that takes one argument struct decoded from the
-// body's JSON object.
-func handle[A, R any](args string, f func(*runner.Runner, context.Context, A) (R, error)) verb {
-	return handleH(args, func(h *Handler, ctx context.Context, a A) (R, error) { return f(h.r, ctx, a) })
+// body's JSON object. agent points at the argument that names the session (agentId): a
+// session's page speaks for its own session whatever it sent, so the runner's ownership
+// check answers another session's Plugin as one that does not exist.
+func handle[A, R any](args string, agent func(*A) *string, f func(*runner.Runner, context.Context, A) (R, error)) verb {
+	return handleH(args, agent, func(h *Handler, ctx context.Context, _ scope, a A) (R, error) { return f(h.r, ctx, a) })
 }
 
 // handleH is handle for a verb the Handler answers itself.
-func handleH[A, R any](args string, f func(*Handler, context.Context, A) (R, error)) verb {
-	return verb{args: args, call: func(h *Handler, ctx context.Context, body []byte) (any, error) {
+func handleH[A, R any](args string, agent func(*A) *string, f func(*Handler, context.Context, scope, A) (R, error)) verb {
+	return verb{args: args, call: func(h *Handler, ctx context.Context, sc scope, body []byte) (any, error) {
 		var a A
 		if err := decodeStrict(body, &a); err != nil {
 			return nil, err
 		}
-		return f(h, ctx, a)
+		if agent != nil && !sc.all() {
+			*agent(&a) = sc.session
+		}
+		return f(h, ctx, sc, a)
 	}}
+}
+
+// The arguments that name the session, by verb argument type.
+func agentOfRun(a *runner.RunHostHalfArgs) *string      { return &a.AgentID }
+func agentOfCode(a *runner.ClientCodeArgs) *string      { return &a.AgentID }
+func agentOfSettle(a *runner.SettleUserRunArgs) *string { return &a.AgentID }
+func agentOfPlugin(a *runner.PanelPluginArgs) *string   { return &a.AgentID }
+func agentOfRevoke(a *runner.RevokeArgs) *string        { return &a.AgentID }
+func agentOfRender(a *renderFailureArgs) *string        { return &a.AgentID }
+func agentOfGuard(a *guardFailureArgs) *string          { return &a.AgentID }
+func agentOfQuery(a *runner.ResolveInspectQueryArgs) *string {
+	return &a.AgentID
 }
 
 // A refused answer to a request that another page (or the model, or the deadline)
@@ -51,20 +69,64 @@ type (
 	}
 )
 
-func runHostHalf(h *Handler, ctx context.Context, a runner.RunHostHalfArgs) (hostHalfAnswer, error) {
+func runHostHalf(h *Handler, ctx context.Context, sc scope, a runner.RunHostHalfArgs) (hostHalfAnswer, error) {
 	res := hostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}
 	if !res.OK && a.RequestID != "" {
-		res.Settled = h.hub.outcome(a.RequestID)
+		res.Settled = h.hub.outcome(sc, a.RequestID)
 	}
 	return res, nil
 }
 
-func resolveRequestRun(h *Handler, ctx context.Context, a runner.ResolveArgs) (acceptedAnswer, error) {
+// resolveRequestRun answers a session's page about another session's request exactly as
+// about one that does not exist, without asking the runner: the ticket alone is not
+// enough.
+func resolveRequestRun(h *Handler, ctx context.Context, sc scope, a runner.ResolveArgs) (acceptedAnswer, error) {
+	if !h.mine(sc, requestsOf, a.RequestID) && h.hub.outcome(sc, a.RequestID) == "" {
+		return acceptedAnswer{Accepted: requestNotPending(a.RequestID)}, nil
+	}
 	res := acceptedAnswer{Accepted: h.r.ResolveRequestRun(ctx, a)}
 	if !res.Accepted.Accepted {
-		res.Settled = h.hub.outcome(a.RequestID)
+		res.Settled = h.hub.outcome(sc, a.RequestID)
 	}
 	return res, nil
+}
+
+// inventory lists the Plugins of the sessions sc sees.
+func inventory(h *Handler, ctx context.Context, sc scope, _ noArgs) ([]runner.InventoryRow, error) {
+	rows, err := h.r.Inventory(ctx)
+	if err != nil || sc.all() {
+		return rows, err
+	}
+	return slices.DeleteFunc(rows, func(r runner.InventoryRow) bool { return r.AgentID != sc.session }), nil
+}
+
+// invoke calls a handler of a run of sc's session; another session's Plugin reads as not
+// running, with or without its capability.
+func invoke(h *Handler, ctx context.Context, sc scope, a invokeArgs) (json.RawMessage, error) {
+	if !h.mine(sc, pluginsOf, a.PluginID) {
+		return nil, pluginNotRunning(a.PluginID)
+	}
+	return h.r.Invoke(ctx, a.PluginID, a.PluginRunID, a.Capability, a.Method, a.Args)
+}
+
+// syncInspectManifest publishes the providers of a page of sc; another scope's page id
+// reads as one that is not connected.
+func syncInspectManifest(h *Handler, ctx context.Context, sc scope, a runner.SyncInspectManifestArgs) (any, error) {
+	if !h.mine(sc, pagesOf, a.Page) {
+		a.Page = "" // never connected: the runner's answer for an unknown page
+	}
+	return nil, h.r.SyncInspectManifest(ctx, a)
+}
+
+// resolveInspectQuery takes an answer of a page of sc to a query of sc's session.
+func resolveInspectQuery(h *Handler, ctx context.Context, sc scope, a runner.ResolveInspectQueryArgs) (runner.Accepted, error) {
+	if !h.mine(sc, queriesOf, a.RequestID) {
+		return queryNotPending(a.RequestID), nil
+	}
+	if !h.mine(sc, pagesOf, a.Page) {
+		a.Page = ""
+	}
+	return h.r.ResolveInspectQuery(ctx, a), nil
 }
 
 // answer wraps a runner method that cannot fail at the transport level.
@@ -96,41 +158,33 @@ type invokeArgs struct {
 
 type noArgs struct{}
 
-// verbs are the page verbs of spec §14.1 by wire name.
+// verbs are the page verbs of spec §14.1 by wire name. None is the operator's alone: a
+// session's page calls each of them, for its own session.
 var verbs = map[string]verb{
-	"runHostHalf":       handleH("agentId, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", runHostHalf),
-	"getClientCode":     handle("agentId, pluginId, pluginRunId", (*runner.Runner).GetClientCode),
-	"resolveRequestRun": handleH("requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", resolveRequestRun),
-	"settleUserRun":     handle("agentId, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", answer((*runner.Runner).SettleUserRun)),
-	"stopFromPanel": handle("agentId, pluginId", func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
+	"runHostHalf":       handleH("agentId, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", agentOfRun, runHostHalf),
+	"getClientCode":     handle("agentId, pluginId, pluginRunId", agentOfCode, (*runner.Runner).GetClientCode),
+	"resolveRequestRun": handleH("requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", nil, resolveRequestRun),
+	"settleUserRun":     handle("agentId, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", agentOfSettle, answer((*runner.Runner).SettleUserRun)),
+	"stopFromPanel": handle("agentId, pluginId", agentOfPlugin, func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
 		return map[string]bool{"ok": true}, r.StopFromPanel(ctx, a)
 	}),
-	"undefineFromPanel": handle("agentId, pluginId", (*runner.Runner).UndefineFromPanel),
-	"revokeGrant":       handle("agentId, pluginId, packageId, future", (*runner.Runner).RevokeGrant),
-	"reportRenderFailure": handle("agentId, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", func(r *runner.Runner, ctx context.Context, a renderFailureArgs) (any, error) {
+	"undefineFromPanel": handle("agentId, pluginId", agentOfPlugin, (*runner.Runner).UndefineFromPanel),
+	"revokeGrant":       handle("agentId, pluginId, packageId, future", agentOfRevoke, (*runner.Runner).RevokeGrant),
+	"reportRenderFailure": handle("agentId, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a renderFailureArgs) (any, error) {
 		r.ReportRenderFailure(ctx, a.ReportArgs, a.Failure)
 		return nil, nil
 	}),
-	"reportClientGuardFailure": handle("agentId, pluginId, pluginRunId, capability, failure {message, stack}", func(r *runner.Runner, ctx context.Context, a guardFailureArgs) (any, error) {
+	"reportClientGuardFailure": handle("agentId, pluginId, pluginRunId, capability, failure {message, stack}", agentOfGuard, func(r *runner.Runner, ctx context.Context, a guardFailureArgs) (any, error) {
 		r.ReportClientGuardFailure(ctx, a.ReportArgs, a.Failure.Message, a.Failure.Stack)
 		return nil, nil
 	}),
-	"inventory": handle("none (send {})", func(r *runner.Runner, ctx context.Context, _ noArgs) ([]runner.InventoryRow, error) {
-		return r.Inventory(ctx)
+	"inventory":           handleH("none (send {})", nil, inventory),
+	"syncInspectManifest": handleH("page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]", nil, syncInspectManifest),
+	"resolveInspectQuery": handleH("page, agentId, requestId, resolution {ok, data, error {code, message}}", agentOfQuery, resolveInspectQuery),
+	"activity": handleH("none (send {})", nil, func(h *Handler, _ context.Context, sc scope, _ noArgs) ([]activityWire, error) {
+		return h.activity.list(sc), nil
 	}),
-	"syncInspectManifest": handle("page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]", func(r *runner.Runner, ctx context.Context, a runner.SyncInspectManifestArgs) (any, error) {
-		return nil, r.SyncInspectManifest(ctx, a)
-	}),
-	"resolveInspectQuery": handle("page, agentId, requestId, resolution {ok, data, error {code, message}}", answer((*runner.Runner).ResolveInspectQuery)),
-	"activity": {args: "none (send {})", call: func(h *Handler, _ context.Context, body []byte) (any, error) {
-		if err := decodeStrict(body, &noArgs{}); err != nil {
-			return nil, err
-		}
-		return h.activity.list(), nil
-	}},
-	"invoke": handle("pluginId, pluginRunId, capability, method, args", func(r *runner.Runner, ctx context.Context, a invokeArgs) (json.RawMessage, error) {
-		return r.Invoke(ctx, a.PluginID, a.PluginRunID, a.Capability, a.Method, a.Args)
-	}),
+	"invoke": handleH("pluginId, pluginRunId, capability, method, args", nil, invoke),
 }
 
 // verbNames lists the verbs, sorted, for the unknown-verb message.
@@ -171,7 +225,7 @@ func (h *Handler) serveVerb(w http.ResponseWriter, req *http.Request) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	value, err := v.call(h, req.Context(), body)
+	value, err := v.call(h, req.Context(), scopeOf(req), body)
 	var bad *badArgs
 	switch {
 	case errors.As(err, &bad):

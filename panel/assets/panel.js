@@ -12,7 +12,12 @@
   // cordis/definition-changed); the read catches what a lost connection hid.
   var POLL_MS = 30000;
 
+  // A page opened with a session's token shows that session only (the server sends
+  // nothing else); the operator's page shows every session and groups the one named by
+  // #session=<id> (or the runtime's default) first.
+  var SCOPED = meta('cordis-scope') === 'session';
   function currentSession() {
+    if (SCOPED) return meta('cordis-session');
     var m = /(?:^#|&)session=([^&]*)/.exec(location.hash);
     return m ? decodeURIComponent(m[1]) : meta('cordis-session');
   }
@@ -461,22 +466,24 @@
 
   function closedObject(props) { return { type: 'object', properties: props || {}, additionalProperties: false }; }
 
-  function occupants(slot) {
+  // occupants lists the runs in slot that belong to session agentId: a query of one
+  // session never learns what another session runs, even on the operator's page.
+  function occupants(slot, agentId) {
     var out = [];
     frames.recs.forEach(function (rec) {
-      if ((rec.slots || []).indexOf(slot) >= 0) out.push({ pluginId: rec.pluginId, packageId: rec.packageId, pluginRunId: rec.pluginRunId });
+      if (rec.agentId === agentId && (rec.slots || []).indexOf(slot) >= 0) out.push({ pluginId: rec.pluginId, packageId: rec.packageId, pluginRunId: rec.pluginRunId });
     });
     return out;
   }
 
-  function listSubTree(input) {
+  function listSubTree(input, agentId) {
     var root = input.root;
     var under = function (s) { return root === undefined || s.name === root || s.name.indexOf(root + '.') === 0; };
-    var out = { trees: SLOTS.filter(under).map(function (s) { return { name: s.name, description: s.description, occupants: occupants(s.name).length }; }), referencedTypes: [] };
+    var out = { trees: SLOTS.filter(under).map(function (s) { return { name: s.name, description: s.description, occupants: occupants(s.name, agentId).length }; }), referencedTypes: [] };
     if (root !== undefined) {
       var sel = SLOTS.find(function (s) { return s.name === root; });
       out.requestedRoot = { name: root, available: out.trees.length > 0 };
-      if (sel) out.selected = Object.assign({}, sel, { props: SLOT_PROPS, order: 'the newest registration renders', occupants: occupants(sel.name) });
+      if (sel) out.selected = Object.assign({}, sel, { props: SLOT_PROPS, order: 'the newest registration renders', occupants: occupants(sel.name, agentId) });
     }
     return out;
   }
@@ -531,7 +538,7 @@
     var p = PROVIDERS.find(function (x) { return x.id === q.provider; });
     if (!p) throw inspectFailure('provider-missing', 'this panel page offers no client provider ' + JSON.stringify(q.provider) + '; it offers ' + PROVIDERS.map(function (x) { return x.id; }).join(', '));
     if (q.method !== p.method) throw inspectFailure('method-missing', 'unknown ' + p.id + ' inspect method ' + JSON.stringify(q.method) + '; its method is ' + p.method);
-    return p.query(q.input && typeof q.input === 'object' ? q.input : {});
+    return p.query(q.input && typeof q.input === 'object' ? q.input : {}, q.agentId);
   }
 
   // answerQuery answers a cordis/inspect-query once: the data, or why this page cannot
@@ -905,6 +912,17 @@
       cards.length > shown.length ? button('Show ' + (cards.length - shown.length) + ' earlier', function () { setAll(true); }, 'link') : null);
   }
 
+  // Who says whose plugins the page shows: one session (a session's address) or every
+  // session (the operator's).
+  function Who(props) {
+    if (SCOPED) {
+      return h('span', { className: 'who', 'data-scope': 'session', title: 'This page shows only this session: its plugins, its requests and what its model did' },
+        'Session ', h('strong', null, props.me));
+    }
+    if (meta('cordis-scope') !== 'all') return null; // only the operator's token exists
+    return h('span', { className: 'who all', 'data-scope': 'all', title: 'The operator\u2019s address: this page shows every session' }, 'Every session');
+  }
+
   function App() {
     React.useSyncExternalStore(subscribe, function () { return version; });
     var all = rowsOf();
@@ -917,11 +935,13 @@
     var waiting = all.filter(function (x) { return x.status === 'awaiting-approval'; }).length;
     document.title = (waiting ? '(' + waiting + ') ' : '') + 'Cordis panel';
     var mine = all.filter(function (x) { return me && x.session === me; });
-    var others = all.filter(function (x) { return !me || x.session !== me; });
+    var others = SCOPED ? [] : all.filter(function (x) { return !me || x.session !== me; });
     var conn = { connecting: 'Connecting\u2026', live: 'Live', reconnecting: 'Reconnecting\u2026' }[state.connection];
     return h('div', { className: 'panel' },
       h('header', { className: 'top' },
-        h('div', null, h('h1', null, 'Cordis panel'), h('p', { className: 'sub' }, 'Plugins the model defined. Client halves run in this page, each in its own sandboxed frame.')),
+        h('div', null,
+          h('div', { className: 'heading' }, h('h1', null, 'Cordis panel'), h(Who, { me: me })),
+          h('p', { className: 'sub' }, (SCOPED ? 'Plugins the model defined in your session.' : 'Plugins the model defined.') + ' Client halves run in this page, each in its own sandboxed frame.')),
         h('div', { className: 'badge', 'aria-label': running + ' running' + (notHere ? ', ' + notHere + ' of them not loaded in this page' : '') + ', ' + waiting + ' waiting for approval' },
           h('span', { className: 'b-run', title: 'Runs in the host or in a page; a view not loaded in this page is counted in brackets' },
             h('b', null, String(running)), ' running', notHere ? h('span', { className: 'b-elsewhere' }, ' (' + notHere + ' not loaded here)') : null),
@@ -930,9 +950,10 @@
       state.error ? h('p', { className: 'banner' }, state.error) : null,
       !state.read && !all.length ? h('p', { className: 'empty' }, 'Reading what the model defined\u2026') : null,
       state.read && !all.length ? h('div', { className: 'empty' },
-        h('h2', null, 'Nothing defined yet'),
+        h('h2', null, SCOPED ? 'Nothing defined in your session yet' : 'Nothing defined yet'),
         h('p', null, 'When the model defines a plugin with cordis_define, it appears here. Anything that wants to run in this page waits for your approval.')) : null,
-      me ? h(Group, { title: 'This session (' + me + ')', items: mine }) : null,
+      SCOPED ? h(Group, { title: 'Your plugins', items: mine })
+        : me ? h(Group, { title: 'This session (' + me + ')', items: mine }) : null,
       h(Group, { title: me ? 'Other sessions' : 'All sessions', items: others }),
       h(Activity, { me: me }));
   }
