@@ -77,32 +77,6 @@ type ActiveRun struct {
 	PackageID   string `json:"packageId"`
 }
 
-// InventoryRow is one Plugin as the panel lists it: no source code.
-type InventoryRow struct {
-	PluginID         string       `json:"pluginId"`
-	AgentID          string       `json:"agentId"`
-	Packages         []PackageRow `json:"packages"`
-	CurrentPackageID string       `json:"currentPackageId,omitempty"`
-	NextPackageID    string       `json:"nextPackageId,omitempty"`
-	Grants           Grants       `json:"grants"`
-	ActiveRun        *ActiveRun   `json:"activeRun,omitempty"`
-	LatestRun        *Attempt     `json:"latestRun,omitempty"`
-}
-
-// Inventory lists every Plugin of every session in creation order, for the panel.
-func (r *Runner) Inventory(ctx context.Context) ([]InventoryRow, error) {
-	ps, err := r.store.Plugins(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]InventoryRow, 0, len(ps))
-	for _, p := range ps {
-		rows = append(rows, InventoryRow{PluginID: p.ID, AgentID: p.Session, Packages: packageRows(p), CurrentPackageID: p.Current,
-			NextPackageID: p.Next, Grants: p.Grants, ActiveRun: r.activeRun(p.ID), LatestRun: p.Latest})
-	}
-	return rows, nil
-}
-
 func packageRows(p Plugin) []PackageRow {
 	rows := make([]PackageRow, 0, len(p.Packages))
 	for _, k := range p.Packages {
