@@ -55,7 +55,7 @@
 // The page verbs of spec §14.1 are Go methods whose argument structs carry the wire's
 // names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun, StopFromPanel,
 // UndefineFromPanel, RevokeGrant, ReportRenderFailure, ReportClientGuardFailure,
-// Inventory), ready for the panel to serve over HTTP. Three secrets replace the original's
+// InventoryPage), ready for the panel to serve over HTTP. Three secrets replace the original's
 // trust in predictable ids: a request's ticket (only in its RequestRun event) starts or
 // declines it; the token RunHostHalf returns to the page that started a run settles it
 // (an attached page's answer never wins); the run capability (from RunHostHalf or
@@ -69,6 +69,46 @@
 // ClientTimeout to report its client half. An expired request is retracted and reported
 // (OutcomeExpired, StatusExpired) to the model. Grants are per Package or for future
 // versions and can be revoked (RevokeGrant); a live run keeps running.
+//
+// # Caps
+//
+// A runtime that serves many sessions (mcp -http) gives each the same bounded room, so
+// one session at a cap never blocks another. Each cap is an Options field (zero means
+// the default) and a refusal that says what happened and what to do, for the model that
+// reads it:
+//
+//	cap (Options field)           default  counts                             past it
+//	MaxPluginsPerSession          64       a session's Plugins                a define of a new Plugin: ReasonLimit
+//	MaxPackagesPerSession         256      a session's Packages, all Plugins  any define: ReasonLimit
+//	MaxPendingRequestsPerSession  16       a session's waiting run requests   a cordis_run that would ask: ReasonLimit
+//	MaxHandlersPerRun             256      one run's harness.handle methods   a TypeError in the half
+//	MaxInventoryBytes             1 MiB    the rows of one InventoryPage      rows made Compact or left out, counted
+//
+// Packages are capped per session, not per Plugin: what a session costs (the Store, the
+// inventory) grows with its Packages wherever they sit, and a model that fixes one Plugin
+// again and again should not meet a smaller wall while it holds few others. The way under
+// is cordis_undefine (a Package cannot be removed alone). Define counts what the Store
+// holds under the lock it defines under, so concurrent defines cannot overshoot, and a
+// refused define records nothing and consumes no id. Plugins a durable Store restored
+// past a cap lowered since all stay, run and take new Packages while the Package cap
+// allows: only new definitions are refused until undefines bring the session under.
+//
+// Only a model's run requests count: a person's direct run from the panel is never
+// refused. With RestartAtBoot, a session's Plugins past its request cap are not asked
+// again; BootRestart and the session's message say why. A handler method counts once
+// however often the half registers it again after its disposer, so the table never holds
+// more than the cap, whatever a half registers and disposes. The cap applies to the
+// sandbox host New builds; SandboxHost.SetMaxHandlersPerRun sets it on one of your own.
+//
+// InventoryPage answers a page for one session ("" for every session, an operator's
+// view). Its rows' JSON stays within MaxInventoryBytes, shared fairly: every session's
+// first row claims room before any session's second (within a session, Plugins with
+// something in flight first, then the newest), so one session's many Plugins cannot crowd
+// out another's few. A row over 1/64 of the bound is made Compact (only the Packages its
+// pointers and latest run name; long texts cut), and left out if it still does not fit.
+// Plugins, Omitted and Truncated say what the answer leaves out; a page shows them and
+// must not take a Plugin missing from a truncated answer for removed. Inventory is the
+// whole listing, unbounded, for Go code.
 //
 // # Events and messages
 //
