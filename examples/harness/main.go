@@ -7,9 +7,9 @@
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
 //	go run ./examples/harness prompt           # the system prompt an agent loop gives the model
-//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] [-panel ADDR [-panel-token TOKEN]] # serve the runtime's tools over MCP on stdio
-//	go run ./examples/harness mcp -http ADDR [-dir DIR] [-state STATE] [-store] [-panel ADDR [-panel-token TOKEN]] # … to many clients over streamable HTTP
-//	go run ./examples/harness panel [-addr ADDR] [-panel-token TOKEN] # the panel with a sample definition to try
+//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] [-panel ADDR [-panel-token-file FILE]] # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness mcp -http ADDR [-http-token-file FILE] [-session-tokens FILE] [-dir DIR] [-state STATE] [-store] [-panel ADDR [-panel-token-file FILE]] # … to many clients over streamable HTTP
+//	go run ./examples/harness panel [-addr ADDR] [-panel-token-file FILE] # the panel with a sample definition to try
 //
 // demo boots the runtime in a temporary work directory and plays a short session through
 // the tools' public API — the calls an agent loop makes for a model: it inspects the api,
@@ -33,19 +33,35 @@
 // outside the work directory so that no service serves it; by default a directory named
 // after DIR in the user's cache directory, or next to the temporary work directory. With
 // -store the dynamic Plugins, their Packages and grants are kept in STATE/definitions.db
-// and survive a restart (those that were running start again); the client's session is
-// then NAME (-session), or derived from its clientInfo.name, so the same client finds its
-// Plugins again. Logs go to stderr. With -panel ADDR (such as 127.0.0.1:0) the panel of
+// and survive a restart (those that were running start again); over stdio the client's
+// session is then NAME (-session), or derived from its clientInfo.name, so the same
+// client finds its Plugins again. Logs go to stderr. With -panel ADDR (such as 127.0.0.1:0) the panel of
 // package panel is served on ADDR too, and the first line on stderr is
-// "panel: <url with token>" for a person to open; the token is TOKEN (-panel-token), else
-// $CORDIS_PANEL_TOKEN, else random per process.
+// "panel: <url with token>" for a person to open; the token is the content of FILE
+// (-panel-token-file), else $CORDIS_PANEL_TOKEN, else random per process. No secret is
+// ever a command-line argument, which every local user can read (ps): -panel-token is
+// refused with what to pass instead, and a token file that other users can read or
+// change is refused with the chmod that fixes it.
 //
 // With -http ADDR (such as 127.0.0.1:0; an ADDR without a host is loopback) mcp serves
 // MCP's streamable HTTP transport at http://ADDR/mcp instead of stdio, to any number of
-// clients at once: they share the one runtime, and each client is its own session (so
-// -session, which would put them all in one, is refused). The line "mcp: <url>" is first
-// on stderr, after the panel's line when -panel is given too. mcp -http serves until
-// interrupted (SIGINT), then ends every client's session and shuts the runtime down.
+// clients at once: they share the one runtime, and each client is the session its bearer
+// token proves (package mcpkit, "Many clients over HTTP"). Every request needs
+// "Authorization: Bearer TOKEN" (else 401), a request from a web page's Origin is
+// refused (403), and so is one on another token's client session. The process token is
+// the content of FILE (-http-token-file), else $CORDIS_MCP_TOKEN, else random per
+// process; each client that sends it is an ephemeral session of its own ("mcp-…"), so
+// with -store its Plugins are not found after a restart (the start says so). A person
+// who needs a session of their own, kept by -store, gets a line "SESSION TOKEN" in the
+// file of -session-tokens (blank lines and # comments allowed, mode 0600): a client that
+// sends that token is session SESSION, in this process and the next; with -panel the
+// same token opens the panel on that session alone, while the panel's own token sees
+// every session. The client's clientInfo.name never names a session over HTTP, and
+// -session, which would put every client in one, is refused. The line
+// "mcp: <url> (Authorization: Bearer <token>)" is first on stderr, after the panel's
+// line when -panel is given too; a token from a file or the environment is named there,
+// not shown. mcp -http serves until interrupted (SIGINT), then ends every client's
+// session and shuts the runtime down.
 //
 // panel serves only the panel, on ADDR (default 127.0.0.1:0), with a sample Plugin whose
 // client half waits for approval: it prints "panel: <url>" first on stderr and runs until
@@ -64,7 +80,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -86,13 +101,21 @@ Commands:
                     STATE/definitions.db across restarts and restarts those that ran;
                     NAME is the client's session, default mcp:<clientInfo.name> with
                     -store, else one per connection)
-      [-panel ADDR [-panel-token TOKEN]]
+      [-panel ADDR [-panel-token-file FILE]]
                     also serve the panel on ADDR (such as 127.0.0.1:0); the first line on
-                    stderr is "panel: <url>"; TOKEN default $CORDIS_PANEL_TOKEN, else random
-      [-http ADDR]  serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio,
-                    to many clients, each its own session, until interrupted; the line
-                    "mcp: <url>" is first on stderr (after "panel: <url>"); not with -session
-  panel [-addr ADDR] [-panel-token TOKEN]
+                    stderr is "panel: <url>"; its token is in FILE (mode 0600), default
+                    $CORDIS_PANEL_TOKEN, else random
+      [-http ADDR [-http-token-file FILE] [-session-tokens FILE]]
+                    serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio,
+                    to many clients, until interrupted; every request needs
+                    "Authorization: Bearer TOKEN"; the line "mcp: <url> (Authorization:
+                    Bearer <token>)" is first on stderr (after "panel: <url>"); the process
+                    token is in -http-token-file, default $CORDIS_MCP_TOKEN, else random;
+                    each client with it is a session of its own, lost on a restart;
+                    -session-tokens FILE (mode 0600) has one "SESSION TOKEN" line per
+                    person: a client with that token is SESSION, kept by -store, and the
+                    token opens that session's panel; not with -session
+  panel [-addr ADDR] [-panel-token-file FILE]
                     serve the panel with a sample definition to try, until interrupted
                     (ADDR default 127.0.0.1:0)
   help              print this help
@@ -175,20 +198,27 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	durable := fs.Bool("store", false, "keep the runner's definitions in STATE/definitions.db")
 	session := fs.String("session", "", "the MCP client's session name")
 	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address")
+	httpTokenFile := fs.String("http-token-file", "", "a file holding the process token of -http (default $"+mcpTokenEnv+", else random)")
+	sessionTokens := fs.String("session-tokens", "", "a file of SESSION TOKEN lines: a client of -http that sends a token is that session")
 	var pf panelFlags
 	fs.StringVar(&pf.addr, "panel", "", "serve the panel on this address")
-	fs.StringVar(&pf.token, "panel-token", "", "the panel's token (default $"+panelTokenEnv+", else random)")
+	pf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: mcp: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -session, -http, -panel and -panel-token", errUsage)
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -session, -http, -http-token-file, -session-tokens, -panel and -panel-token-file", errUsage)
 	}
-	if *httpAddr != "" && *session != "" {
-		return fmt.Errorf("%w: mcp: -session puts every client in one session, and -http serves many clients, each its own session; drop -session (with -store a client's session is named after its clientInfo.name)", errUsage)
+	if err := checkPanelFlags(fs, pf, "mcp", "-panel"); err != nil {
+		return err
 	}
-	if pf.token != "" && pf.addr == "" {
-		return fmt.Errorf("%w: mcp: -panel-token needs -panel ADDR (such as -panel 127.0.0.1:0)", errUsage)
+	switch {
+	case *httpAddr != "" && *session != "":
+		return fmt.Errorf("%w: mcp: -session puts every client in one session, and -http serves many clients, each the session its token proves; drop -session (a person's own session is their line in -session-tokens FILE)", errUsage)
+	case *httpAddr == "" && *httpTokenFile != "":
+		return fmt.Errorf("%w: mcp: -http-token-file needs -http ADDR (such as -http 127.0.0.1:0): over stdio the client is the process that started this one", errUsage)
+	case *httpAddr == "" && *sessionTokens != "":
+		return fmt.Errorf("%w: mcp: -session-tokens needs -http ADDR (such as -http 127.0.0.1:0); over stdio, name the one client's session with -session NAME", errUsage)
 	}
 	if *dir == "" {
 		tmp, err := os.MkdirTemp("", "cordiskit-mcp-")
@@ -211,27 +241,33 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		}
 		*state = s
 	}
-	// The panel's address goes first on stderr, then the MCP endpoint's, before the boot
-	// logs anything.
+	// The tokens are read first, so that a bad file is refused before anything listens;
+	// then the panel's address goes first on stderr, then the MCP endpoint's, before the
+	// boot logs anything.
+	var m *mcpHTTP
+	if *httpAddr != "" {
+		var err error
+		if m, err = listenMCP(*httpAddr, *httpTokenFile, *sessionTokens); err != nil {
+			return err
+		}
+		pf.sessions = m.sessions
+	}
+	closeListener := func() error { return nil }
+	if m != nil {
+		closeListener = m.ln.Close
+	}
 	var p *panelServer
 	closePanel := func() error { return nil }
 	if pf.addr != "" {
 		var err error
 		if p, err = listenPanel(pf); err != nil {
-			return err
+			return errors.Join(err, closeListener())
 		}
 		fmt.Fprintln(stderr, "panel:", p.url)
 		closePanel = func() error { return p.Close(context.WithoutCancel(ctx)) }
 	}
-	var ln net.Listener
-	closeListener := func() error { return nil }
-	if *httpAddr != "" {
-		l, url, err := listenMCP(*httpAddr)
-		if err != nil {
-			return errors.Join(err, closePanel())
-		}
-		fmt.Fprintln(stderr, "mcp:", url)
-		ln, closeListener = l, l.Close
+	if m != nil {
+		fmt.Fprintln(stderr, m.line())
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	var store runner.Store
@@ -247,14 +283,16 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	if err != nil {
 		return errors.Join(err, closeListener(), closePanel(), closeStore())
 	}
-	h.session = sessionNamer(*session, *durable)
+	if m == nil {
+		h.session = sessionNamer(*session, *durable)
+	}
 	if p != nil {
 		if err := p.serve(h.r, *session, logger); err != nil {
 			return errors.Join(err, closeListener(), h.Close(context.WithoutCancel(ctx)), closeStore())
 		}
 	}
-	if ln != nil {
-		err = serveMCPHTTP(ctx, h, ln, logger) // closes ln
+	if m != nil {
+		err = serveMCPHTTP(ctx, h, m, logger, *durable) // closes its listener
 	} else {
 		err = serveMCP(ctx, h, t)
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mcpLine matches the MCP endpoint's line on stderr and captures the URL.
-var mcpLine = regexp.MustCompile(`^mcp: (http://127\.0\.0\.1:\d+/mcp)\n$`)
+// mcpLine matches the MCP endpoint's line on stderr and captures the URL and the token
+// shown (the token itself when it was made at random).
+var mcpLine = regexp.MustCompile(`^mcp: (http://127\.0\.0\.1:\d+/mcp) \(Authorization: Bearer (.+)\)\n$`)
 
 // httpClient is one MCP client of mcp -http, with the log notifications it receives.
 type httpClient struct {
@@ -23,7 +24,8 @@ type httpClient struct {
 	logs chan map[string]any
 }
 
-func connectHTTP(t *testing.T, ctx context.Context, url, name string) *httpClient {
+// connectHTTP connects an MCP client named name that sends token as its bearer.
+func connectHTTP(t *testing.T, ctx context.Context, url, token, name string) *httpClient {
 	t.Helper()
 	logs := make(chan map[string]any, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, &mcp.ClientOptions{
@@ -34,7 +36,7 @@ func connectHTTP(t *testing.T, ctx context.Context, url, name string) *httpClien
 			logs <- m
 		},
 	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: bearerClient(token)}, nil)
 	if err != nil {
 		t.Fatalf("%s connects to %s: %v", name, url, err)
 	}
@@ -64,18 +66,19 @@ func TestMCPHTTP(t *testing.T) {
 	defer cancel()
 	serve, stop := context.WithCancel(ctx)
 	defer stop()
-	args := []string{"-dir", t.TempDir(), "-state", t.TempDir(), "-http", ":0", "-panel", "127.0.0.1:0", "-panel-token", "tok"}
+	t.Setenv(panelTokenEnv, panelTok)
+	args := []string{"-dir", t.TempDir(), "-state", t.TempDir(), "-http", ":0", "-panel", "127.0.0.1:0"}
 	lines, wait := firstLines(t, 2, func(stderr io.Writer) error { return runMCP(serve, args, nil, stderr) })
 	if !panelLine.MatchString(lines[0]) {
 		t.Fatalf("first line on stderr %q is not the panel's", lines[0])
 	}
 	m := mcpLine.FindStringSubmatch(lines[1])
 	if m == nil {
-		t.Fatalf("second line on stderr %q is not mcp: http://127.0.0.1:PORT/mcp (an address without a host is loopback)", lines[1])
+		t.Fatalf("second line on stderr %q is not mcp: http://127.0.0.1:PORT/mcp (Authorization: Bearer TOKEN) (an address without a host is loopback)", lines[1])
 	}
 	panelURL := panelLine.FindStringSubmatch(lines[0])[1]
 
-	a, b := connectHTTP(t, ctx, m[1], "alpha"), connectHTTP(t, ctx, m[1], "beta")
+	a, b := connectHTTP(t, ctx, m[1], m[2], "alpha"), connectHTTP(t, ctx, m[1], m[2], "beta")
 	ids := map[*httpClient]string{}
 	for _, c := range []*httpClient{a, b} {
 		var out struct{ PluginID string }
@@ -98,13 +101,13 @@ func TestMCPHTTP(t *testing.T) {
 	var inv struct {
 		Value []struct{ PluginID, AgentID string }
 	}
-	if err := json.Unmarshal([]byte(inventory(t, panelURL, "tok")), &inv); err != nil || len(inv.Value) != 2 || inv.Value[0].AgentID == inv.Value[1].AgentID {
+	if err := json.Unmarshal([]byte(inventory(t, panelURL, panelTok)), &inv); err != nil || len(inv.Value) != 2 || inv.Value[0].AgentID == inv.Value[1].AgentID {
 		t.Fatalf("the panel's inventory %+v (%v): want two Plugins in two sessions", inv.Value, err)
 	}
 	if inv.Value[0].PluginID != ids[a] {
 		t.Fatalf("the panel's inventory %+v does not list a's %s first", inv.Value, ids[a])
 	}
-	panelVerb(t, panelURL, "tok", "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, inv.Value[0].AgentID, ids[a]))
+	panelVerb(t, panelURL, panelTok, "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, inv.Value[0].AgentID, ids[a]))
 	select {
 	case msg := <-a.logs:
 		if msg["pluginId"] != ids[a] || !strings.Contains(fmt.Sprint(msg["text"]), "The user stopped "+ids[a]) {
@@ -128,7 +131,7 @@ func TestMCPHTTP(t *testing.T) {
 }
 
 // TestMCPHTTPUsage: -http with -session, or an address that is not HOST:PORT, is refused
-// with what to do instead.
+// with what to do instead; so are the token flags of -http without it.
 func TestMCPHTTPUsage(t *testing.T) {
 	for _, tc := range []struct {
 		args   []string
@@ -137,6 +140,9 @@ func TestMCPHTTPUsage(t *testing.T) {
 	}{
 		{[]string{"mcp", "-http", "127.0.0.1:0", "-session", "me"}, 2, "drop -session"},
 		{[]string{"mcp", "-http", "8080"}, 1, "pass HOST:PORT such as 127.0.0.1:0"},
+		{[]string{"mcp", "-http-token-file", "f"}, 2, "-http-token-file needs -http ADDR"},
+		{[]string{"mcp", "-session-tokens", "f"}, 2, "-session-tokens needs -http ADDR"},
+		{[]string{"mcp", "-http-token", "x"}, 2, "flag provided but not defined: -http-token"},
 	} {
 		var stderr strings.Builder
 		code := run(context.Background(), tc.args, io.NopCloser(strings.NewReader("")), io.Discard, &stderr)

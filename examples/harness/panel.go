@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,37 +15,47 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/panel"
 	"github.com/cordiskit/cordiskit/runner"
 )
 
-// panelTokenEnv names the environment variable that fixes the panel's token when
-// -panel-token is not given.
-const panelTokenEnv = "CORDIS_PANEL_TOKEN"
-
 // panelFlags are the panel's flags of one command: the address to serve it on ("": no
-// panel) and its token.
+// panel), the file holding the operator's token, and the per-person tokens of mcp -http
+// -session-tokens, each of which opens its own session's view.
 type panelFlags struct {
-	addr  string
-	token string
+	addr      string
+	tokenFile string
+	sessions  []mcpkit.Token
 }
 
-// resolveToken is the panel's token: -panel-token, else $CORDIS_PANEL_TOKEN, else a random one.
-func (f panelFlags) resolveToken() string {
+// register adds -panel-token-file to fs, and -panel-token only to refuse it.
+func (f *panelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.tokenFile, "panel-token-file", "", "a file holding the panel's token (default $"+panelTokenEnv+", else random)")
+	fs.String("panel-token", "", "refused: a token on the command line is visible to every local user")
+}
+
+// checkPanelFlags refuses -panel-token, saying what replaced it, and -panel-token-file
+// without a panel to serve (command names the flag that serves one).
+func checkPanelFlags(fs *flag.FlagSet, f panelFlags, command, addrFlag string) error {
+	var old bool
+	fs.Visit(func(fl *flag.Flag) { old = old || fl.Name == "panel-token" })
 	switch {
-	case f.token != "":
-		return f.token
-	case os.Getenv(panelTokenEnv) != "":
-		return os.Getenv(panelTokenEnv)
+	case old:
+		return fmt.Errorf("%w: %s: -panel-token is gone, because every local user can read a command line (ps); "+
+			"put the token in a file only you can read and pass -panel-token-file FILE, or set $%s", errUsage, command, panelTokenEnv)
+	case f.tokenFile != "" && f.addr == "":
+		return fmt.Errorf("%w: %s: -panel-token-file needs %s ADDR (such as %s 127.0.0.1:0)", errUsage, command, addrFlag, addrFlag)
 	}
-	return rand.Text()
+	return nil
 }
 
 // A panelServer is the panel of one runner served over HTTP on its own listener.
 type panelServer struct {
-	ln    net.Listener
-	token string
-	url   string
+	ln       net.Listener
+	token    string
+	url      string
+	sessions []mcpkit.Token // per-person tokens: each opens its session's view only
 
 	h    *panel.Handler
 	srv  *http.Server
@@ -57,18 +66,22 @@ type panelServer struct {
 // runner to serve: the URL can then be the first line on stderr, ahead of anything the
 // boot logs. Connections wait in the listener's backlog until serve.
 func listenPanel(f panelFlags) (*panelServer, error) {
+	token, _, err := resolveToken("-panel-token-file", f.tokenFile, panelTokenEnv)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return nil, fmt.Errorf("-panel %s: %v; pass a free loopback address such as 127.0.0.1:0", f.addr, err)
 	}
-	p := &panelServer{ln: ln, token: f.resolveToken()}
+	p := &panelServer{ln: ln, token: token, sessions: f.sessions}
 	p.url = "http://" + ln.Addr().String() + "/?token=" + p.token
 	return p, nil
 }
 
 // serve starts serving the panel of r, with session as "this session" ("" : none).
 func (p *panelServer) serve(r *runner.Runner, session string, logger *slog.Logger) error {
-	h, err := panel.New(r, &panel.Options{Token: p.token, Session: session, Logger: logger})
+	h, err := panel.New(r, &panel.Options{Token: p.token, Session: session, Logger: logger, Sessions: sessionLookup(p.sessions)})
 	if err != nil {
 		return errors.Join(err, p.ln.Close())
 	}
@@ -162,14 +175,14 @@ func parsePanelDemoFlags(args []string) (panelFlags, error) {
 	fs.SetOutput(io.Discard)
 	var f panelFlags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "address to serve the panel on")
-	fs.StringVar(&f.token, "panel-token", "", "the panel's token (default $"+panelTokenEnv+", else random)")
+	f.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return f, fmt.Errorf("%w: panel: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return f, fmt.Errorf("%w: panel takes no arguments besides -addr and -panel-token", errUsage)
+		return f, fmt.Errorf("%w: panel takes no arguments besides -addr and -panel-token-file", errUsage)
 	}
-	return f, nil
+	return f, checkPanelFlags(fs, f, "panel", "-addr")
 }
 
 // defineSample defines the sample Plugin in panelSession and asks to run it, through the

@@ -22,9 +22,11 @@ func TestPanelUsage(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"mcp", "-panel-token", "abc"}, "-panel-token needs -panel ADDR"},
+		{[]string{"mcp", "-panel-token-file", "f"}, "-panel-token-file needs -panel ADDR"},
+		{[]string{"mcp", "-panel", "127.0.0.1:0", "-panel-token", "abc"}, "-panel-token is gone, because every local user can read a command line (ps); put the token in a file only you can read and pass -panel-token-file FILE, or set $CORDIS_PANEL_TOKEN"},
+		{[]string{"panel", "-panel-token", ""}, "-panel-token is gone"},
 		{[]string{"mcp", "-panel"}, "flag needs an argument: -panel"},
-		{[]string{"panel", "extra"}, "panel takes no arguments besides -addr and -panel-token"},
+		{[]string{"panel", "extra"}, "panel takes no arguments besides -addr and -panel-token-file"},
 		{[]string{"panel", "-panel", "127.0.0.1:0"}, "flag provided but not defined: -panel"},
 	} {
 		var stdout, stderr strings.Builder
@@ -121,21 +123,21 @@ func panelVerb(t *testing.T, url, token, verb, body string) string {
 }
 
 // TestMCPPanel: mcp -panel serves MCP on its transport and the panel on the address,
-// whose URL is the first line on stderr; the token is -panel-token, else
-// $CORDIS_PANEL_TOKEN, else random.
+// whose URL is the first line on stderr; the token is the content of -panel-token-file,
+// else $CORDIS_PANEL_TOKEN, else random.
 func TestMCPPanel(t *testing.T) {
 	for _, tc := range []struct {
-		name, flag, env, want string
+		name, file, env, want string
 	}{
-		{"flag", "from-flag", "from-env", "from-flag"},
-		{"env", "", "from-env", "from-env"},
+		{"file", "from-file-0123456789\n", "from-env-0123456789", "from-file-0123456789"},
+		{"env", "", "from-env-0123456789", "from-env-0123456789"},
 		{"random", "", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(panelTokenEnv, tc.env)
 			args := []string{"-dir", t.TempDir(), "-state", t.TempDir(), "-panel", "127.0.0.1:0"}
-			if tc.flag != "" {
-				args = append(args, "-panel-token", tc.flag)
+			if tc.file != "" {
+				args = append(args, "-panel-token-file", secretFile(t, tc.file))
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
@@ -181,11 +183,11 @@ func TestPanelDemo(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	line, wait := firstLine(t, func(stderr io.Writer) error {
-		return runPanelDemo(ctx, []string{"-panel-token", "demo-token"}, stderr)
+		return runPanelDemo(ctx, []string{"-panel-token-file", secretFile(t, "demo-token-0123456789")}, stderr)
 	})
 	m := panelLine.FindStringSubmatch(line)
-	if m == nil || m[2] != "demo-token" {
-		t.Fatalf("first line on stderr %q is not panel: <url with token demo-token>", line)
+	if m == nil || m[2] != "demo-token-0123456789" {
+		t.Fatalf("first line on stderr %q is not panel: <url with the token of the file>", line)
 	}
 	openPanel(t, m[1])
 	var inv string

@@ -18,9 +18,12 @@ func openStore(ctx context.Context, stateDir string) (*sqlstore.Store, error) {
 	return sqlstore.Open(ctx, storeFile(stateDir), nil)
 }
 
-// sessionNamer names the MCP client's session for the runner: name when set (-session),
-// else, with durable definitions, the client's clientInfo.name, so the same client finds
-// its Plugins after a restart; nil keeps mcpkit's per-connection "mcp-N".
+// sessionNamer names the stdio MCP client's session for the runner: name when set
+// (-session), else, with durable definitions, the client's clientInfo.name, so the same
+// client finds its Plugins after a restart; nil keeps mcpkit's per-connection ids. Over
+// stdio the client is the process that started this one, so its name is its own to give.
+// Over HTTP it is not used: there a client's bearer token names its session (see
+// mcphttp.go), because any client can send any clientInfo.name.
 func sessionNamer(name string, durable bool) func(*mcp.ServerSession) string {
 	switch {
 	case name != "":
