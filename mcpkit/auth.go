@@ -42,6 +42,9 @@ type HTTPOptions struct {
 	// when something in front of the handler authenticates every request; Tokens must then
 	// be empty.
 	InsecureNoToken bool
+	// Limits bounds what one request may hold of the server: its body's size and the time
+	// it takes to arrive. The zero value means the defaults (HTTPLimits).
+	Limits HTTPLimits
 }
 
 // A Token is a bearer token a Server accepts over HTTP and the session it proves.

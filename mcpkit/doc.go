@@ -95,6 +95,39 @@
 // each client session is then its own as over stdio. A token travels in clear over plain
 // HTTP: off loopback, serve it behind TLS.
 //
+// # Limits over HTTP
+//
+// Before the Origin and the token are checked, every request's body is bounded
+// (HTTPOptions.Limits), so a client without a token costs no more than its head:
+//
+//   - size: a Content-Length over HTTPLimits.MaxBodyBytes (default DefaultMaxBodyBytes,
+//     4 MiB, the SDK's; StreamableHTTPOptions.MaxRequestBodyBytes given to HTTPHandler
+//     takes its place) is answered 413 at once, before a byte of the body is read; a
+//     chunked body is cut when it passes the limit.
+//   - time: the body must arrive within HTTPLimits.BodyTimeout (default
+//     DefaultBodyTimeout, 30 s) of the handler starting; a slower one is answered 408.
+//     A request refused before its body is read (401) is closed by the same deadline.
+//
+// Both refusals are a JSON-RPC error of id null (the request was not read, so its id is
+// unknown) with a message naming the bound and the option that sets it, and close the
+// connection. The SDK's own client (v1.8.0) reads only errors with an id, so after a
+// 413 it closes its session; keep the limit above the largest arguments your clients
+// send.
+//
+// The deadline is the connection's read deadline, set by the handler through
+// http.ResponseController, so it holds in any http.Server HTTPHandler is mounted in. It
+// is set only on a request with a body, and net/http lifts the read deadline once the
+// body is read, so neither it nor a server's ReadTimeout ends an event stream (a client
+// session's GET stream, or the stream of a tool call that takes minutes).
+//
+// ServeHTTP's own http.Server also bounds the head of a request
+// (HTTPLimits.ReadHeaderTimeout, default 10 s; MaxHeaderBytes, default 64 KiB), a
+// connection idle between requests (IdleTimeout, default 1 minute), and, as a backstop
+// for a path the handler does not serve, the whole request (ReadTimeout: the head's
+// bound plus the body's). When you mount HTTPHandler in a server of your own, set its
+// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes likewise: the head is read before
+// any handler runs.
+//
 // # Budgets on what is sent
 //
 // A client drops the whole session on a frame larger than it reads (16 MiB for the SDK's

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,14 +22,22 @@ const HTTPPath = "/mcp"
 // proves, its own messages. The transport is stateful: a stateless request has no client
 // session to own Plugins or receive messages, so opts.Stateless is ignored. A nil opts
 // means the SDK's defaults (which refuse a loopback request whose Host header is not
-// loopback). It fails with ErrNoHTTPToken when Options.HTTP accepts no token.
+// loopback). Before any of it, the request's body is bounded (HTTPOptions.Limits; see
+// the package doc, "Limits over HTTP"). It fails with ErrNoHTTPToken when Options.HTTP
+// accepts no token.
 func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) (http.Handler, error) {
 	var o mcp.StreamableHTTPOptions
 	if opts != nil {
 		o = *opts
 	}
 	o.Stateless = false
-	return s.guard.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &o))
+	l := limitsOf(s.opts.HTTP, &o)
+	o.MaxRequestBodyBytes = l.MaxBodyBytes
+	h, err := s.guard.wrap(l.read(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &o)))
+	if err != nil {
+		return nil, err
+	}
+	return l.guard(h), nil // the body's bounds before anything, the token check included
 }
 
 // CloseSessions ends every client session of s and waits for the goroutines s keeps for
@@ -68,7 +75,8 @@ func ServeHTTP(ctx context.Context, c *kit.Context, ln net.Listener, opts *Optio
 	mux.Handle(HTTPPath, h)
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}
+	srv := limitsOf(s.opts.HTTP, nil).server(mux)
+	srv.BaseContext = func(net.Listener) context.Context { return base }
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 
