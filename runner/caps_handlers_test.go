@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox"
 )
 
 const handlersCapText = "handlers, the most one run may hold (runner.Options.MaxHandlersPerRun); register fewer methods and dispatch on the arguments inside one handler, or call the disposer of a handler you no longer need before registering another"
@@ -93,5 +98,47 @@ func TestHandlersPerRunCapIsPerRun(t *testing.T) {
 	defer again.Stop(context.Background())
 	if got := second.Handlers(context.Background()); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("the other run's handlers = %v", got)
+	}
+}
+
+// The red team's flood — registrations without end, each under a new name — no longer
+// grows the process: past the cap every call throws, and a half that swallows the throws
+// holds the cap's worth of handlers. After 100,000 registrations the heap in use,
+// measured after a collection, is where it was (without the cap a million took the
+// process from 22 MB to 960 MB).
+func TestHandlersFloodKeepsTheHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 100,000 registrations")
+	}
+	root := kit.New(nil)
+	h := NewSandboxHost(&sandbox.Options{Timeouts: &sandbox.Timeouts{VM: time.Minute, Mount: time.Minute, Call: time.Minute}})
+	t.Cleanup(func() {
+		ctx := context.Background()
+		root.Fiber().Dispose(ctx)
+		h.Close(ctx)
+	})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	before := heap()
+	start := time.Now()
+	run, err := startHost(t, h, root, `
+for (let i = 0; i < 1e5; i++) { try { harness.handle('m' + i, () => i) } catch (e) {} }
+return () => {}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Stop(context.Background())
+	after := heap()
+	if n := len(run.Handlers(context.Background())); n != DefaultMaxHandlersPerRun {
+		t.Fatalf("the run holds %d handlers; want the cap, %d", n, DefaultMaxHandlersPerRun)
+	}
+	grew := int64(after) - int64(before)
+	t.Logf("100,000 registrations in %v: heap in use %d MB → %d MB", time.Since(start).Round(time.Millisecond), before>>20, after>>20)
+	if grew > 32<<20 {
+		t.Fatalf("the heap in use grew by %d MB over the flood", grew>>20)
 	}
 }
