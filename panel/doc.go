@@ -20,10 +20,20 @@
 //   - Origin: a request whose Origin header is present and is neither the panel's own
 //     (scheme and Host of the request) nor in Options.Origins is 403 — this also refuses
 //     every sandboxed frame, whose origin is "null";
-//   - the token (Options.Token, random per Handler unless configured): a GET with
-//     ?token=<token> sets an HttpOnly, SameSite=Strict cookie scoped to the base path and
-//     redirects (303) to the same address without the token; afterwards the cookie
-//     carries it. Programs send Authorization: Bearer <token>. Anything else is 401.
+//   - a token: the operator's (Options.Token, random per Handler unless configured) or a
+//     session's (one Options.Sessions maps to a session; below). A GET with
+//     ?token=<token> sets an HttpOnly, SameSite=Strict cookie scoped to the base path,
+//     holding that same token, and redirects (303) to the same address without it;
+//     afterwards the cookie carries it. Programs send Authorization: Bearer <token>
+//     (tried before the cookie). Anything else is 401. A token a cookie cannot carry
+//     (spaces, quotes, commas, semicolons, backslashes, non-ASCII) is refused at the
+//     login with 400 and works only as a bearer: issue tokens like crypto/rand.Text.
+//
+// The login's redirect never leaves the panel: its Location is the request's path
+// rebuilt under Options.Base, without leading slashes or backslashes and dot segments,
+// and escaped, so a link such as //evil.example/?token=…, /\evil.example or
+// /%2F%2Fevil.example lands on a page of the panel's own origin (a 404 there), never on
+// another host.
 //
 // Refusals are JSON ({"ok":false,"error":{"code","message"}}) with a message that says
 // what to do. Every answer has Referrer-Policy: no-referrer.
@@ -48,6 +58,54 @@
 //
 //	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 //		IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
+//
+// # Sessions and people
+//
+// A runtime that serves many people (mcpkit over HTTP: one session per client) gives each
+// person the token of their session and sets Options.Sessions to map it back:
+//
+//	h, err := panel.New(r, &panel.Options{Sessions: func(tok string) (string, bool) { … }})
+//	link := h.SessionURL("http://127.0.0.1:8080", tokenOfAlice) // for alice only
+//
+// A session's token sees and answers only its session; Options.Token stays the
+// operator's, an explicit view of every session. The cookie keeps the token its holder
+// logged in with, so a session's page never becomes the operator's. For a session's
+// token:
+//
+//   - the event stream carries only its session's events: its run requests (with their
+//     tickets), their resolutions, its dynamic-package and dynamic-retract, its
+//     definition changes, its inspect queries and its activity cards. A fresh stream is
+//     offered only its pending requests. Its event ids ("<epoch>-s<n>") count only its
+//     own events, so they say nothing of how busy other sessions are; Last-Event-ID
+//     replays only them, and an id of the operator's stream does not resume it. An event
+//     whose session the handler cannot tell goes to the operator only.
+//   - the inventory and the activity list hold only its Plugins and its model's calls.
+//   - every verb speaks for its session whatever agentId it sends, and a verb that names
+//     another session's Plugin, run, request, inspect query or page gets the answer for
+//     one that does not exist, word for word (the tests compare them), even with that
+//     session's ticket or capability; a late answer learns how a request ended only for
+//     its own. The check is a map lookup in the handler or the runner's own ownership
+//     check, the same work for a Plugin that exists elsewhere and for none, and nothing
+//     of it waits on the other session.
+//   - so a client half of one session never loads in another session's page: its code
+//     (getClientCode) and its capability are its session's alone.
+//   - the page says whose it is ("Session alice"), lists only that session, and ignores
+//     #session=; the operator's page says "Every session" when session tokens exist and
+//     names the session of each card.
+//
+// No verb is the operator's alone: the operator's page calls each for any session. The
+// runner asks a client inspect query of every page that publishes its method, so the
+// handler answers a query of another session, for each of a session's pages, with a
+// failure (provider-missing, "open for another session"): a session whose own page is
+// closed is told at once instead of waiting for the query to expire. On the operator's
+// page, the Slots provider lists only the occupants of the asking session.
+//
+// What one session cannot take from another: a session's streams are at most a quarter
+// of MaxStreams; each session keeps up to MaxReplay pending requests for fresh pages;
+// the activity list keeps MaxActivity cards per session and 16 times that in all, the
+// session with the most losing its oldest first. The replay buffer (MaxReplay events) is
+// shared: a session's page that was away while the others emitted more than that
+// reloads its inventory instead of replaying (cordis/reset).
 //
 // # Verbs
 //
@@ -91,11 +149,12 @@
 // cordis/definition-changed {agentId, pluginId, packageId, change: "defined" |
 // "undefined"}, which spec §9 lacks: a define starts nothing, so without it a page would
 // have to poll for new definitions) and an id
-// "<epoch>-<n>". cordis/activity carries one card of the activity list (below). The
+// "<epoch>-<n>" ("<epoch>-s<n>" on a session's stream, above). cordis/activity carries one card of the activity list (below). The
 // stream starts with "retry: 500" (a dropped stream's EventSource reconnects after
 // 0.5 s), then "event: cordis/connected" and data {"resumed":bool, "page":id},
 // where page is the id the runner gave this connection (runner.Runner.ConnectPage) for
-// the page's client inspect providers; it expires when the stream ends:
+// the page's client inspect providers; it expires when the stream ends (a session's page
+// may use only the page ids its own streams were given):
 //
 //   - resumed true: the request's Last-Event-ID was this handler's and every event after
 //     it is still kept (the last Options.MaxReplay, default 1024); they follow.
@@ -107,7 +166,8 @@
 // cordis/reset" ({"reason":"behind"}) and the pending requests, and goes on from now. An
 // idle stream gets a ": ping" comment every Options.Heartbeat (15 s); a write that takes
 // longer than Options.WriteTimeout (10 s) ends the stream. At most Options.MaxStreams
-// (64) are open at once. Close ends every stream and waits for them.
+// (64) are open at once, at most a quarter of them a session's. Close ends every stream
+// and waits for them.
 //
 // Each page holds its stream's connection for as long as it is open, and browsers open at
 // most six HTTP/1.1 connections to one host and port (Chromium, Firefox): a seventh panel
@@ -119,7 +179,8 @@
 //
 // GET <base>/ is the page (plain JavaScript with React.createElement, React 18.3.1 from
 // assets/vendor, no build step); it shows one card per Plugin, grouped by this session
-// (Options.Session, or #session=<id>) and the others, with the readings idle,
+// (a session token's; else Options.Session, or #session=<id>) and the others, with the
+// readings idle,
 // client-pending ("not loaded here"), running, awaiting-approval and failed, their
 // controls, and the error lines of spec §15. Its badge counts every live run wherever it
 // runs, and in brackets those whose client half this page has not loaded ("2 running (1
@@ -156,9 +217,9 @@
 // answers (runner.ToolCall), and the handler records its card: a runtime whose model
 // calls them through its tools registry (mcpkit, invoke, its own loop) needs no wiring.
 // Calls kept from before this process started (a transcript read back after a restart)
-// can be replayed with Handler.Record. The handler keeps the last MaxActivity cards; a
-// page reads them (the verb activity) when it connects and gets new ones as
-// cordis/activity events.
+// can be replayed with Handler.Record. The handler keeps the last MaxActivity cards of
+// each session; a page reads the newest MaxActivity it may see (the verb activity) when
+// it connects and gets new ones as cordis/activity events.
 //
 // # Cards
 //

@@ -93,11 +93,12 @@ type hub struct {
 	pendingOf  map[string]int   // pending entries per session: each session keeps up to max
 	// settled keeps how the last max requests ended, oldest first, so an answer that
 	// comes too late (another page answered first) is told what happened.
-	settled []settledRequest
-	owners  owners
-	subs    map[chan struct{}]struct{}
-	streams int
-	closed  bool
+	settled   []settledRequest
+	owners    owners
+	subs      map[chan struct{}]struct{}
+	streams   int
+	streamsOf map[string]int // open streams per session
+	closed    bool
 
 	done chan struct{}
 	wg   sync.WaitGroup // open streams
@@ -106,7 +107,7 @@ type hub struct {
 func newHub(max int) *hub {
 	return &hub{epoch: rand.Text()[:8], max: max, last: map[string]uint64{}, lost: map[string]uint64{},
 		pending: map[string]entry{}, pendingOf: map[string]int{}, owners: newOwners(),
-		subs: map[chan struct{}]struct{}{}, done: make(chan struct{})}
+		subs: map[chan struct{}]struct{}{}, streamsOf: map[string]int{}, done: make(chan struct{})}
 }
 
 // listen registers the runner's events on c (the "cordis-panel" plugin). Each event is
@@ -282,8 +283,13 @@ func (hb *hub) wait(ctx context.Context) error {
 	}
 }
 
-// join registers a stream; false when the hub is closed or full.
-func (hb *hub) join(max int) (chan struct{}, error) {
+// sessionStreams is how many of max streams one session may hold open, so that one
+// person's tabs (or a script with their token) cannot take every stream.
+func sessionStreams(max int) int { return (max + 3) / 4 }
+
+// join registers a stream of sc; an error when the hub is closed or full, or sc's session
+// holds its share already.
+func (hb *hub) join(max int, sc scope) (chan struct{}, error) {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
 	switch {
@@ -291,18 +297,28 @@ func (hb *hub) join(max int) (chan struct{}, error) {
 		return nil, fmt.Errorf("the Cordis panel has been shut down")
 	case hb.streams >= max:
 		return nil, fmt.Errorf("%d event streams are open already (panel.Options.MaxStreams); close other panel tabs and reload", max)
+	case !sc.all() && hb.streamsOf[sc.session] >= sessionStreams(max):
+		return nil, fmt.Errorf("this session has %d panel pages open already, as many as one session may (a quarter of panel.Options.MaxStreams); close some of its tabs and reload", hb.streamsOf[sc.session])
 	}
 	hb.streams++
+	if !sc.all() {
+		hb.streamsOf[sc.session]++
+	}
 	hb.wg.Add(1)
 	ch := make(chan struct{}, 1)
 	hb.subs[ch] = struct{}{}
 	return ch, nil
 }
 
-func (hb *hub) leave(ch chan struct{}) {
+func (hb *hub) leave(ch chan struct{}, sc scope) {
 	hb.mu.Lock()
 	delete(hb.subs, ch)
 	hb.streams--
+	if !sc.all() {
+		if hb.streamsOf[sc.session]--; hb.streamsOf[sc.session] == 0 {
+			delete(hb.streamsOf, sc.session)
+		}
+	}
 	hb.mu.Unlock()
 	hb.wg.Done()
 }
@@ -415,12 +431,12 @@ func (hb *hub) cursor(sc scope, last string) (uint64, bool) {
 func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 	hb := h.hub
 	sc := scopeOf(req)
-	wake, err := hb.join(h.opts.MaxStreams)
+	wake, err := hb.join(h.opts.MaxStreams, sc)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "unavailable", err.Error())
 		return
 	}
-	defer hb.leave(wake)
+	defer hb.leave(wake, sc)
 	// The page's client inspect providers live as long as this stream (spec §13.1).
 	page := h.r.ConnectPage(req.Context())
 	hb.own(func(o *owners) { o.pages[page] = sc.session })

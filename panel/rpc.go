@@ -45,16 +45,14 @@ func handleH[A, R any](args string, agent func(*A) *string, f func(*Handler, con
 }
 
 // The arguments that name the session, by verb argument type.
-func agentOfRun(a *runner.RunHostHalfArgs) *string      { return &a.AgentID }
-func agentOfCode(a *runner.ClientCodeArgs) *string      { return &a.AgentID }
-func agentOfSettle(a *runner.SettleUserRunArgs) *string { return &a.AgentID }
-func agentOfPlugin(a *runner.PanelPluginArgs) *string   { return &a.AgentID }
-func agentOfRevoke(a *runner.RevokeArgs) *string        { return &a.AgentID }
-func agentOfRender(a *renderFailureArgs) *string        { return &a.AgentID }
-func agentOfGuard(a *guardFailureArgs) *string          { return &a.AgentID }
-func agentOfQuery(a *runner.ResolveInspectQueryArgs) *string {
-	return &a.AgentID
-}
+func agentOfRun(a *runner.RunHostHalfArgs) *string           { return &a.AgentID }
+func agentOfCode(a *runner.ClientCodeArgs) *string           { return &a.AgentID }
+func agentOfSettle(a *runner.SettleUserRunArgs) *string      { return &a.AgentID }
+func agentOfPlugin(a *runner.PanelPluginArgs) *string        { return &a.AgentID }
+func agentOfRevoke(a *runner.RevokeArgs) *string             { return &a.AgentID }
+func agentOfRender(a *renderFailureArgs) *string             { return &a.AgentID }
+func agentOfGuard(a *guardFailureArgs) *string               { return &a.AgentID }
+func agentOfQuery(a *runner.ResolveInspectQueryArgs) *string { return &a.AgentID }
 
 // A refused answer to a request that another page (or the model, or the deadline)
 // settled first carries how it ended, so the late page can say so instead of failing.

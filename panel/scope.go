@@ -95,15 +95,21 @@ func (hb *hub) owner(of func(*owners) map[string]string, id string) (string, boo
 	return s, ok
 }
 
+func pluginsOf(o *owners) map[string]string  { return o.plugins }
+func requestsOf(o *owners) map[string]string { return o.requests }
+func queriesOf(o *owners) map[string]string  { return o.queries }
+func pagesOf(o *owners) map[string]string    { return o.pages }
+
+// pluginSession is the session of Plugin id; "" when it is not known.
 func (hb *hub) pluginSession(id string) string {
-	s, _ := hb.owner(func(o *owners) map[string]string { return o.plugins }, id)
+	s, _ := hb.owner(pluginsOf, id)
 	return s
 }
 
 // requestSession is the session of run request id, or of its Plugin when the request is
 // not known (its cordis/request-run came before the handler listened).
 func (hb *hub) requestSession(id, pluginID string) string {
-	if s, ok := hb.owner(func(o *owners) map[string]string { return o.requests }, id); ok {
+	if s, ok := hb.owner(requestsOf, id); ok {
 		return s
 	}
 	return hb.pluginSession(pluginID)
@@ -120,8 +126,8 @@ func (hb *hub) seed(rows []runner.InventoryRow) {
 	})
 }
 
-// mine reports whether what of names for id belongs to sc's session; the operator owns
-// everything. An unknown id is nobody's.
+// mine reports whether id (a Plugin, request, query or page, as of reads) belongs to sc's
+// session; the operator's scope owns everything. An unknown id is nobody's.
 func (h *Handler) mine(sc scope, of func(*owners) map[string]string, id string) bool {
 	if sc.all() {
 		return true
@@ -129,11 +135,6 @@ func (h *Handler) mine(sc scope, of func(*owners) map[string]string, id string) 
 	s, ok := h.hub.owner(of, id)
 	return ok && s == sc.session
 }
-
-func pluginsOf(o *owners) map[string]string  { return o.plugins }
-func requestsOf(o *owners) map[string]string { return o.requests }
-func queriesOf(o *owners) map[string]string  { return o.queries }
-func pagesOf(o *owners) map[string]string    { return o.pages }
 
 // The answers the runner gives for what does not exist, given by the handler for what
 // exists in another session, word for word (the tests compare them with the runner's).

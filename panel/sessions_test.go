@@ -668,3 +668,22 @@ func TestOneSessionCannotCrowdOutAnother(t *testing.T) {
 func inspectInput(provider, method, input string) decl.InspectQueryInput {
 	return decl.InspectQueryInput{Platform: decl.InspectClient, Provider: provider, Method: method, Input: json.RawMessage(input)}
 }
+
+// TestSessionStreamsHaveAShare: one session's pages (or a script with its token) hold at
+// most a quarter of MaxStreams, so the others and the operator still get in.
+func TestSessionStreamsHaveAShare(t *testing.T) {
+	e := newPeopleEnv(t, &Options{MaxStreams: 8})
+	for range sessionStreams(8) {
+		e.streamAs(bobToken, "").next()
+	}
+	res, body := e.doAs(bobToken, "GET", "/events", "", nil)
+	if res.StatusCode != 503 || !strings.Contains(body, "as many as one session may") {
+		t.Fatalf("bob's extra stream = %d %s", res.StatusCode, body)
+	}
+	if c := e.streamAs(aliceToken, "").next(); !isConnected(c, false) {
+		t.Fatalf("alice's stream beside bob's = %+v", c)
+	}
+	if c := e.stream("").next(); !isConnected(c, false) {
+		t.Fatalf("the operator's stream beside bob's = %+v", c)
+	}
+}

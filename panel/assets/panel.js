@@ -806,7 +806,9 @@
     if (ar) ids.push(ar.pluginRunId);
     return h('article', { id: 'row-' + row.pluginId, className: 'row st-' + x.status, style: { order: x.status === 'awaiting-approval' ? 0 : 1 }, 'data-plugin': row.pluginId, 'data-status': x.status },
       h('header', null,
-        h('div', { className: 'title' }, h('h3', null, k.name || row.pluginId), h('span', { className: 'ids' }, ids.join(' \u00B7 '))),
+        h('div', { className: 'title' }, h('h3', null, k.name || row.pluginId), h('span', { className: 'ids' }, ids.join(' \u00B7 ')),
+          // The operator's page names the session of each card not of "this session".
+          !SCOPED && x.session && x.session !== currentSession() ? h('span', { className: 'session', title: 'The session that defined it' }, x.session) : null),
         h(Pill, { status: x.status })),
       k.purpose ? h('p', { className: 'purpose' }, k.purpose) : null,
       busy ? h('p', { className: 'busy' }, 'Starting ' + act.packageId + ' in this page\u2026') : null,
