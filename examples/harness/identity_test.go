@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -390,4 +391,62 @@ func inventoryOf(t *testing.T, panelURL, token string) map[string][]string {
 		out[row.AgentID] = append(out[row.AgentID], row.PluginID)
 	}
 	return out
+}
+
+// panelPost calls a panel verb with token as the bearer and returns the status and body.
+func panelPost(t *testing.T, panelURL, token, verb, body string) (int, string) {
+	t.Helper()
+	base := panelURL[:strings.Index(panelURL, "?")]
+	req, _ := http.NewRequest("POST", base+"rpc/"+verb, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := (&http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// TestMCPHTTPOneTokenPerPerson: alice's line in -session-tokens opens her MCP session
+// and her view of the panel, which shows and answers her Plugins only; bob's the same for
+// his. The panel's own token sees both; the MCP process token does not open the panel.
+func TestMCPHTTPOneTokenPerPerson(t *testing.T) {
+	t.Setenv(mcpTokenEnv, "")
+	t.Setenv(panelTokenEnv, panelTok)
+	p := startMCPHTTP(t, "-dir", t.TempDir(), "-state", t.TempDir(), "-session-tokens", sessionTokens(t), "-panel", "127.0.0.1:0")
+	if p.panel == "" {
+		t.Fatal("no panel line before the mcp line")
+	}
+	ids := map[string]string{}
+	for _, who := range []struct{ name, token string }{{"alice", aliceTok}, {"bob", bobTok}} {
+		var d struct{ PluginID string }
+		out := p.connect(t, who.token, "laptop").call(t, context.Background(), "cordis_define", clockDefineArgs)
+		if err := json.Unmarshal([]byte(out), &d); err != nil || d.PluginID == "" {
+			t.Fatalf("%s defines: %s", who.name, out)
+		}
+		ids[who.name] = d.PluginID
+	}
+	if got := inventoryOf(t, p.panel, panelTok); len(got) != 2 || got["alice"][0] != ids["alice"] || got["bob"][0] != ids["bob"] {
+		t.Errorf("the operator's panel shows %v; want alice's %s and bob's %s", got, ids["alice"], ids["bob"])
+	}
+	if got := inventoryOf(t, p.panel, aliceTok); len(got) != 1 || len(got["alice"]) != 1 || got["alice"][0] != ids["alice"] {
+		t.Errorf("alice's panel shows %v; want her %s alone", got, ids["alice"])
+	}
+	if got := inventoryOf(t, p.panel, bobTok); len(got) != 1 || len(got["bob"]) != 1 {
+		t.Errorf("bob's panel shows %v; want his Plugin alone", got)
+	}
+	// Alice's panel token cannot stop bob's Plugin, whatever session she names.
+	for _, agent := range []string{"bob", "alice"} {
+		code, body := panelPost(t, p.panel, aliceTok, "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, agent, ids["bob"]))
+		if code != http.StatusOK || !strings.Contains(body, `"ok":false`) || !strings.Contains(body, `"code":"plugin-missing"`) {
+			t.Errorf("alice stops bob's %s as %s: %d %s; want plugin-missing", ids["bob"], agent, code, body)
+		}
+	}
+	if got := inventoryOf(t, p.panel, bobTok); len(got["bob"]) != 1 {
+		t.Errorf("bob's Plugins after alice's attempts: %v", got)
+	}
+	if code, body := panelPost(t, p.panel, p.shown, "inventory", "{}"); code != http.StatusUnauthorized {
+		t.Errorf("the MCP process token at the panel: %d %s; want 401", code, body)
+	}
 }
