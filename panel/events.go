@@ -110,9 +110,9 @@ func newHub(max int) *hub {
 		subs: map[chan struct{}]struct{}{}, streamsOf: map[string]int{}, done: make(chan struct{})}
 }
 
-// listen registers the runner's events on c (the "cordis-panel" plugin). Each event is
-// filed under its session: named in its payload, or the owner of its Plugin, request or
-// query as the hub learnt it.
+// listenRunner registers the runner's events on c (the "cordis-panel" plugin). Each
+// event is filed under its session: named in its payload, or the owner of its Plugin,
+// request or query as the hub learnt it.
 func (h *Handler) listenRunner(c *kit.Context) error {
 	hb := h.hub
 	regs := []func() (func(), error){
