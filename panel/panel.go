@@ -139,11 +139,11 @@ func New(r *runner.Runner, opts *Options) (*Handler, error) {
 	return h, nil
 }
 
-// Token returns the token that authorises requests.
+// Token returns the operator's token (Options.Token): it sees and answers every session.
 func (h *Handler) Token() string { return h.opts.Token }
 
-// URL returns the address a person opens: origin ("http://127.0.0.1:8080") joined with
-// the handler's base and the token. The first load sets the cookie and drops the token
+// URL returns the address the operator opens: origin ("http://127.0.0.1:8080") joined
+// with the handler's base and the operator's token (SessionURL is a session's). The first load sets the cookie and drops the token
 // from the address bar.
 func (h *Handler) URL(origin string) string {
 	return strings.TrimRight(origin, "/") + h.opts.Base + "?token=" + h.opts.Token
