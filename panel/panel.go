@@ -143,8 +143,8 @@ func New(r *runner.Runner, opts *Options) (*Handler, error) {
 func (h *Handler) Token() string { return h.opts.Token }
 
 // URL returns the address the operator opens: origin ("http://127.0.0.1:8080") joined
-// with the handler's base and the operator's token (SessionURL is a session's). The first load sets the cookie and drops the token
-// from the address bar.
+// with the handler's base and the operator's token (SessionURL is a session's). The
+// first load sets the cookie and drops the token from the address bar.
 func (h *Handler) URL(origin string) string {
 	return strings.TrimRight(origin, "/") + h.opts.Base + "?token=" + h.opts.Token
 }
