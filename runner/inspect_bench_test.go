@@ -42,7 +42,7 @@ func inspectBenchRunner(b *testing.B, n, pkgs int) *invoke.Invoker {
 	ctx := kit.WithSession(context.Background(), "bench")
 	root := kit.New(nil)
 	host := NewSandboxHost(&sandbox.Options{Facade: generated.Facade})
-	r, err := New(root, &Options{Host: host})
+	r, err := New(root, &Options{Host: host, MaxPluginsPerSession: n, MaxPackagesPerSession: n * pkgs}) // past the default caps
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,10 @@ import (
 	"github.com/dop251/goja"
 )
 
+// benchHolds raises the runner's per-session caps: the benchmarks hold thousands of
+// Plugins and Packages in their one session.
+const benchHolds = 1 << 20
+
 // The runner group measures the dynamic-plugin runner's verbs beside the paths they build
 // on: cordis_define + cordis_run of a host-only Package beside cordis_mount of the same
 // body, Invoke of a host handler beside the sandbox calling the same function, and the
@@ -24,7 +28,8 @@ func (b *bench) runnerGroup(ctx context.Context, floorFirst bool) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, h.close()) }()
-	r, err := runner.New(h.root, &runner.Options{Facade: benchFacade, Timeouts: &sandbox.Timeouts{Call: time.Minute}})
+	r, err := runner.New(h.root, &runner.Options{Facade: benchFacade, Timeouts: &sandbox.Timeouts{Call: time.Minute},
+		MaxPluginsPerSession: benchHolds, MaxPackagesPerSession: benchHolds})
 	if err != nil {
 		return err
 	}

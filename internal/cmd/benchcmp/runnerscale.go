@@ -149,7 +149,8 @@ func openScaleRuntime(n int) (*scaleRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := runner.New(h.root, &runner.Options{Facade: benchFacade, Timeouts: &sandbox.Timeouts{Call: time.Minute}})
+	r, err := runner.New(h.root, &runner.Options{Facade: benchFacade, Timeouts: &sandbox.Timeouts{Call: time.Minute},
+		MaxPluginsPerSession: benchHolds, MaxPackagesPerSession: benchHolds})
 	if err != nil {
 		return nil, errors.Join(err, h.close())
 	}
