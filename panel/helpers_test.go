@@ -44,7 +44,7 @@ func newEnvWith(t testing.TB, opts *Options, how serving) *env {
 	t.Helper()
 	e := &env{t: t, root: kit.New(nil)}
 	r, err := runner.New(e.root, &runner.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: time.Second, Call: time.Second},
-		MaxPluginsPerSession: 1 << 20, MaxPackagesPerSession: 1 << 20}) // BenchmarkThousand holds 1,000 Plugins in one session
+		MaxPluginsPerSession: 1 << 20, MaxPackagesPerSession: 1 << 20}) // BenchmarkThousandDefinitions holds 1,000 Plugins in one session
 	if err != nil {
 		t.Fatal(err)
 	}
