@@ -182,11 +182,11 @@ func seqOf(id string) (uint64, error) {
 // position of its last event.
 func (e *env) quiet() uint64 {
 	e.t.Helper()
-	_, last, _ := e.h.hub.snapshot(scope{})
+	_, last, _ := e.h.hub.snapshot(operator)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(300 * time.Millisecond)
-		_, now, _ := e.h.hub.snapshot(scope{})
+		_, now, _ := e.h.hub.snapshot(operator)
 		if now == last {
 			return now
 		}

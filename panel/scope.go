@@ -17,17 +17,24 @@ import (
 // events (hub), its verbs speak only for it (rpc.go), and a verb that names another
 // session's Plugin, request, query or page gets the answer for one that does not exist.
 
-// A scope is what one request may see and answer.
+// A scope is what one request may see and answer. The zero scope sees and owns nothing:
+// a request that did not pass admit gets nothing by mistake.
 type scope struct {
-	session string // the one session it grants; "" for the operator's every session
+	every   bool   // the operator's: every session
+	session string // else the one session it grants
 }
 
+// operator is the scope of the operator's token.
+var operator = scope{every: true}
+
 // all reports whether the scope is the operator's.
-func (sc scope) all() bool { return sc.session == "" }
+func (sc scope) all() bool { return sc.every }
 
 // sees reports whether the scope may see what belongs to session; what belongs to no
 // known session ("") only the operator sees.
-func (sc scope) sees(session string) bool { return sc.session == "" || sc.session == session }
+func (sc scope) sees(session string) bool {
+	return sc.every || session != "" && session == sc.session
+}
 
 type scopeKey struct{}
 
@@ -48,7 +55,7 @@ func (h *Handler) scopeFor(token string) (scope, bool) {
 		return scope{}, false
 	}
 	if subtle.ConstantTimeCompare([]byte(token), []byte(h.opts.Token)) == 1 {
-		return scope{}, true
+		return operator, true
 	}
 	if h.opts.Sessions != nil {
 		// A session token that named no session would read as the operator's: refused.
@@ -133,7 +140,7 @@ func (h *Handler) mine(sc scope, of func(*owners) map[string]string, id string) 
 		return true
 	}
 	s, ok := h.hub.owner(of, id)
-	return ok && s == sc.session
+	return ok && s != "" && s == sc.session
 }
 
 // The answers the runner gives for what does not exist, given by the handler for what

@@ -687,3 +687,23 @@ func TestSessionStreamsHaveAShare(t *testing.T) {
 		t.Fatalf("the operator's stream beside bob's = %+v", c)
 	}
 }
+
+func TestScopeSees(t *testing.T) {
+	for _, c := range []struct {
+		sc      scope
+		session string
+		want    bool
+	}{
+		{operator, "alice", true},
+		{operator, "", true},
+		{scope{session: "alice"}, "alice", true},
+		{scope{session: "alice"}, "bob", false},
+		{scope{session: "alice"}, "", false}, // an event of no known session: the operator's only
+		{scope{}, "", false},                 // the zero scope (no admit) sees nothing
+		{scope{}, "alice", false},
+	} {
+		if got := c.sc.sees(c.session); got != c.want {
+			t.Errorf("%+v sees %q = %v, want %v", c.sc, c.session, got, c.want)
+		}
+	}
+}
