@@ -75,7 +75,7 @@ func TestInventoryPageOneSessionCannotCrowdOutAnother(t *testing.T) {
 	}
 	e.defineWith("B", "B's second Plugin.")
 
-	page, err := e.r.InventoryPage(context.Background(), "")
+	page, err := e.r.InventoryPage(context.Background(), InventoryScope{Every: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestInventoryPageOneSessionCannotCrowdOutAnother(t *testing.T) {
 }
 
 // A session's answer holds only its own Plugins, bounded the same way, however many
-// another session holds.
+// another session holds; the zero scope (a caller that named no session) lists nothing.
 func TestInventoryPageOfOneSession(t *testing.T) {
 	const bound = 24 << 10
 	e := newEnv(t, &Options{MaxInventoryBytes: bound, MaxPluginsPerSession: 1000, MaxPackagesPerSession: 1000})
@@ -121,7 +121,7 @@ func TestInventoryPageOfOneSession(t *testing.T) {
 		e.defineWith("A", strings.Repeat("a", 1000))
 	}
 	e.defineWith("B", "B's Plugin.")
-	page, err := e.r.InventoryPage(context.Background(), "B")
+	page, err := e.r.InventoryPage(context.Background(), InventoryScope{Session: "B"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,13 +129,17 @@ func TestInventoryPageOfOneSession(t *testing.T) {
 	if len(page.Rows) != 1 || page.Rows[0].AgentID != "B" || page.Truncated {
 		t.Fatalf("B's answer: %+v", page)
 	}
-	page, err = e.r.InventoryPage(context.Background(), "A")
+	page, err = e.r.InventoryPage(context.Background(), InventoryScope{Session: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPage(t, page, bound, 100)
 	if slices.ContainsFunc(page.Rows, func(r InventoryRow) bool { return r.AgentID != "A" }) || page.Omitted == 0 {
 		t.Fatalf("A's answer holds another session's row or leaves nothing out: %d rows, %d omitted", len(page.Rows), page.Omitted)
+	}
+	page, err = e.r.InventoryPage(context.Background(), InventoryScope{})
+	if err != nil || page.Plugins != 0 || len(page.Rows) != 0 || page.Rows == nil {
+		t.Fatalf("the zero scope's answer: %+v, %v; want no Plugins (and rows [], not null)", page, err)
 	}
 }
 
@@ -174,7 +178,7 @@ func TestInventoryPageCompactRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, &Options{Store: s, Host: &fakeHost{}, MaxInventoryBytes: bound})
-	page, err := e.r.InventoryPage(ctx, "")
+	page, err := e.r.InventoryPage(ctx, InventoryScope{Every: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +229,7 @@ func TestInventoryPageUnderTheRedTeamsFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole, _ := json.Marshal(all)
-	page, err := e.r.InventoryPage(context.Background(), "")
+	page, err := e.r.InventoryPage(context.Background(), InventoryScope{Every: true})
 	if err != nil {
 		t.Fatal(err)
 	}

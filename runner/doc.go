@@ -100,8 +100,8 @@
 // more than the cap, whatever a half registers and disposes. The cap applies to the
 // sandbox host New builds; SandboxHost.SetMaxHandlersPerRun sets it on one of your own.
 //
-// InventoryPage answers a page for one session ("" for every session, an operator's
-// view). Its rows' JSON stays within MaxInventoryBytes, shared fairly: every session's
+// InventoryPage answers a page for one session, or for every session (an operator's
+// view; the zero InventoryScope lists nothing). Its rows' JSON stays within MaxInventoryBytes, shared fairly: every session's
 // first row claims room before any session's second (within a session, Plugins with
 // something in flight first, then the newest), so one session's many Plugins cannot crowd
 // out another's few. A row over 1/64 of the bound is made Compact (only the Packages its

@@ -65,8 +65,16 @@ const (
 // cutMark ends a text a Compact row cut.
 const cutMark = "… [cut]"
 
-// InventoryPage answers the inventory page verb for the Plugins of session, or of every
-// session when session is "" (an operator's view). The answer holds at most
+// An InventoryScope says whose Plugins an InventoryPage lists: every session's (Every:
+// an operator's view) or Session's alone. The zero scope lists nothing, so a caller that
+// failed to fill it in shows no one's Plugins by mistake.
+type InventoryScope struct {
+	Every   bool
+	Session string
+}
+
+// InventoryPage answers the inventory page verb for the Plugins of scope. The answer
+// holds at most
 // Options.MaxInventoryBytes of rows, and no session can crowd another out of it: every
 // session's first row claims room before any session's second, and so on (sessions in
 // the order their first Plugin was created); within a session, Plugins with something in
@@ -77,7 +85,14 @@ const cutMark = "… [cut]"
 // A page shows Rows and, when Truncated, says so with the counts. A Plugin missing from
 // a truncated answer may still exist: the page must not show it as removed on that
 // evidence alone.
-func (r *Runner) InventoryPage(ctx context.Context, session string) (InventoryPage, error) {
+func (r *Runner) InventoryPage(ctx context.Context, scope InventoryScope) (InventoryPage, error) {
+	if !scope.Every && scope.Session == "" {
+		return InventoryPage{Rows: []InventoryRow{}}, nil
+	}
+	session := scope.Session
+	if scope.Every {
+		session = "" // the Store's every session
+	}
 	ps, err := r.store.Plugins(ctx, session)
 	if err != nil {
 		return InventoryPage{}, err

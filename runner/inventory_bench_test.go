@@ -37,8 +37,8 @@ func BenchmarkInventoryPage(b *testing.B) {
 		read func() (any, error)
 	}{
 		{"whole", func() (any, error) { return r.Inventory(ctx) }},
-		{"page-all", func() (any, error) { return r.InventoryPage(ctx, "") }},
-		{"page-session", func() (any, error) { return r.InventoryPage(ctx, "s7") }},
+		{"page-all", func() (any, error) { return r.InventoryPage(ctx, InventoryScope{Every: true}) }},
+		{"page-session", func() (any, error) { return r.InventoryPage(ctx, InventoryScope{Session: "s7"}) }},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
 			for b.Loop() {
