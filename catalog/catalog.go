@@ -42,6 +42,10 @@ type Event struct {
 	// Params are the fields of the payload, in order: the positional parameters a
 	// JavaScript listener receives.
 	Params []Field
+	// Session is the JavaScript name of the parameter that carries the event's session
+	// (the payload's kit.Session field): the event is session-scoped, and a listener of a
+	// session hears only that session's emits. Empty for an event every listener hears.
+	Session string
 	// Signature is the JavaScript listener signature, e.g.
 	// 'agent/error'(agent: Agent, turn: number): void. A waterfall adds a trailing
 	// next: () => Promise<R> parameter.

@@ -93,6 +93,7 @@ func _() {
 	var _ *kit.Event[kit.ToolsChangeEvent] = kit.ToolsChange
 	var _ string = kit.ToolsChangeEvent{}.Tool
 	var _ bool = kit.ToolsChangeEvent{}.Registered
+	var _ kit.Session = kit.ToolsChangeEvent{}.Session
 	var _ *kit.Service[*kit.Timer] = kit.TimerService
 	var _ func(*kit.Timer, *kit.Context, time.Duration, func()) (func(), error) = (*kit.Timer).SetTimeout
 	var _ func(*kit.Timer, *kit.Context, time.Duration, func()) (func(), error) = (*kit.Timer).SetInterval
@@ -369,8 +370,10 @@ var cordisEventToolsChange = catalog.Event{
 	Params: []catalog.Field{
 		{Name: "Tool", JSName: "tool", JSONName: "Tool", Go: cordisString, JS: "string", Doc: "Tool is the name of the tool that was registered or removed."},
 		{Name: "Registered", JSName: "registered", JSONName: "Registered", Go: cordisBool, JS: "boolean", Doc: "Registered is true for a registration and false for a removal."},
+		{Name: "Session", JSName: "session", JSONName: "Session", Go: cordisSession, JS: "string", Doc: "Session is the session of the plugin that registered the tool; \"\" for the runtime's\nown. A session hears only of its own tools and the runtime's."},
 	},
-	Signature: "'tools/change'(tool: string, registered: boolean): void",
+	Session:   "session",
+	Signature: "'tools/change'(tool: string, registered: boolean, session: string): void",
 	Doc:       "ToolsChange is emitted after every registration and removal of a tool.",
 	Summary:   "ToolsChange is emitted after every registration and removal of a tool.",
 	Source:    "kit/tools.go",
@@ -457,8 +460,8 @@ var cordisMethodToolsSchemas = catalog.Method{
 	Returns:   "ToolSchema[]",
 	Signature: "schemas(): ToolSchema[]",
 	Types:     []string{"ToolSchema"},
-	Doc:       "Schemas returns the registered tools in registration order. The result is a copy.",
-	Summary:   "Schemas returns the registered tools in registration order.",
+	Doc:       "Schemas returns the tools the view shows, in registration order. The result is a copy.",
+	Summary:   "Schemas returns the tools the view shows, in registration order.",
 	Source:    "kit/tools.go",
 }
 
@@ -1547,6 +1550,7 @@ var (
 	cordisRuntime                 = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/runner/decl", Name: "Runtime"}
 	cordisSection                 = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/toolset/decl", Name: "Section"}
 	cordisSelfMode                = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/runner/decl", Name: "SelfMode"}
+	cordisSession                 = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Session"}
 	cordisSliceOfInspectMethod    = &catalog.GoType{Kind: catalog.KindSlice, Elem: cordisInspectMethod}
 	cordisSliceOfInspectProvider  = &catalog.GoType{Kind: catalog.KindSlice, Elem: cordisInspectProvider}
 	cordisSliceOfMessage          = &catalog.GoType{Kind: catalog.KindSlice, Elem: cordisMessage}

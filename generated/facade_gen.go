@@ -20,7 +20,7 @@ var Facade = &sandbox.Facade{
 	},
 	Events: map[string]sandbox.EventAdapter{
 		"tools/change": bind.OnEmit(kit.ToolsChange, func(r *sandbox.Realm, p kit.ToolsChangeEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Registered)}
+			return []goja.Value{r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Registered), r.Runtime().ToValue(string(p.Session))}
 		}),
 	},
 }

@@ -83,7 +83,10 @@ type toolRegistry struct {
 }
 
 // Session returns the view of the registry for session: the runtime's own tools and
-// those of session's fibers. Session("") sees the runtime's own tools only.
+// those of session's fibers. Session("") sees the runtime's own tools only. It is for the
+// runtime's Go code (an adapter serving each session its tools), never for a plugin.
+//
+//cordis:internal
 func (t *Tools) Session(session string) *Tools {
 	return &Tools{reg: t.reg, session: session, scoped: true}
 }

@@ -150,7 +150,7 @@ func (b *builder) named(n *types.Named, s site) (*catalog.GoType, string, bool) 
 	switch path + "." + name {
 	case "time.Duration":
 		return gt, "number", true
-	case "time.Time":
+	case "time.Time", KitPath + ".Session":
 		return gt, "string", true
 	case "encoding/json.RawMessage":
 		return gt, "unknown", true

@@ -24,6 +24,11 @@ func (b *builder) addEvent(d decl) {
 	defer func() { e.Types = b.endRefs(); b.cat.Events = append(b.cat.Events, e) }()
 
 	e.Payload, e.Params = b.payload(d, d.targs[0])
+	for _, f := range e.Params {
+		if g := f.Go; g != nil && g.Kind == catalog.KindNamed && g.Pkg == KitPath && g.Name == "Session" {
+			e.Session = f.JSName
+		}
+	}
 	var params []string
 	for _, f := range e.Params {
 		params = append(params, f.JSName+": "+f.JS) // positional: never optional

@@ -36,18 +36,21 @@ func TestEvents(t *testing.T) {
 		Name      string
 		Mode      catalog.Mode
 		Signature string
+		Session   string // the parameter that makes the event session-scoped
 	}
 	want := []event{
-		{"agent/error", catalog.ModeEmit, "'agent/error'(agent: Agent, turn: number, step: number, error: Error): void"},
-		{"session/flush", catalog.ModeParallel, "'session/flush'(session: Session): Promise<void> | void"},
-		{"agent/pre-step", catalog.ModeSerial, "'agent/pre-step'(agent: Agent, fullSystemPrompt: string): Promise<boolean | null | undefined> | boolean | null | undefined"},
-		{"pick", catalog.ModeBail, "'pick'(): string | null | undefined | false"}, // what passes
-		{"agent/request", catalog.ModeWaterfall, "'agent/request'(agent: Agent, options: Options, next: () => Promise<Options>): Promise<Options>"},
-		{"session/changed", catalog.ModeEmit, "'session/changed'(): void"}, // via an alias and a wrapper
+		{"agent/error", catalog.ModeEmit, "'agent/error'(agent: Agent, turn: number, step: number, error: Error): void", ""},
+		// The fixture's own Session type is not the kit's: the event reaches every session.
+		{"session/flush", catalog.ModeParallel, "'session/flush'(session: Session): Promise<void> | void", ""},
+		// A kit.Session field is a plain string to JavaScript, and scopes the event.
+		{"agent/pre-step", catalog.ModeSerial, "'agent/pre-step'(agent: Agent, fullSystemPrompt: string, caller: string): Promise<boolean | null | undefined> | boolean | null | undefined", "caller"},
+		{"pick", catalog.ModeBail, "'pick'(): string | null | undefined | false", ""}, // what passes
+		{"agent/request", catalog.ModeWaterfall, "'agent/request'(agent: Agent, options: Options, next: () => Promise<Options>): Promise<Options>", ""},
+		{"session/changed", catalog.ModeEmit, "'session/changed'(): void", ""}, // via an alias and a wrapper
 	}
 	var got []event
 	for _, e := range c.Events {
-		got = append(got, event{e.Name, e.Mode, e.Signature})
+		got = append(got, event{e.Name, e.Mode, e.Signature, e.Session})
 	}
 	// Exactly these six: a re-export is not a declaration.
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b event) bool { return a.Name < b.Name })); diff != "" {

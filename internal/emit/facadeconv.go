@@ -16,6 +16,8 @@ func (w *facadeWriter) plainBasic(gt *catalog.GoType) *catalog.GoType {
 		return gt
 	case gt.Is("time", "Duration"):
 		return gt
+	case gt.Is(KitPath, "Session"):
+		return &catalog.GoType{Kind: catalog.KindBasic, Name: "string"}
 	case gt.Kind == catalog.KindNamed:
 		if t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name}); t != nil && t.Kind == catalog.TypeValue && t.Underlying.Kind == catalog.KindBasic {
 			return t.Underlying
@@ -229,6 +231,8 @@ func (w *facadeWriter) toJS(gt *catalog.GoType, x, method string) string {
 			return call(rt+".ToValue", binary("/", call("float64", x), call("float64", w.q("time", "Millisecond"))))
 		case "time.Time":
 			return call(w.bind("FromAny"), "r", x)
+		case KitPath + ".Session":
+			return call(rt+".ToValue", call("string", x))
 		case "encoding/json.RawMessage":
 			return call(w.q(SandboxPath, "FromJSON"), "r", x)
 		}
@@ -296,6 +300,8 @@ func (w *facadeWriter) fromJSIn(gt *catalog.GoType, b, v, path string) string {
 			}
 			return call(w.q(SandboxPath, "ToJSON"), "r", v, path)
 		case "time.Time":
+		case KitPath + ".Session":
+			return call(w.goType(gt), w.fromJSIn(&catalog.GoType{Kind: catalog.KindBasic, Name: "string"}, b, v, path))
 		default:
 			t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
 			if t.Kind == catalog.TypeValue {

@@ -171,6 +171,7 @@ func (w *catWriter) eventLit(e *catalog.Event) string {
 		field("Payload", w.goType(e.Payload)),
 		field("Result", w.goType(e.Result)),
 		field("Params", w.fieldsLit(e.Params)),
+		field("Session", str(e.Session)),
 		field("Signature", strconv.Quote(e.Signature)),
 		field("Types", strs(e.Types)),
 		field("Doc", str(e.Doc)),

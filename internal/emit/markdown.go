@@ -16,7 +16,8 @@ const modeLegend = "Dispatch modes: **emit** (fire and forget: the emitter waits
 	"promise), **parallel** (awaited fan-out; every listener runs), **serial** (awaited in registration order until a listener returns a bail " +
 	"value — anything other than undefined, null, false or the zero value of the result type, " +
 	"such as '' or 0), **bail** (synchronous; the first bail value wins, by the same rule), **waterfall** (each listener gets `next()` and may transform the result, or veto " +
-	"by returning without calling it)."
+	"by returning without calling it). An event marked **session-scoped** carries its session in a " +
+	"parameter: a plugin of one session never hears another session's emits of it."
 
 // A mdWriter renders one markdown file.
 type mdWriter struct {
@@ -107,6 +108,9 @@ func EventsAndServices(c, inherited *catalog.Catalog, header string) []byte {
 			w.p("### %s", g)
 		}
 		w.p("#### %s — %s", e.Name, e.Mode)
+		if e.Session != "" {
+			w.p("Session-scoped (`%s`): a session's listeners hear only their own session's emits; the runtime's own listeners hear every session's.", e.Session)
+		}
 		w.doc(e.Doc)
 		w.code("ts", e.Signature)
 		w.params(e.Params)

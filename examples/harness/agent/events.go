@@ -10,7 +10,7 @@ var TurnStart = kit.NewEvent[TurnStartEvent]("agent/turn-start")
 // TurnStartEvent is the payload of TurnStart.
 type TurnStartEvent struct {
 	// Session identifies the conversation the turn belongs to.
-	Session string `json:"session"`
+	Session kit.Session `json:"session"`
 	// Turn is the turn's number within its session, starting at 1.
 	Turn int `json:"turn"`
 	// Prompt is the user message that started the turn.
@@ -34,7 +34,7 @@ var PreExecute = kit.NewWaterfall[PreExecuteEvent, Decision]("tools/pre-execute"
 // PreExecuteEvent is the payload of PreExecute: the tool call about to run.
 type PreExecuteEvent struct {
 	// Session identifies the conversation that makes the call.
-	Session string `json:"session"`
+	Session kit.Session `json:"session"`
 	// Tool is the name of the tool being called.
 	Tool string `json:"tool"`
 	// Input is the call's arguments as JSON text, "{}" when the model sent none.
@@ -61,7 +61,7 @@ var SessionFlush = kit.NewParallel[SessionFlushEvent]("session/flush")
 type SessionFlushEvent struct {
 	// Session identifies the conversation being flushed; empty for the runtime-wide
 	// flush at shutdown.
-	Session string `json:"session"`
+	Session kit.Session `json:"session"`
 	// Reason says why, e.g. "end of turn" or "shutdown".
 	Reason string `json:"reason"`
 }

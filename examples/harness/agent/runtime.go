@@ -102,7 +102,7 @@ func (rt *Runtime) BeginTurn(session, prompt string) int {
 	rt.turns[session]++
 	turn := rt.turns[session]
 	rt.mu.Unlock()
-	TurnStart.Emit(rt.root, TurnStartEvent{Session: session, Turn: turn, Prompt: prompt})
+	TurnStart.Emit(rt.root, TurnStartEvent{Session: kit.Session(session), Turn: turn, Prompt: prompt})
 	return turn
 }
 
@@ -131,7 +131,7 @@ func (rt *Runtime) Gate(ctx context.Context, session, tool string, input json.Ra
 	if gc := rt.gateCtx.Load(); gc != nil {
 		ctx = (*gc)(ctx, tool)
 	}
-	d, err := PreExecute.Emit(ctx, rt.root, PreExecuteEvent{Session: session, Tool: tool, Input: in},
+	d, err := PreExecute.Emit(ctx, rt.root, PreExecuteEvent{Session: kit.Session(session), Tool: tool, Input: in},
 		func() (Decision, error) { return Decision{Allow: true}, nil })
 	if err != nil {
 		return nil, fmt.Errorf("tool %q was not run: tools/pre-execute failed: %w", tool, err)
@@ -164,7 +164,7 @@ func (rt *Runtime) SetGateContext(gc GateContext) {
 // Flush emits session/flush for session and waits for every listener (the kv store is
 // saved then). reason is passed on, e.g. "end of turn".
 func (rt *Runtime) Flush(ctx context.Context, session, reason string) error {
-	return SessionFlush.Emit(ctx, rt.root, SessionFlushEvent{Session: session, Reason: reason})
+	return SessionFlush.Emit(ctx, rt.root, SessionFlushEvent{Session: kit.Session(session), Reason: reason})
 }
 
 // Close flushes with reason "shutdown" and an empty session, then disposes the runtime:

@@ -148,7 +148,7 @@ func TestCallToolGoesThroughPreExecute(t *testing.T) {
 	var calls []string
 	start(t, rt, &kit.Plugin{Name: "policy", Apply: func(c *kit.Context) error {
 		_, err := agent.PreExecute.On(c, func(ctx context.Context, e agent.PreExecuteEvent, next func() (agent.Decision, error)) (agent.Decision, error) {
-			calls = append(calls, e.Session+":"+e.Tool+":"+e.Input)
+			calls = append(calls, string(e.Session)+":"+e.Tool+":"+e.Input)
 			switch {
 			case strings.Contains(e.Input, "forbidden"):
 				return agent.Decision{Reason: "notes named forbidden are not allowed; pick another name"}, nil

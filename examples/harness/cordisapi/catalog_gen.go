@@ -35,14 +35,14 @@ var Catalog = &catalog.Catalog{
 // enum constant this catalog was generated from changes. Run go generate again.
 func _() {
 	var _ *kit.Event[agent.TurnStartEvent] = agent.TurnStart
-	var _ string = agent.TurnStartEvent{}.Session
+	var _ kit.Session = agent.TurnStartEvent{}.Session
 	var _ int = agent.TurnStartEvent{}.Turn
 	var _ string = agent.TurnStartEvent{}.Prompt
 	var _ *kit.ParallelEvent[agent.SessionFlushEvent] = agent.SessionFlush
-	var _ string = agent.SessionFlushEvent{}.Session
+	var _ kit.Session = agent.SessionFlushEvent{}.Session
 	var _ string = agent.SessionFlushEvent{}.Reason
 	var _ *kit.WaterfallEvent[agent.PreExecuteEvent, agent.Decision] = agent.PreExecute
-	var _ string = agent.PreExecuteEvent{}.Session
+	var _ kit.Session = agent.PreExecuteEvent{}.Session
 	var _ string = agent.PreExecuteEvent{}.Tool
 	var _ string = agent.PreExecuteEvent{}.Input
 	var _ *kit.Service[*agent.Executor] = agent.Exec
@@ -90,10 +90,11 @@ var cordisEventAgentTurnStart = catalog.Event{
 	Var:     catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/examples/harness/agent", Name: "TurnStart"},
 	Payload: cordisTurnStartEvent,
 	Params: []catalog.Field{
-		{Name: "Session", JSName: "session", JSONName: "session", Go: cordisString, JS: "string", Doc: "Session identifies the conversation the turn belongs to."},
+		{Name: "Session", JSName: "session", JSONName: "session", Go: cordisSession, JS: "string", Doc: "Session identifies the conversation the turn belongs to."},
 		{Name: "Turn", JSName: "turn", JSONName: "turn", Go: cordisInt, JS: "number", Doc: "Turn is the turn's number within its session, starting at 1."},
 		{Name: "Prompt", JSName: "prompt", JSONName: "prompt", Go: cordisString, JS: "string", Doc: "Prompt is the user message that started the turn."},
 	},
+	Session:   "session",
 	Signature: "'agent/turn-start'(session: string, turn: number, prompt: string): void",
 	Doc:       "TurnStart is emitted when the agent begins a turn, before the model sees the prompt.\nListeners run synchronously and cannot change the turn; use it to log, count or prime\nstate for the turn.",
 	Summary:   "TurnStart is emitted when the agent begins a turn, before the model sees the prompt.",
@@ -106,9 +107,10 @@ var cordisEventSessionFlush = catalog.Event{
 	Var:     catalog.Ref{Pkg: "github.com/cordiskit/cordiskit/examples/harness/agent", Name: "SessionFlush"},
 	Payload: cordisSessionFlushEvent,
 	Params: []catalog.Field{
-		{Name: "Session", JSName: "session", JSONName: "session", Go: cordisString, JS: "string", Doc: "Session identifies the conversation being flushed; empty for the runtime-wide\nflush at shutdown."},
+		{Name: "Session", JSName: "session", JSONName: "session", Go: cordisSession, JS: "string", Doc: "Session identifies the conversation being flushed; empty for the runtime-wide\nflush at shutdown."},
 		{Name: "Reason", JSName: "reason", JSONName: "reason", Go: cordisString, JS: "string", Doc: "Reason says why, e.g. \"end of turn\" or \"shutdown\"."},
 	},
+	Session:   "session",
 	Signature: "'session/flush'(session: string, reason: string): Promise<void> | void",
 	Doc:       "SessionFlush asks every listener to persist what it holds for a session, and waits for\nall of them (parallel). The runtime emits it at the end of a turn and when it shuts down;\na listener's error fails the flush, but the others still run.",
 	Summary:   "SessionFlush asks every listener to persist what it holds for a session, and waits for all of them (parallel).",
@@ -122,10 +124,11 @@ var cordisEventToolsPreExecute = catalog.Event{
 	Payload: cordisPreExecuteEvent,
 	Result:  cordisDecision,
 	Params: []catalog.Field{
-		{Name: "Session", JSName: "session", JSONName: "session", Go: cordisString, JS: "string", Doc: "Session identifies the conversation that makes the call."},
+		{Name: "Session", JSName: "session", JSONName: "session", Go: cordisSession, JS: "string", Doc: "Session identifies the conversation that makes the call."},
 		{Name: "Tool", JSName: "tool", JSONName: "tool", Go: cordisString, JS: "string", Doc: "Tool is the name of the tool being called."},
 		{Name: "Input", JSName: "input", JSONName: "input", Go: cordisString, JS: "string", Doc: "Input is the call's arguments as JSON text, \"{}\" when the model sent none."},
 	},
+	Session:   "session",
 	Signature: "'tools/pre-execute'(session: string, tool: string, input: string, next: () => Promise<Decision>): Promise<Decision>",
 	Types:     []string{"Decision"},
 	Doc:       "PreExecute runs before every tool call the runtime makes, as a waterfall: each listener\nreceives the call and a next function that runs the rest of the chain and returns its\ndecision. Call next to let the call proceed (optionally changing the decision it\nreturns, e.g. rewriting Input); return a decision with Allow false and a Reason, without\ncalling next, to veto the call. The Reason is shown to the model. next runs the rest of\nthe chain once; calling it again returns the same decision.\n\nListeners that mounted plugins register never see calls of the cordis control tools\n(cordis_inspect, cordis_mount and cordis_unmount): whatever they decide, the model can\nstill inspect, mount and unmount. They do see every other tool call, with its session\nand full arguments, including calls of tools other mounts registered; that is what the\ngate is for. The runtime's own Go listeners see every call.",
@@ -488,6 +491,7 @@ var (
 	cordisPtrExecutor         = &catalog.GoType{Kind: catalog.KindPointer, Elem: cordisExecutor}
 	cordisPtrStore            = &catalog.GoType{Kind: catalog.KindPointer, Elem: cordisStore}
 	cordisResult              = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/examples/harness/agent", Name: "Result"}
+	cordisSession             = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/kit", Name: "Session"}
 	cordisSessionFlushEvent   = &catalog.GoType{Kind: catalog.KindNamed, Pkg: "github.com/cordiskit/cordiskit/examples/harness/agent", Name: "SessionFlushEvent"}
 	cordisSliceOfFileInfo     = &catalog.GoType{Kind: catalog.KindSlice, Elem: cordisFileInfo}
 	cordisSliceOfString       = &catalog.GoType{Kind: catalog.KindSlice, Elem: cordisString}

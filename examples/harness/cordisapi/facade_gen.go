@@ -21,13 +21,13 @@ var Facade = &sandbox.Facade{
 	},
 	Events: map[string]sandbox.EventAdapter{
 		"agent/turn-start": bind.OnEmit(agent.TurnStart, func(r *sandbox.Realm, p agent.TurnStartEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Turn), r.Runtime().ToValue(p.Prompt)}
+			return []goja.Value{r.Runtime().ToValue(string(p.Session)), r.Runtime().ToValue(p.Turn), r.Runtime().ToValue(p.Prompt)}
 		}),
 		"session/flush": bind.OnParallel(agent.SessionFlush, func(r *sandbox.Realm, p agent.SessionFlushEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Reason)}
+			return []goja.Value{r.Runtime().ToValue(string(p.Session)), r.Runtime().ToValue(p.Reason)}
 		}),
 		"tools/pre-execute": bind.OnWaterfall(agent.PreExecute, func(r *sandbox.Realm, p agent.PreExecuteEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Session), r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Input)}
+			return []goja.Value{r.Runtime().ToValue(string(p.Session)), r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Input)}
 		}, cordisToJSDecision, bind.Budgeted(cordisFromJSDecision)),
 	},
 	Seams: map[string]*bind.SeamAdapter{
