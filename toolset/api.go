@@ -13,11 +13,11 @@ const typeShapesHeader = "type shapes (referenced by the signatures above — re
 
 const waterfallCaution = "waterfall listeners receive a trailing next() and MUST call it to delegate — returning without next() vetoes the chain."
 
-// liveServices maps every service provided by an active fiber to its owner.
-func liveServices(c *kit.Context) map[string]string {
+// liveServices maps every service provided by an active fiber that v sees to its owner.
+func liveServices(c *kit.Context, v view) map[string]string {
 	live := map[string]string{}
 	for _, s := range c.Services() {
-		if s.OwnerState == kit.StateActive {
+		if s.OwnerState == kit.StateActive && v.sees(s.Session) {
 			live[s.Key] = s.Owner
 		}
 	}
@@ -28,8 +28,8 @@ func liveServices(c *kit.Context) map[string]string {
 // narrows to one catalogued service — a running one, or an abstract seam a mount may
 // implement — and includes its full documentation: the service's whole doc comment
 // (every paragraph, not only the summary) and each method's.
-func apiSection(cat *catalog.Catalog, c *kit.Context, name string) ([]string, error) {
-	live := liveServices(c)
+func apiSection(cat *catalog.Catalog, c *kit.Context, v view, name string) ([]string, error) {
+	live := liveServices(c, v)
 	if name == "" {
 		return apiList(cat, live), nil
 	}
@@ -168,6 +168,9 @@ func eventsSection(cat *catalog.Catalog, name string) ([]string, error) {
 
 func eventLine(ev *catalog.Event) string {
 	line := fmt.Sprintf("- %s [%s]", ev.Name, ev.Mode)
+	if ev.Session != "" {
+		line = fmt.Sprintf("- %s [%s, session-scoped: you hear only your own session's]", ev.Name, ev.Mode)
+	}
 	if ev.Summary != "" {
 		line += " — " + ev.Summary
 	}

@@ -41,9 +41,12 @@ type section struct {
 	lines []string
 }
 
-func servicesSection(c *kit.Context) []string {
+func servicesSection(c *kit.Context, v view) []string {
 	var lines []string
 	for _, s := range c.Services() {
+		if !v.sees(s.Session) {
+			continue
+		}
 		if s.OwnerState == kit.StateActive {
 			lines = append(lines, fmt.Sprintf("- %s (provided by %s)", s.Key, s.Owner))
 		} else {
@@ -56,11 +59,14 @@ func servicesSection(c *kit.Context) []string {
 	return lines
 }
 
-func pluginsSection(c *kit.Context) []string {
+func pluginsSection(c *kit.Context, v view) []string {
 	fibers := c.Fibers()
 	slices.SortStableFunc(fibers, func(a, b kit.FiberInfo) int { return cmp.Compare(a.Name, b.Name) })
 	var lines []string
 	for _, f := range fibers {
+		if !v.sees(f.Session) {
+			continue
+		}
 		lines = append(lines, fmt.Sprintf("- %s [%s]", f.Name, f.State))
 	}
 	if len(lines) == 0 {

@@ -77,10 +77,11 @@ type Toolset struct {
 }
 
 type mount struct {
-	id    string
-	name  string
-	fiber *kit.Fiber
-	unit  *sandbox.Mount
+	id      string
+	name    string
+	session string // the session that mounted it; "" for a caller without one
+	fiber   *kit.Fiber
+	unit    *sandbox.Mount
 }
 
 // New starts the toolset under c: it registers cordis_inspect, cordis_mount and
@@ -206,24 +207,26 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	if err != nil {
 		return decl.MountOutput{}, err
 	}
-	f, err := t.start(ctx, id, unit, group.Context())
+	session, _ := kit.SessionFrom(ctx)
+	f, err := t.start(ctx, id, session, unit, group.Context())
 	if err != nil {
 		return decl.MountOutput{}, teachMountFailure(id, err)
 	}
-	m := &mount{id: id, name: unit.Name(), fiber: f, unit: unit}
+	m := &mount{id: id, name: unit.Name(), session: session, fiber: f, unit: unit}
 	t.mu.Lock()
 	t.mounts = append(t.mounts, m)
 	t.mu.Unlock()
 	return m.output(), nil
 }
 
-// start runs unit as a child plugin of parent and waits for it to settle, as
+// start runs unit as a child plugin of parent, in session, and waits for it to settle, as
 // [sandbox.Mount.Start] does, with its Apply watched: an apply failure that the caller of
 // cordis_mount is not told about goes to OnError (see [applyWatch]).
-func (t *Toolset) start(ctx context.Context, id string, unit *sandbox.Mount, parent *kit.Context) (*kit.Fiber, error) {
+func (t *Toolset) start(ctx context.Context, id, session string, unit *sandbox.Mount, parent *kit.Context) (*kit.Fiber, error) {
 	w := &applyWatch{mount: id, report: t.report}
 	p := unit.Plugin()
 	p.Apply = w.wrap(p.Apply)
+	p.Session = session
 	f := parent.Plugin(p)
 	if err := f.Await(ctx); err != nil || f.State() == kit.StateFailed {
 		if err == nil {
@@ -337,7 +340,7 @@ func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.Unmou
 	t.op.Lock()
 	defer t.op.Unlock()
 	t.mu.Lock()
-	i := t.find(in.ID)
+	i := t.find(viewOf(ctx), in.ID)
 	var m *mount
 	if i >= 0 {
 		m = t.mounts[i]
@@ -386,10 +389,10 @@ func capErrors(err error, n int) error {
 	return errors.Join(kept...)
 }
 
-// find returns the index of the mount with id, or -1. mu must be held.
-func (t *Toolset) find(id string) int {
+// find returns the index of the mount with id that v sees, or -1. mu must be held.
+func (t *Toolset) find(v view, id string) int {
 	for i, m := range t.mounts {
-		if m.id == id {
+		if m.id == id && v.sees(m.session) {
 			return i
 		}
 	}
@@ -409,9 +412,10 @@ func (t *Toolset) Inspect(ctx context.Context, in decl.InspectInput) (string, er
 		what = []decl.Section{in.What}
 	}
 	c := t.fiber.Context()
+	v := viewOf(ctx)
 	var parts []section
 	for _, s := range what {
-		lines, err := t.section(c, s, in.Name)
+		lines, err := t.section(c, v, s, in.Name)
 		if err != nil {
 			return "", err
 		}
@@ -429,30 +433,35 @@ func isSection(s decl.Section) bool {
 	return false
 }
 
-func (t *Toolset) section(c *kit.Context, s decl.Section, name string) ([]string, error) {
+func (t *Toolset) section(c *kit.Context, v view, s decl.Section, name string) ([]string, error) {
 	switch s {
 	case decl.SectionServices:
-		return servicesSection(c), nil
+		return servicesSection(c, v), nil
 	case decl.SectionPlugins:
-		return pluginsSection(c), nil
+		return pluginsSection(c, v), nil
 	case decl.SectionTools:
 		tools, ok := kit.ToolsService.Get(c)
 		if !ok {
 			return []string{"(the tools registry is not running)"}, nil
 		}
-		return toolsSection(tools), nil
+		return toolsSection(v.tools(tools)), nil
 	case decl.SectionTemporary:
-		return t.temporarySection(), nil
+		return t.temporarySection(v), nil
 	case decl.SectionAPI:
-		return apiSection(t.cat, c, name)
+		return apiSection(t.cat, c, v, name)
 	default:
 		return eventsSection(t.cat, name)
 	}
 }
 
-func (t *Toolset) temporarySection() []string {
+func (t *Toolset) temporarySection(v view) []string {
 	t.mu.Lock()
-	mounts := append([]*mount(nil), t.mounts...)
+	var mounts []*mount
+	for _, m := range t.mounts {
+		if v.sees(m.session) {
+			mounts = append(mounts, m)
+		}
+	}
 	t.mu.Unlock()
 	if len(mounts) == 0 {
 		return []string{"No temporary Plugins are running. Temporary Plugins created with cordis_mount disappear when the process restarts."}
