@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -450,3 +451,44 @@ func TestMCPHTTPOneTokenPerPerson(t *testing.T) {
 		t.Errorf("the MCP process token at the panel: %d %s; want 401", code, body)
 	}
 }
+
+// FuzzSessionTokens: whatever a tokens file holds, parsing it ends with every token one
+// a client could not guess, each listed once, or an error by line that quotes no token.
+func FuzzSessionTokens(f *testing.F) {
+	f.Add("# people\nalice " + aliceTok + "\n\n  bob\t" + bobTok + "  # laptop\n")
+	f.Add("alice\nbob short\nmcp-1 " + aliceTok + "\ncarol " + aliceTok + " extra\n")
+	f.Add("al\x00ice " + aliceTok + "\r\n")
+	f.Fuzz(func(t *testing.T, content string) {
+		tokens, err := parseSessionTokens("tokens", []byte(content))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "tokens:") {
+				t.Errorf("an error without the file: %v", err)
+			}
+			lines := strings.Split(content, "\n")
+			for _, line := range lines {
+				f := strings.Fields(line)
+				if len(f) != 2 || !mcpkitCheck(f[1]) || !strings.Contains(err.Error(), f[1]) {
+					continue
+				}
+				named := false // a session name, quoted to say what is wrong with it, may hold it
+				for _, other := range lines {
+					named = named || strings.Contains(other, f[1]) && !strings.HasSuffix(strings.TrimSpace(other), f[1])
+				}
+				if !named {
+					t.Errorf("the error %q quotes the token %q", err, f[1])
+				}
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, tok := range tokens {
+			if tok.Session == "" || len(tok.Token) < 16 || seen[tok.Token] || strings.ContainsAny(tok.Token+tok.Session, " \t\n#") {
+				t.Errorf("accepted %+v", tok)
+			}
+			seen[tok.Token] = true
+		}
+	})
+}
+
+// mcpkitCheck reports whether tok is a token mcpkit accepts.
+func mcpkitCheck(tok string) bool { return mcpkit.CheckToken(mcpkit.Token{Token: tok}) == nil }

@@ -112,6 +112,11 @@ func loadSessionTokens(path string) ([]mcpkit.Token, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSessionTokens(path, b)
+}
+
+// parseSessionTokens parses the content b of the -session-tokens file at path.
+func parseSessionTokens(path string, b []byte) ([]mcpkit.Token, error) {
 	var tokens []mcpkit.Token
 	var errs []error
 	seen := map[string]int{} // token → line
