@@ -45,6 +45,12 @@ type httpServer struct {
 // ends, then checks that ServeHTTP returned nil.
 func serveHTTPTest(t *testing.T, opts *mcpkit.HTTPOptions) *httpServer {
 	t.Helper()
+	return serveHTTPWith(t, &mcpkit.Options{HTTP: opts})
+}
+
+// serveHTTPWith is serveHTTPTest with Options of the test's own (Messages is the runner).
+func serveHTTPWith(t *testing.T, opts *mcpkit.Options) *httpServer {
+	t.Helper()
 	root := newRuntime(t)
 	r, err := runner.New(root, nil)
 	if err != nil {
@@ -56,7 +62,9 @@ func serveHTTPTest(t *testing.T, opts *mcpkit.HTTPOptions) *httpServer {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- mcpkit.ServeHTTP(ctx, root, ln, &mcpkit.Options{Messages: r, HTTP: opts}) }()
+	o := *opts
+	o.Messages = r
+	go func() { done <- mcpkit.ServeHTTP(ctx, root, ln, &o) }()
 	hs := &httpServer{endpoint: "http://" + ln.Addr().String() + mcpkit.HTTPPath, r: r, tr: &http.Transport{}}
 	t.Cleanup(func() {
 		stop()
@@ -219,9 +227,12 @@ func TestHTTPSessionIDIsNotABearer(t *testing.T) {
 }
 
 // Bob names his client as Alice names hers: over HTTP the token, not clientInfo.name,
-// says who a client is. He sees none of her Plugins and cannot undefine hers.
+// says who a client is, even where Options.Session would name sessions after it. He sees
+// none of her Plugins and cannot undefine hers.
 func TestHTTPClientInfoNameIsNotIdentity(t *testing.T) {
-	hs := serveHTTPTest(t, testTokens)
+	hs := serveHTTPWith(t, &mcpkit.Options{HTTP: testTokens, Session: func(ss *mcp.ServerSession) string {
+		return "client:" + ss.InitializeParams().ClientInfo.Name
+	}})
 	alice := hs.mustConnect(t, aliceToken, "laptop")
 	bob := hs.mustConnect(t, bobToken, "laptop")
 	if _, isErr := tool(t, alice, "cordis_define", clockDefine); isErr {
@@ -235,6 +246,20 @@ func TestHTTPClientInfoNameIsNotIdentity(t *testing.T) {
 	}
 	if out, _ := tool(t, alice, "cordis_inspect_self", `{}`); !strings.Contains(out, `"pluginId":"clock-1"`) {
 		t.Errorf("alice's Plugins after bob's attempt: %s", out)
+	}
+	// Two clients of the process token with one name are two sessions too.
+	p1, p2 := hs.mustConnect(t, processToken, "laptop"), hs.mustConnect(t, processToken, "laptop")
+	if _, isErr := tool(t, p1, "cordis_define", clockDefine); isErr {
+		t.Fatal("define failed")
+	}
+	if out, _ := tool(t, p2, "cordis_inspect_self", `{}`); out != `{"mode":"plugins","plugins":[]}` {
+		t.Errorf("a second client of the process token named as the first lists %s", out)
+	}
+	rows, _ := hs.r.Inventory(context.Background())
+	for _, row := range rows {
+		if strings.HasPrefix(row.AgentID, "client:") {
+			t.Errorf("a session over HTTP named after its client: %+v", row)
+		}
 	}
 }
 
