@@ -112,15 +112,15 @@ func TestBadVerbRequests(t *testing.T) {
 
 func TestVerbsOverHTTP(t *testing.T) {
 	e := newEnv(t, nil)
-	var rows []runner.InventoryRow
-	e.value("inventory", nil, &rows)
-	if len(rows) != 0 {
-		t.Fatalf("empty inventory = %+v", rows)
+	var inv runner.InventoryPage
+	e.value("inventory", nil, &inv)
+	if rows := inv.Rows; rows == nil || len(rows) != 0 || inv.Plugins != 0 || inv.Truncated {
+		t.Fatalf("empty inventory = %+v", inv)
 	}
 	d := e.define(clockHost, "")
-	e.value("inventory", struct{}{}, &rows)
-	if len(rows) != 1 || rows[0].PluginID != d.PluginID || rows[0].AgentID != "s1" || rows[0].ActiveRun != nil {
-		t.Fatalf("inventory = %+v", rows)
+	e.value("inventory", struct{}{}, &inv)
+	if rows := inv.Rows; len(rows) != 1 || rows[0].PluginID != d.PluginID || rows[0].AgentID != "s1" || rows[0].ActiveRun != nil || inv.Plugins != 1 || inv.Omitted != 0 || inv.Truncated {
+		t.Fatalf("inventory = %+v", inv)
 	}
 	var hh runner.HostHalfResult
 	e.value("runHostHalf", map[string]any{"agentId": "s1", "pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run", "requestId": nil, "approveFutureVersions": false}, &hh)
@@ -159,9 +159,10 @@ func TestVerbsOverHTTP(t *testing.T) {
 	}
 	var un runner.UndefineOutput
 	e.value("undefineFromPanel", map[string]any{"agentId": "s1", "pluginId": d.PluginID}, &un)
-	e.value("inventory", nil, &rows)
-	if un.PluginID != d.PluginID || len(rows) != 0 {
-		t.Fatalf("undefine = %+v, rows %+v", un, rows)
+	inv = runner.InventoryPage{}
+	e.value("inventory", nil, &inv)
+	if un.PluginID != d.PluginID || inv.Rows == nil || len(inv.Rows) != 0 || inv.Plugins != 0 {
+		t.Fatalf("undefine = %+v, inventory %+v", un, inv)
 	}
 	if m := e.r.Messages("s1"); len(m) != 3 || !strings.Contains(m[0].Text, "The user ran clock-1/pkg-1 (run-1)") || !strings.Contains(m[1].Text, "The user stopped clock-1") || !strings.Contains(m[2].Text, "The user removed clock-1") {
 		t.Fatalf("the model was told = %+v", m)

@@ -396,7 +396,7 @@ func (p *goPage) readInventory() error {
 	defer res.Body.Close()
 	var en struct {
 		OK    bool                  `json:"ok"`
-		Value []runner.InventoryRow `json:"value"`
+		Value runner.InventoryPage `json:"value"`
 		Error *errorMsg             `json:"error"`
 	}
 	if err := json.NewDecoder(res.Body).Decode(&en); err != nil {
@@ -405,6 +405,10 @@ func (p *goPage) readInventory() error {
 	if !en.OK {
 		return fmt.Errorf("inventory: %+v", en.Error)
 	}
-	p.inv = en.Value
+	if en.Value.Truncated {
+		// Every Plugin must be listed for the page to converge: the load stays under the bound.
+		return fmt.Errorf("inventory: truncated (%d of %d Plugins omitted)", en.Value.Omitted, en.Value.Plugins)
+	}
+	p.inv = en.Value.Rows
 	return nil
 }

@@ -89,13 +89,11 @@ func resolveRequestRun(h *Handler, ctx context.Context, sc scope, a runner.Resol
 	return res, nil
 }
 
-// inventory lists the Plugins of the sessions sc sees.
-func inventory(h *Handler, ctx context.Context, sc scope, _ noArgs) ([]runner.InventoryRow, error) {
-	rows, err := h.r.Inventory(ctx)
-	if err != nil || sc.all() {
-		return rows, err
-	}
-	return slices.DeleteFunc(rows, func(r runner.InventoryRow) bool { return r.AgentID != sc.session }), nil
+// inventory answers the page's inventory for the sessions sc sees: every session for the
+// operator's token, its own for a session's. The runner bounds the answer
+// (runner.InventoryPage), so no session can make every page's reload huge.
+func inventory(h *Handler, ctx context.Context, sc scope, _ noArgs) (runner.InventoryPage, error) {
+	return h.r.InventoryPage(ctx, runner.InventoryScope{Every: sc.all(), Session: sc.session})
 }
 
 // invoke calls a handler of a run of sc's session; another session's Plugin reads as not

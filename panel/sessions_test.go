@@ -318,13 +318,13 @@ func TestSessionInventoryAndActivityAreItsOwn(t *testing.T) {
 	alice := e.hold("alice", op)
 	bob := e.hold("bob", op)
 	inventory := func(token string) []string {
-		var rows []runner.InventoryRow
+		var inv runner.InventoryPage
 		_, en, _ := e.callAs(token, "inventory", nil)
-		if !en.OK || json.Unmarshal(en.Value, &rows) != nil {
+		if !en.OK || json.Unmarshal(en.Value, &inv) != nil || inv.Truncated || inv.Plugins != len(inv.Rows) {
 			t.Fatalf("inventory: %+v", en)
 		}
 		var ids []string
-		for _, r := range rows {
+		for _, r := range inv.Rows {
 			ids = append(ids, r.AgentID+"/"+r.PluginID)
 		}
 		return ids
@@ -406,8 +406,9 @@ func TestSessionCannotAnswerAnotherSessionsRequest(t *testing.T) {
 		sameAs(t, "runHostHalf as "+agent, theirs, missing, alice.asking.PluginID, ghostPlugin)
 	}
 	// Alice's request still waits for her, and her model heard nothing.
-	var rows []runner.InventoryRow
-	e.value("inventory", nil, &rows)
+	var inv runner.InventoryPage
+	e.value("inventory", nil, &inv)
+	rows := inv.Rows
 	if i := slices.IndexFunc(rows, func(r runner.InventoryRow) bool { return r.PluginID == alice.asking.PluginID }); i < 0 ||
 		rows[i].LatestRun == nil || rows[i].LatestRun.Status != runner.StatusAwaitingApproval || len(rows[i].Grants.Packages) != 0 {
 		t.Fatalf("alice's request after bob's attempts: %+v", rows)
@@ -437,8 +438,9 @@ func TestSessionCannotReachAnotherSessionsPlugin(t *testing.T) {
 	e.hold("bob", op)
 	p := alice.running
 	row := func() runner.InventoryRow {
-		var rows []runner.InventoryRow
-		e.value("inventory", nil, &rows)
+		var inv runner.InventoryPage
+		e.value("inventory", nil, &inv)
+		rows := inv.Rows
 		i := slices.IndexFunc(rows, func(r runner.InventoryRow) bool { return r.PluginID == p.PluginID })
 		if i < 0 {
 			t.Fatalf("alice's %s is gone: %+v", p.PluginID, rows)
@@ -596,7 +598,7 @@ func TestSessionTokenLoginKeepsItsToken(t *testing.T) {
 	op.next()
 	e.hold("bob", op)
 	res, body = e.doAs("", "POST", "/cordis/rpc/inventory", "{}", cookie)
-	if res.StatusCode != 200 || body != `{"ok":true,"value":[]}`+"\n" {
+	if res.StatusCode != 200 || body != `{"ok":true,"value":{"rows":[],"plugins":0,"omitted":0,"truncated":false}}`+"\n" {
 		t.Fatalf("alice's inventory through her cookie = %d %s", res.StatusCode, body)
 	}
 	// Tokens that are not a session's, a mapping to no session, and a token a cookie

@@ -42,6 +42,7 @@
 
   var state = {
     rows: [], removed: new Set(), read: false, error: '',
+    bound: { plugins: 0, omitted: 0 }, // the last inventory's count, and the Plugins it left out
     requests: new Map(),   // requestId → cordis/request-run payload (with its ticket)
     activity: new Map(),   // pluginId → {phase: 'awaiting-approval' | 'orchestrating', …}
     loaded: new Map(),     // pluginId → {packageId, pluginRunId, waitingFor}
@@ -70,15 +71,25 @@
     if (inv.inflight) { inv.again = true; return inv.inflight; }
     var g = inv.gen;
     var started = clock;
-    inv.inflight = rpc('inventory', {}).then(function (rows) {
+    inv.inflight = rpc('inventory', {}).then(function (ans) {
       if (g !== inv.gen) return;
+      // The answer is bounded: it may leave Plugins out (omitted) and cut rows (compact).
+      // Only a whole list says that a Plugin missing from it was removed.
+      var whole = !ans.omitted;
+      var rows = ans.rows || [];
       var ids = new Set(rows.map(function (r) { return r.pluginId; }));
-      state.rows.forEach(function (r) { if (!ids.has(r.pluginId)) state.removed.add(r.pluginId); });
-      rows = shareRows(rows);
+      var kept = [];
+      state.rows.forEach(function (r) {
+        if (ids.has(r.pluginId)) return;
+        if (whole) state.removed.add(r.pluginId);
+        else if (frames.recs.has(r.pluginId) || orchestrations.has(r.pluginId)) kept.push(r); // its view lives in this page
+      });
+      rows = shareRows(rows.concat(kept));
       state.rows = rows;
+      state.bound = { plugins: ans.plugins || 0, omitted: Math.max(0, (ans.omitted || 0) - kept.length) };
       state.read = true;
       state.error = '';
-      reconcile(rows, started);
+      reconcile(rows, started, whole);
     }, function (e) {
       if (g === inv.gen) state.error = 'The inventory could not be read: ' + (e && e.message ? e.message : 'unknown error');
     }).then(function () {
@@ -106,6 +117,7 @@
     inv.inflight = null;
     inv.again = false;
     state.rows = [];
+    state.bound = { plugins: 0, omitted: 0 };
     state.read = false;
     state.requests.clear();
     state.cards.clear();
@@ -140,8 +152,9 @@
 
   // reconcile drops requests the host no longer lists (answered elsewhere, cancelled,
   // expired, lost on a restart) and frames whose run is gone. It never starts anything, so
-  // a refused answer cannot be re-driven in a loop (§8.5).
-  function reconcile(rows, started) {
+  // a refused answer cannot be re-driven in a loop (§8.5). From an answer that is not
+  // whole it judges only the Plugins it lists: one it left out may still run and ask.
+  function reconcile(rows, started, whole) {
     var listed = new Set();
     var byId = new Map();
     rows.forEach(function (r) {
@@ -149,10 +162,11 @@
       var a = r.latestRun;
       if (a && a.approvalRequestId && PENDING.indexOf(a.status) >= 0) listed.add(a.approvalRequestId);
     });
-    state.requests.forEach(function (q, id) { if (q.at <= started && !listed.has(id)) closeRequest(id); });
+    state.requests.forEach(function (q, id) { if (q.at <= started && !listed.has(id) && (whole || byId.has(q.pluginId))) closeRequest(id); });
     frames.recs.forEach(function (rec, id) {
       var r = byId.get(id);
       if (rec.at > started) return; // loaded after this read began: the read may predate it
+      if (!r && !whole) return;
       if (!r || !r.activeRun || r.activeRun.pluginRunId !== rec.pluginRunId) frames.unload(id, rec.pluginRunId);
     });
   }
@@ -751,7 +765,8 @@
     var s = React.useState(false), confirming = s[0], setConfirming = s[1];
     var row = props.row;
     if (!confirming) return button('Remove', function () { setConfirming(true); }, 'quiet');
-    return h('span', { className: 'confirm' }, 'Remove ' + row.pluginId + ' and all its versions? ',
+    var n = row.packageCount || (row.packages || []).length;
+    return h('span', { className: 'confirm' }, 'Remove ' + row.pluginId + ' and ' + (n > 1 ? 'all its ' + n + ' versions' : 'its version') + '? ',
       button('Remove', function () {
         control(row.pluginId, rpc('undefineFromPanel', { agentId: row.agentId, pluginId: row.pluginId }).then(function () {
           frames.unload(row.pluginId);
@@ -796,6 +811,20 @@
     return h('ul', { className: 'errors' }, lines.map(function (l, i) { return h('li', { key: i, className: 'err-' + l[0] }, l[1]); }));
   }
 
+  // CompactNote says what a compact row (runner.InventoryRow.Compact) leaves out: its
+  // other versions (packageCount counts them all) and the end of its long texts, which
+  // end in "… [cut]".
+  function CompactNote(props) {
+    var row = props.row;
+    if (!row.compact) return null;
+    var listed = (row.packages || []).length, all = row.packageCount || listed;
+    var named = row.currentPackageId || row.nextPackageId || (row.latestRun && row.latestRun.packageId);
+    var text = all > listed
+      ? 'Showing ' + listed + ' of its ' + all + ' versions: ' + (named ? 'the ones in use' : 'the newest') + '. The list is bounded, so this card is shortened.'
+      : 'The list is bounded, so this card is shortened: long texts are cut.';
+    return h('p', { className: 'compact-note', 'data-listed': listed, 'data-versions': all }, text);
+  }
+
   function Row(props) {
     var x = props.x, row = x.row, act = x.act;
     var k = pkgOf(row, x.sel) || lastPkg(row) || {};
@@ -811,6 +840,7 @@
           !SCOPED && x.session && x.session !== currentSession() ? h('span', { className: 'session', title: 'The session that defined it' }, x.session) : null),
         h(Pill, { status: x.status })),
       k.purpose ? h('p', { className: 'purpose' }, k.purpose) : null,
+      h(CompactNote, { row: row }),
       busy ? h('p', { className: 'busy' }, 'Starting ' + act.packageId + ' in this page\u2026') : null,
       awaiting ? h(Approval, { row: row, act: act }) : h(Controls, { row: row, sel: x.sel, status: x.status }),
       awaiting ? null : h(Transition, { row: row }),
@@ -914,6 +944,19 @@
       cards.length > shown.length ? button('Show ' + (cards.length - shown.length) + ' earlier', function () { setAll(true); }, 'link') : null);
   }
 
+  // Bounded says that the inventory left Plugins out (runner.InventoryPage): they exist,
+  // they have no card here, and the person learns how to see them.
+  function Bounded() {
+    var n = state.bound.omitted;
+    if (!n) return null;
+    var what = n + (SCOPED ? ' of your plugins' : n === 1 ? ' plugin' : ' plugins') + ' not shown';
+    var how = SCOPED ? 'remove the ones you no longer need, or ask the model to undefine them'
+      : 'remove some you no longer need, or open the panel for one session';
+    return h('p', { className: 'bounded', role: 'status', 'data-omitted': n,
+      title: 'The panel lists a bounded amount, so that no session can make every page slow. Plugins that run or wait for you come first, then the newest of each session.' },
+      h('strong', null, what), ' (the list is bounded; ' + how + ').');
+  }
+
   // Who says whose plugins the page shows: one session (a session's address) or every
   // session (the operator's).
   function Who(props) {
@@ -950,8 +993,9 @@
           h('span', { className: 'b-wait' + (waiting ? ' hot' : '') }, h('b', null, String(waiting)), ' waiting for you'),
           h('span', { className: 'conn c-' + state.connection }, conn))),
       state.error ? h('p', { className: 'banner' }, state.error) : null,
+      h(Bounded, null),
       !state.read && !all.length ? h('p', { className: 'empty' }, 'Reading what the model defined\u2026') : null,
-      state.read && !all.length ? h('div', { className: 'empty' },
+      state.read && !all.length && !state.bound.omitted ? h('div', { className: 'empty' },
         h('h2', null, SCOPED ? 'Nothing defined in your session yet' : 'Nothing defined yet'),
         h('p', null, 'When the model defines a plugin with cordis_define, it appears here. Anything that wants to run in this page waits for your approval.')) : null,
       SCOPED ? h(Group, { title: 'Your plugins', items: mine })
