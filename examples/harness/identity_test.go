@@ -382,13 +382,16 @@ func TestMCPHTTPTokenFromEnvironment(t *testing.T) {
 func inventoryOf(t *testing.T, panelURL, token string) map[string][]string {
 	t.Helper()
 	var inv struct {
-		Value []struct{ PluginID, AgentID string }
+		Value struct {
+			Rows      []struct{ PluginID, AgentID string }
+			Truncated bool
+		}
 	}
-	if body := inventory(t, panelURL, token); json.Unmarshal([]byte(body), &inv) != nil {
+	if body := inventory(t, panelURL, token); json.Unmarshal([]byte(body), &inv) != nil || inv.Value.Truncated {
 		t.Fatalf("inventory: %s", body)
 	}
 	out := map[string][]string{}
-	for _, row := range inv.Value {
+	for _, row := range inv.Value.Rows {
 		out[row.AgentID] = append(out[row.AgentID], row.PluginID)
 	}
 	return out

@@ -99,15 +99,20 @@ func TestMCPHTTP(t *testing.T) {
 	}
 
 	var inv struct {
-		Value []struct{ PluginID, AgentID string }
+		Value struct {
+			Rows    []struct{ PluginID, AgentID string }
+			Plugins int
+		}
 	}
-	if err := json.Unmarshal([]byte(inventory(t, panelURL, panelTok)), &inv); err != nil || len(inv.Value) != 2 || inv.Value[0].AgentID == inv.Value[1].AgentID {
+	err := json.Unmarshal([]byte(inventory(t, panelURL, panelTok)), &inv)
+	rows := inv.Value.Rows
+	if err != nil || len(rows) != 2 || inv.Value.Plugins != 2 || rows[0].AgentID == rows[1].AgentID {
 		t.Fatalf("the panel's inventory %+v (%v): want two Plugins in two sessions", inv.Value, err)
 	}
-	if inv.Value[0].PluginID != ids[a] {
+	if rows[0].PluginID != ids[a] {
 		t.Fatalf("the panel's inventory %+v does not list a's %s first", inv.Value, ids[a])
 	}
-	panelVerb(t, panelURL, panelTok, "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, inv.Value[0].AgentID, ids[a]))
+	panelVerb(t, panelURL, panelTok, "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, rows[0].AgentID, ids[a]))
 	select {
 	case msg := <-a.logs:
 		if msg["pluginId"] != ids[a] || !strings.Contains(fmt.Sprint(msg["text"]), "The user stopped "+ids[a]) {
