@@ -101,6 +101,7 @@ func _() {
 	var _ *kit.Service[*kit.Tools] = kit.ToolsService
 	var _ func(*kit.Tools) []kit.ToolSchema = (*kit.Tools).Schemas
 	var _ func(*kit.Tools, string) (kit.ToolSchema, bool) = (*kit.Tools).Get
+	var _ func(*kit.Tools, string) bool = (*kit.Tools).Has
 	var _ func(*kit.Tools, string) (string, bool) = (*kit.Tools).Owner
 	var _ *kit.ToolDecl[decl.DefineInput, decl.DefineOutput] = decl.Define
 	var _ *kit.ToolDecl[decl1.InspectInput, string] = decl1.Inspect
@@ -483,6 +484,22 @@ var cordisMethodToolsGet = catalog.Method{
 	Source:    "kit/tools.go",
 }
 
+var cordisMethodToolsHas = catalog.Method{
+	Name:   "Has",
+	JSName: "has",
+	Params: []catalog.Param{
+		cordisParamNameString,
+	},
+	Results: []catalog.Param{
+		cordisParamBool,
+	},
+	Returns:   "boolean",
+	Signature: "has(name: string): boolean",
+	Doc:       "Has reports whether the view shows the named tool.",
+	Summary:   "Has reports whether the view shows the named tool.",
+	Source:    "kit/tools.go",
+}
+
 var cordisMethodToolsOwner = catalog.Method{
 	Name:   "Owner",
 	JSName: "owner",
@@ -508,6 +525,7 @@ var cordisServiceTools = catalog.Service{
 	Methods: []catalog.Method{
 		cordisMethodToolsSchemas,
 		cordisMethodToolsGet,
+		cordisMethodToolsHas,
 		cordisMethodToolsOwner,
 	},
 	Types:   []string{"ToolSchema"},

@@ -49,6 +49,7 @@ func cordisBindTools(r *sandbox.Realm, v any) (*goja.Object, error) {
 	return bind.Object(r,
 		bind.Func0(r, "tools.schemas", func() ([]kit.ToolSchema, error) { return s.Schemas(), nil }, bind.SliceResult(cordisToJSToolSchema)),
 		bind.Func1(r, "tools.get", "name", bind.String[string], func(a0 string) (kit.ToolSchema, error) { return bind.Found(s.Get(a0)) }, cordisToJSToolSchema),
+		bind.Func1(r, "tools.has", "name", bind.String[string], func(a0 string) (bool, error) { return s.Has(a0), nil }, bind.Value[bool]),
 		bind.Func1(r, "tools.owner", "name", bind.String[string], func(a0 string) (string, error) { return bind.Found(s.Owner(a0)) }, bind.Value[string]),
 	)
 }

@@ -85,13 +85,25 @@ func (inv *Invoker) Close(ctx context.Context) error {
 func (inv *Invoker) Registry() *kit.Tools { return inv.tools.Load() }
 
 // Tools returns the schemas of every registered tool, in registration order: what to
-// offer a model. It returns nil when the Invoker is detached.
+// offer a model that is the runtime's only user. It returns nil when the Invoker is
+// detached. A runtime serving many sessions offers each ToolsFor its session.
 func (inv *Invoker) Tools() []kit.ToolSchema {
 	tools := inv.tools.Load()
 	if tools == nil {
 		return nil
 	}
 	return tools.Schemas()
+}
+
+// ToolsFor returns the schemas of the tools session may call: the runtime's own and those
+// its session's plugins registered, never another session's (the kit package doc,
+// "Sessions"). It returns nil when the Invoker is detached.
+func (inv *Invoker) ToolsFor(session string) []kit.ToolSchema {
+	tools := inv.tools.Load()
+	if tools == nil {
+		return nil
+	}
+	return tools.Session(session).Schemas()
 }
 
 // Invoke validates args against the named tool's InputSchema and runs the tool. Empty or
@@ -108,6 +120,11 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, args json.RawMessag
 	tools := inv.tools.Load()
 	if tools == nil {
 		return nil, ErrDetached
+	}
+	if session, ok := kit.SessionFrom(ctx); ok {
+		// A call for a session sees the runtime's own tools and the session's: another
+		// session's tool is unknown to it, down to its schema and its name in the error.
+		tools = tools.Session(session)
 	}
 	in, err := inv.inputSchema(tools, name)
 	if err != nil {
@@ -126,7 +143,7 @@ func (inv *Invoker) inputSchema(tools *kit.Tools, name string) (*inputSchema, er
 	in, ok := inv.schemas[name]
 	epoch := inv.epoch
 	inv.mu.Unlock()
-	if ok {
+	if ok && tools.Has(name) {
 		return in, nil
 	}
 	schema, ok := tools.Get(name)

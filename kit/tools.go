@@ -267,6 +267,14 @@ func (t *Tools) Get(name string) (ToolSchema, bool) {
 	return e.tool.ToolSchema.clone(), true
 }
 
+// Has reports whether the view shows the named tool.
+func (t *Tools) Has(name string) bool {
+	t.reg.mu.RLock()
+	defer t.reg.mu.RUnlock()
+	_, ok := t.entry(name)
+	return ok
+}
+
 // Owner returns the name of the plugin that registered the named tool.
 func (t *Tools) Owner(name string) (string, bool) {
 	t.reg.mu.RLock()

@@ -142,7 +142,7 @@ func NewServer(c *kit.Context, opts *Options) (*Server, error) {
 	}
 	so.Capabilities = caps
 	s.mcp = mcp.NewServer(impl, &so)
-	s.mcp.AddReceivingMiddleware(s.levelMiddleware)
+	s.mcp.AddReceivingMiddleware(s.levelMiddleware, s.scopeMiddleware)
 
 	f := c.Plugin(&kit.Plugin{Name: "mcpkit", Inject: []string{kit.ToolsService.Key()}, Apply: s.attach})
 	if err := f.Err(); err != nil {

@@ -158,14 +158,14 @@ type serviceOut struct {
 	ReferencedTypes []typeShape   `json:"referencedTypes"`
 }
 
-func (r *Runner) queryService(_ context.Context, call InspectCall) (any, error) {
+func (r *Runner) queryService(ctx context.Context, call InspectCall) (any, error) {
 	var in struct {
 		Service *string `json:"service"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return nil, err
 	}
-	cat, live := r.inspect.cat, liveServices(r.ctx())
+	cat, live := r.inspect.cat, liveServices(ctx, r.ctx())
 	if in.Service == nil {
 		out := serviceCatalogOut{Mode: "catalog", Services: []serviceSummary{}}
 		for i := range cat.Services {
@@ -240,11 +240,13 @@ func referencedTypes(cat *catalog.Catalog, names, signatures []string) []typeSha
 	return out
 }
 
-// liveServices maps every service provided by an active fiber to its owner.
-func liveServices(c *kit.Context) map[string]string {
+// liveServices maps every service provided by an active fiber to its owner: the runtime's
+// own, and those of the session on ctx (another session's services are not its to see).
+func liveServices(ctx context.Context, c *kit.Context) map[string]string {
+	session, _ := kit.SessionFrom(ctx)
 	live := map[string]string{}
 	for _, s := range c.Services() {
-		if s.OwnerState == kit.StateActive {
+		if s.OwnerState == kit.StateActive && (s.Session == "" || s.Session == session) {
 			live[s.Key] = s.Owner
 		}
 	}
@@ -327,10 +329,11 @@ type toolsOut struct {
 	Tools []kit.ToolSchema `json:"tools"`
 }
 
-func (r *Runner) queryTools(context.Context, InspectCall) (any, error) {
+func (r *Runner) queryTools(ctx context.Context, _ InspectCall) (any, error) {
 	tools, ok := kit.ToolsService.Get(r.ctx())
 	if !ok {
 		return nil, fmt.Errorf("the tools registry is not running, so no tool can be listed or called now")
 	}
-	return toolsOut{Tools: tools.Schemas()}, nil
+	session, _ := kit.SessionFrom(ctx) // the runtime's own tools and the session's
+	return toolsOut{Tools: tools.Session(session).Schemas()}, nil
 }

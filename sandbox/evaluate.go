@@ -24,9 +24,10 @@ const (
 // A Mount is evaluated mount code: a realm and the plugin its body returned. Plugin turns
 // it into a kit.Plugin; Close releases the realm once the plugin's fiber is disposed.
 type Mount struct {
-	realm  *Realm
-	name   string
-	inject []string
+	realm   *Realm
+	name    string
+	session string // RunOptions.Session
+	inject  []string
 	this   goja.Value    // the plugin object (undefined for the function form)
 	apply  goja.Callable // the function called with the ctx façade
 }
@@ -148,6 +149,9 @@ type RunOptions struct {
 	// at its top level shadows the global, as any local does: a caller that must refuse
 	// such code checks it before it runs it (see Parse).
 	Globals map[string]func(r *Realm) goja.Value
+	// Session is the session the mount's plugin belongs to (kit.Plugin.Session): what it
+	// registers is that session's alone, and it hears no other session's events.
+	Session string
 }
 
 // RunWith is Run with per-run options: see RunOptions.
@@ -196,6 +200,9 @@ func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*M
 		l.lock.Unlock()
 		return nil, err
 	}
+	if opts != nil {
+		m.session = opts.Session
+	}
 	return m, nil
 }
 
@@ -215,7 +222,7 @@ func (m *Mount) Realm() *Realm { return m.realm }
 // (every activation gets its own, so a plugin that reloads after a dependency returns never
 // sees a stale one). Apply and the promise it returns are bounded by Timeouts.Mount.
 func (m *Mount) Plugin() *kit.Plugin {
-	return &kit.Plugin{Name: m.name, Inject: m.Inject(), Apply: m.applyKit}
+	return &kit.Plugin{Name: m.name, Inject: m.Inject(), Session: m.session, Apply: m.applyKit}
 }
 
 func (m *Mount) applyKit(c *kit.Context) error {

@@ -92,8 +92,13 @@ func (rt *Runtime) Context() *kit.Context { return rt.root }
 // Store returns the kv store. It is the same store the kv service provides.
 func (rt *Runtime) Store() *Store { return rt.store }
 
-// Tools returns the schemas of every registered tool: what to offer the model.
+// Tools returns the schemas of every registered tool: what to offer the model of a runtime
+// that serves one person.
 func (rt *Runtime) Tools() []kit.ToolSchema { return rt.inv.Tools() }
+
+// ToolsFor returns the schemas of the tools session's model may call: the runtime's own
+// and those its session's plugins registered, never another session's.
+func (rt *Runtime) ToolsFor(session string) []kit.ToolSchema { return rt.inv.ToolsFor(session) }
 
 // BeginTurn counts a new turn of session, emits agent/turn-start and returns the turn's
 // number (1 for a session's first turn).
