@@ -108,3 +108,38 @@ func TestAnotherSessionsGateNeitherSeesNorVetoesNorFails(t *testing.T) {
 		t.Error("bob's view of the registry describes alice_login")
 	}
 }
+
+// A service one session's host half provides is that session's: another session's host
+// half that injects it waits as if nobody provided it, and its cordis_inspect does not list
+// it; a host half of the same session loads on it.
+func TestAHostHalfsServiceStaysInItsSession(t *testing.T) {
+	h := bootTest(t)
+	h.runHostHalf(t, "alice", "notes", `return { name: 'notes', apply(ctx) {
+		ctx.provide('alice-notes', { read() { return 'alice secret' } })
+	} }`)
+	define := func(session, prefix string) string {
+		t.Helper()
+		out, err := h.callAs(t, session, "cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": prefix},
+			"name": prefix, "purpose": "Reads alice's notes.", "code": map[string]string{"host": `return { name: 'reader', inject: ['alice-notes'], apply(ctx) {} }`}})
+		if err != nil {
+			t.Fatalf("%s: cordis_define: %v", session, err)
+		}
+		var d struct{ PluginID, PackageID string }
+		_ = json.Unmarshal([]byte(out), &d)
+		out, err = h.callAs(t, session, "cordis_run", map[string]string{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"})
+		if err != nil {
+			t.Fatalf("%s: cordis_run: %v", session, err)
+		}
+		return out
+	}
+	if out := define("bob", "thief"); !strings.Contains(out, `"waitingFor":["alice-notes"]`) {
+		t.Errorf("bob's half injecting alice's service: %s; want it waiting for alice-notes", out)
+	}
+	if out := define("alice", "reader"); strings.Contains(out, `"waitingFor":["alice-notes"]`) || !strings.Contains(out, `"status":"running"`) {
+		t.Errorf("alice's second half injecting her service: %s; want it running", out)
+	}
+	report, err := h.callAs(t, "bob", "cordis_inspect", map[string]string{"what": "services"})
+	if err != nil || strings.Contains(report, "alice-notes (provided") {
+		t.Errorf("bob's cordis_inspect services: %s, %v", report, err)
+	}
+}
