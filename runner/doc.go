@@ -35,7 +35,12 @@
 //
 // A host half runs through a HostStarter. SandboxHost is the real one: a run is a sandbox
 // mount (compile, evaluate, plugin shape, a child fiber of the runner's "cordis-runs"
-// group, settle or roll back), every entry bounded by the sandbox's Timeouts. Starts are
+// group, settle or roll back), every entry bounded by the sandbox's Timeouts. The fiber
+// belongs to the Plugin's session (HostSpec.Session; the kit package doc, "Sessions"): the
+// half hears only its session's scoped events and the awaited emits made for that
+// session, and the services and tools it registers are its session's alone, so no half
+// can read, veto or fail another session's tool calls or inject another session's
+// services. cordis_inspect_query's services and tools answer likewise. Starts are
 // keyed by attempt: one per Plugin at a time; the same attempt attaches, another is
 // refused (transition-in-flight). Stop and undefine cancel a start in flight and wait for
 // it, so once they return nothing of the Plugin runs. A restart (Run of the running

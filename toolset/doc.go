@@ -22,6 +22,19 @@
 // a failing apply — leaves nothing registered and nothing tracked. Mounts and unmounts of
 // one toolset are serialized, so two unmounts of one id cannot both succeed.
 //
+// # Sessions
+//
+// A throw-away mount belongs to the session of the cordis_mount call that made it
+// (kit.SessionFrom on the call's ctx): it runs in a fiber of that session, so its
+// listeners hear only that session's scoped emits (and the awaited emits made for it),
+// and the services and tools it registers are that session's alone (the kit package doc,
+// "Sessions"). cordis_inspect shows a caller the runtime's own plugins, services, tools and
+// mounts and those of its session; cordis_unmount of another session's id answers as for
+// an id that does not exist. A call without a session (an agent loop that serves one
+// person) mounts a plugin of the runtime's own, which every session shares, and sees
+// everything. Ids are minted per toolset, so a session can tell from the gaps that others
+// mount too, and nothing more.
+//
 // # Control tools
 //
 // The three tools, and the dynamic-plugin runner's seven, are the model's control tools
