@@ -29,7 +29,7 @@ type CodeChecker interface {
 
 // HostSpec is what a HostStarter starts.
 type HostSpec struct {
-	PluginID    string // "clock-1": tags the half's console output
+	PluginID string // "clock-1": tags the half's console output
 	// Session owns the Plugin: the half must run in a fiber of that session
 	// (kit.Plugin.Session), so that what it registers is its session's alone and it hears
 	// no other session's events (the kit package doc, "Sessions").
