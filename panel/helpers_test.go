@@ -34,17 +34,23 @@ func newEnv(t testing.TB, opts *Options) *env {
 }
 
 // serving says how an env serves its panel: on ln (nil: a new loopback listener), through
-// wrap (nil: the handler itself).
+// wrap (nil: the handler itself), over a runner whose Options tune changes (nil: the
+// tests' defaults).
 type serving struct {
 	ln   net.Listener
 	wrap func(http.Handler) http.Handler
+	tune func(*runner.Options)
 }
 
 func newEnvWith(t testing.TB, opts *Options, how serving) *env {
 	t.Helper()
 	e := &env{t: t, root: kit.New(nil)}
-	r, err := runner.New(e.root, &runner.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: time.Second, Call: time.Second},
-		MaxPluginsPerSession: 1 << 20, MaxPackagesPerSession: 1 << 20}) // BenchmarkThousandDefinitions holds 1,000 Plugins in one session
+	ropts := &runner.Options{Timeouts: &sandbox.Timeouts{VM: time.Second, Mount: time.Second, Call: time.Second},
+		MaxPluginsPerSession: 1 << 20, MaxPackagesPerSession: 1 << 20} // BenchmarkThousandDefinitions holds 1,000 Plugins in one session
+	if how.tune != nil {
+		how.tune(ropts)
+	}
+	r, err := runner.New(e.root, ropts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -395,9 +395,9 @@ func (p *goPage) readInventory() error {
 	}
 	defer res.Body.Close()
 	var en struct {
-		OK    bool                  `json:"ok"`
+		OK    bool                 `json:"ok"`
 		Value runner.InventoryPage `json:"value"`
-		Error *errorMsg             `json:"error"`
+		Error *errorMsg            `json:"error"`
 	}
 	if err := json.NewDecoder(res.Body).Decode(&en); err != nil {
 		return fmt.Errorf("inventory: %v", err)

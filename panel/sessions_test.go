@@ -22,6 +22,12 @@ const (
 // bobToken to "bob"; the operator's token stays "test-token".
 func newPeopleEnv(t testing.TB, opts *Options) *env {
 	t.Helper()
+	return newPeopleEnvWith(t, opts, serving{})
+}
+
+// newPeopleEnvWith is newPeopleEnv served as how says.
+func newPeopleEnvWith(t testing.TB, opts *Options, how serving) *env {
+	t.Helper()
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -36,7 +42,7 @@ func newPeopleEnv(t testing.TB, opts *Options) *env {
 		}
 		return "", false
 	}
-	return newEnv(t, opts)
+	return newEnvWith(t, opts, how)
 }
 
 // callToolAs calls tool as the model of session, through the tools registry (so the
