@@ -121,7 +121,7 @@
 //	revokeGrant              agentId, pluginId, packageId, future
 //	reportRenderFailure      agentId, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}
 //	reportClientGuardFailure agentId, pluginId, pluginRunId, capability, failure {message, stack}
-//	inventory                (none; send {})
+//	inventory                (none; send {}): {rows, plugins, omitted, truncated}, bounded (below)
 //	invoke                   pluginId, pluginRunId, capability, method, args
 //	syncInspectManifest      page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]
 //	resolveInspectQuery      page, agentId, requestId, resolution {ok, data, error {code, message}}
@@ -139,6 +139,19 @@
 // data), unknown-verb (404, listing the verbs), method-not-allowed (405), too-large
 // (413, Options.MaxBodyBytes, default 1 MiB), body-timeout (408, Options.BodyTimeout,
 // default 10 s; see Limits).
+//
+// The inventory is runner.Runner.InventoryPage for the caller: every session's Plugins
+// for the operator's token, its own for a session's. Its rows stay within
+// runner.Options.MaxInventoryBytes (default 1 MiB), shared fairly between sessions, so
+// no session can make every page's reload huge: a row over its share is compact (it
+// lists only the versions in use, else the newest, with long texts cut; packageCount
+// counts them all), and the rows past the bound are left out, counted in omitted
+// (plugins counts every Plugin in scope; truncated says that either happened). The page
+// says how many plugins it does not show and how to see them (remove some, or open the
+// panel for one session), and a compact card how many versions it lists. It takes a
+// Plugin missing from an answer for removed only when omitted is 0; from a partial
+// answer it closes no request and unloads no frame of a Plugin the answer left out, and
+// keeps the card of one whose client half it holds.
 //
 // # Events
 //
