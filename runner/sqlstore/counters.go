@@ -47,10 +47,8 @@ func (s *Store) raiseCounters(ctx context.Context) ([]raise, error) {
 
 // storedHighs returns the highest number of each kind of id the loaded file holds, in a
 // row key or in a reference: a Plugin's row and id; a Package's row, a Plugin's current,
-// next and latest Package, its grants and its revocations; the run of a latest attempt.
-// A latest attempt's approval id is not counted: it names a request that ended with the
-// process that made it (a restart clears it), which is answered only with that request's
-// secret ticket, so minting the number again misleads no one.
+// next and latest Package, its grants and its revocations; the run and the approval
+// request of a latest attempt.
 func (s *Store) storedHighs(ctx context.Context) (map[string]int64, error) {
 	h := map[string]int64{}
 	note := func(name string, n int64) { h[name] = max(h[name], n) }
@@ -72,6 +70,7 @@ func (s *Store) storedHighs(ctx context.Context) (map[string]int64, error) {
 		if p.Latest != nil {
 			pkg(p.Latest.PackageID)
 			note(string(runner.CounterRun), idNumber(p.Latest.PluginRunID, string(runner.CounterRun)+"-"))
+			note(string(runner.CounterApproval), idNumber(p.Latest.ApprovalRequestID, string(runner.CounterApproval)+"-"))
 		}
 	}
 	rows, err := s.conn.QueryContext(ctx, "SELECT package FROM revocations")

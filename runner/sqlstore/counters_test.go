@@ -14,8 +14,8 @@ import (
 )
 
 // countersFile writes a closed store whose highest ids are clock-1 and abc-2 (plugin 2),
-// pkg-3 (package 3) and run-3 (in abc-2's latest attempt), having minted run-3 and
-// approval-4, and returns its path with every id it ever minted.
+// pkg-3 (package 3), and run-3 and approval-4 (in abc-2's latest attempt), the last it
+// minted of each, and returns its path with every id it ever minted.
 func countersFile(t *testing.T) (string, map[string]bool) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "definitions.db")
@@ -36,7 +36,7 @@ func countersFile(t *testing.T) (string, map[string]bool) {
 		}
 		used[id] = true
 	}
-	storetest.MustUpdate(t, s, "abc-2", runner.Change{Attempt: storetest.Attempt("run-3", "pkg-3"), Current: ptr("pkg-3")})
+	storetest.MustUpdate(t, s, "abc-2", runner.Change{Attempt: storetest.Attempt("run-3", "pkg-3", "approval-4"), Current: ptr("pkg-3")})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,9 @@ func TestCountersBelowStoredIDs(t *testing.T) {
 	}{{
 		name:  "every counter zero",
 		edit:  []string{"UPDATE counters SET value = 0"},
-		want:  map[string]int64{"plugin": 2, "package": 3, "run": 3, "approval": 0},
-		log:   []string{"counter=plugin was=0 now=2", "counter=package was=0 now=3", "counter=run was=0 now=3"},
-		first: []string{"new-3", "pkg-4", "run-4", "approval-1"},
+		want:  map[string]int64{"plugin": 2, "package": 3, "run": 3, "approval": 4},
+		log:   []string{"counter=plugin was=0 now=2", "counter=package was=0 now=3", "counter=run was=0 now=3", "counter=approval was=0 now=4"},
+		first: []string{"new-3", "pkg-4", "run-4", "approval-5"},
 	}, {
 		name:  "restored from an older copy",
 		edit:  []string{"UPDATE counters SET value = 1 WHERE name IN ('plugin', 'package', 'run')"},
@@ -109,15 +109,22 @@ func TestCountersBelowStoredIDs(t *testing.T) {
 	}, {
 		name:  "rows deleted",
 		edit:  []string{"DELETE FROM counters WHERE name IN ('package', 'approval')"},
-		want:  map[string]int64{"plugin": 2, "package": 3, "run": 3, "approval": 0},
-		log:   []string{"counter=package was=missing now=3", "counter=approval was=missing now=0"},
-		first: []string{"new-3", "pkg-4", "run-4", "approval-1"},
+		want:  map[string]int64{"plugin": 2, "package": 3, "run": 3, "approval": 4},
+		log:   []string{"counter=package was=missing now=3", "counter=approval was=missing now=4"},
+		first: []string{"new-3", "pkg-4", "run-4", "approval-5"},
 	}, {
 		name:  "negative",
 		edit:  []string{"UPDATE counters SET value = -7"},
-		want:  map[string]int64{"plugin": 2, "package": 3, "run": 3, "approval": 0},
-		log:   []string{"counter=plugin was=-7 now=2", "counter=package was=-7 now=3", "counter=run was=-7 now=3", "counter=approval was=-7 now=0"},
-		first: []string{"new-3", "pkg-4", "run-4", "approval-1"},
+		want:  map[string]int64{"plugin": 2, "package": 3, "run": 3, "approval": 4},
+		log:   []string{"counter=plugin was=-7 now=2", "counter=package was=-7 now=3", "counter=run was=-7 now=3", "counter=approval was=-7 now=4"},
+		first: []string{"new-3", "pkg-4", "run-4", "approval-5"},
+	}, {
+		// abc-2's latest attempt names approval-4, minted after approval-2.
+		name:  "the approval counter below a latest attempt's",
+		edit:  []string{"UPDATE counters SET value = 2 WHERE name = 'approval'"},
+		want:  map[string]int64{"plugin": 2, "package": 3, "run": 3, "approval": 4},
+		log:   []string{"counter=approval was=2 now=4"},
+		first: []string{"new-3", "pkg-4", "run-4", "approval-5"},
 	}, {
 		// An older copy of the packages table: the Plugin still points at pkg-9.
 		name:  "only a reference holds the highest id",
@@ -181,9 +188,7 @@ func TestCountersBelowStoredIDs(t *testing.T) {
 			if !reflect.DeepEqual(got, c.first) {
 				t.Fatalf("ids minted after Open: %v, want %v", got, c.first)
 			}
-			// Approval ids are not checked against the file (the package doc says why):
-			// only a missing or negative approval counter is repaired.
-			for _, id := range got[:3] {
+			for _, id := range got {
 				if used[id] {
 					t.Errorf("%s was minted again", id)
 				}

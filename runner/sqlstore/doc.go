@@ -51,13 +51,12 @@
 // highest number of its kind stored anywhere in the file is set to that number (0 when
 // there is none): a Plugin's row and the number of its id (one counter for every
 // prefix), the Packages and every Package a Plugin names (current, next, latest,
-// granted, revoked), and the run of each latest attempt. Each raise is logged once it is
-// committed (Options.Logger, at Warn, with the counter, the old value and the new); a
-// second Open finds nothing to raise. Raising loses nothing: ids stay unique and every
-// stored definition keeps its id. What the check cannot see: the ids of Plugins removed
-// since, whose rows are gone, and approval ids, which are stored only in latest attempts
-// as the record of a request that ended with its process (the runner clears them at
-// boot) and is answered only with that request's secret ticket.
+// granted, revoked), and the run and the approval request of each latest attempt. Each
+// raise is logged once it is committed (Options.Logger, at Warn, with the counter, the
+// old value and the new); a second Open finds nothing to raise. Raising loses nothing:
+// ids stay unique and every stored definition keeps its id. What the check cannot see:
+// the ids of Plugins removed since, whose rows are gone, and of runs and approval
+// requests no latest attempt names any more.
 //
 // One process at a time: the file is opened in SQLite's exclusive locking mode, and a
 // second Open of it (another process, or the same one) is refused with ErrLocked until the

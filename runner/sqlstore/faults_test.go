@@ -120,8 +120,10 @@ func TestFailedWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "definitions.db")
 	s := open(t, path, nil)
 	storetest.MustDefine(t, s, storetest.Def("s1", "clock", ""))
-	if _, err := s.Mint(bg, runner.CounterRun); err != nil {
-		t.Fatal(err)
+	for _, c := range []runner.Counter{runner.CounterRun, runner.CounterApproval} {
+		if _, err := s.Mint(bg, c); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var pages int64
 	if err := s.conn.QueryRowContext(bg, "PRAGMA page_count").Scan(&pages); err != nil {
@@ -149,7 +151,7 @@ func TestFailedWrite(t *testing.T) {
 			return err
 		}},
 		{"update", func() error {
-			a := storetest.Attempt("run-1", "pkg-1")
+			a := storetest.Attempt("run-1", "pkg-1", "approval-1")
 			a.Error.Stack = big
 			_, err := s.Update(bg, "clock-1", runner.Change{Attempt: a, Current: ptr("pkg-1")})
 			return err

@@ -15,7 +15,7 @@ import (
 // the revocation log): its definitions are read back, and it is now at SchemaVersion.
 func TestMigrateFromV1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "definitions.db")
-	a := storetest.Attempt("run-3", "pkg-2")
+	a := storetest.Attempt("run-3", "pkg-2", "approval-2")
 	aj, _ := json.Marshal(a)
 	rawExec(t, path, migrations[0],
 		"PRAGMA application_id = "+strconv.Itoa(applicationID), "PRAGMA user_version = 1",
@@ -24,7 +24,7 @@ func TestMigrateFromV1(t *testing.T) {
 		"INSERT INTO packages (n, plugin, name, purpose, host, client, created) VALUES (5, 4, 'Clock 2', 'Shows it better.', NULL, 'return {}', '2026-01-01T00:00:00Z')",
 		"INSERT INTO grants (plugin, package, granted) VALUES (4, 5, '2026-01-01T00:00:00Z')",
 		"UPDATE counters SET value = 4 WHERE name = 'plugin'", "UPDATE counters SET value = 5 WHERE name = 'package'",
-		"UPDATE counters SET value = 3 WHERE name = 'run'")
+		"UPDATE counters SET value = 3 WHERE name = 'run'", "UPDATE counters SET value = 2 WHERE name = 'approval'")
 	s := open(t, path, nil)
 	got, err := s.Plugin(bg, "clock-4")
 	if err != nil {

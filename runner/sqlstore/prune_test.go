@@ -36,9 +36,9 @@ func TestPrune(t *testing.T) {
 	}
 	o, _ := s.Plugin(bg, "other-2")
 	keeps(o, "pkg-10", "pkg-12")
-	storetest.MustUpdate(t, s, "clock-1", runner.Change{Next: ptr("pkg-9"), Attempt: storetest.Attempt("run-1", "pkg-11")})
+	storetest.MustUpdate(t, s, "clock-1", runner.Change{Next: ptr("pkg-9"), Attempt: storetest.MintAttempt(t, s, "pkg-11")})
 	keeps(def("clock-1"), "pkg-1", "pkg-3", "pkg-9", "pkg-11", "pkg-13") // current, granted, next, latest attempt's, newest
-	storetest.MustUpdate(t, s, "clock-1", runner.Change{Next: ptr(""), Attempt: storetest.Attempt("run-2", "pkg-13")})
+	storetest.MustUpdate(t, s, "clock-1", runner.Change{Next: ptr(""), Attempt: storetest.MintAttempt(t, s, "pkg-13")})
 	keeps(def("clock-1"), "pkg-1", "pkg-3", "pkg-13", "pkg-14")
 	storetest.MustUpdate(t, s, "clock-1", runner.Change{Revoke: "pkg-3"})
 	keeps(def("clock-1"), "pkg-1", "pkg-13", "pkg-14", "pkg-15")

@@ -18,17 +18,21 @@ func Durable(t *testing.T, open func(t *testing.T) (runner.Store, func())) {
 	if err := s.Remove(bg, "gone-3"); err != nil {
 		t.Fatal(err)
 	}
-	MustUpdate(t, s, "clock-1", runner.Change{Attempt: Attempt("run-2", "pkg-3"), Current: ptr("pkg-1"), Next: ptr("pkg-3"),
+	// The latest attempt names the last run and approval request minted, as the runner's do.
+	var minted []string
+	for _, k := range []runner.Counter{runner.CounterRun, runner.CounterRun, runner.CounterApproval} {
+		id, err := s.Mint(bg, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		minted = append(minted, id)
+	}
+	MustUpdate(t, s, "clock-1", runner.Change{Attempt: Attempt(minted[1], "pkg-3", minted[2]), Current: ptr("pkg-1"), Next: ptr("pkg-3"),
 		Grant: "pkg-1", Future: ptr(true), Running: ptr(true)})
 	MustUpdate(t, s, "clock-1", runner.Change{Grant: "pkg-3"})
 	MustUpdate(t, s, "clock-1", runner.Change{Revoke: "pkg-1"})
 	MustUpdate(t, s, "panel-2", runner.Change{Grant: "pkg-2", Future: ptr(true)})
 	MustUpdate(t, s, "panel-2", runner.Change{Future: ptr(false)})
-	for _, k := range []runner.Counter{runner.CounterRun, runner.CounterRun, runner.CounterApproval} {
-		if _, err := s.Mint(bg, k); err != nil {
-			t.Fatal(err)
-		}
-	}
 	before, err := s.Plugins(bg, "")
 	if err != nil {
 		t.Fatal(err)

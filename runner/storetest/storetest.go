@@ -156,10 +156,10 @@ func testListings(t *testing.T, s runner.Store) {
 		{"a client Package", func() { MustDefine(t, s, client) }},
 		{"a third Package", func() { MustDefine(t, s, Def("s1", "", "clock-1")) }},
 		{"next on the client Package", func() {
-			MustUpdate(t, s, "clock-1", runner.Change{Next: ptr("pkg-3"), Attempt: Attempt("run-1", "pkg-3")})
+			MustUpdate(t, s, "clock-1", runner.Change{Next: ptr("pkg-3"), Attempt: MintAttempt(t, s, "pkg-3")})
 		}},
 		{"current set, next cleared", func() {
-			MustUpdate(t, s, "clock-1", runner.Change{Current: ptr("pkg-1"), Next: ptr(""), Attempt: Attempt("run-2", "pkg-1"), Running: ptr(true)})
+			MustUpdate(t, s, "clock-1", runner.Change{Current: ptr("pkg-1"), Next: ptr(""), Attempt: MintAttempt(t, s, "pkg-1"), Running: ptr(true)})
 		}},
 		{"a Plugin after the other session's", func() { MustDefine(t, s, Def("s1", "gone", "")) }},
 		{"the other session's Plugin granted", func() { MustUpdate(t, s, "panel-2", runner.Change{Grant: "pkg-2", Future: ptr(true)}) }},
@@ -211,13 +211,31 @@ func checkListings(t *testing.T, s runner.Store, step, session string) {
 }
 
 // Attempt is a filled-in attempt, with every field set, to check that a Store keeps it.
-func Attempt(runID, pkg string) *runner.Attempt {
+// It names run runID and approval request approvalID, which the caller minted from the
+// Store first, as the runner does: a Store may raise a counter that is below a stored id
+// (sqlstore does, at Open). MintAttempt mints them.
+func Attempt(runID, pkg, approvalID string) *runner.Attempt {
 	return &runner.Attempt{PluginRunID: runID, PackageID: pkg, Mode: runner.ModeUpdate, Status: runner.StatusFailed,
-		ApprovalRequestID: "approval-4", RequiresApproval: true,
+		ApprovalRequestID: approvalID, RequiresApproval: true,
 		Host:          runner.Half{Status: runner.HalfFailed, WaitingFor: []string{}, Error: "boom"},
 		Client:        runner.Half{Status: runner.HalfWaiting, WaitingFor: []string{"fs", "web"}},
 		Error:         &runner.Diagnostic{Phase: runner.PhaseHostLoad, Message: "boom", Stack: "at <eval>:1:1", PluginID: "clock-1", PackageID: pkg, PluginRunID: runID},
 		RenderFailure: &runner.RenderFailure{Slot: "main", Message: "x", Abdicated: true}}
+}
+
+// MintAttempt mints a run id and an approval id from s and returns the Attempt of pkg
+// that names them.
+func MintAttempt(t *testing.T, s runner.Store, pkg string) *runner.Attempt {
+	t.Helper()
+	run, err := s.Mint(bg, runner.CounterRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approval, err := s.Mint(bg, runner.CounterApproval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Attempt(run, pkg, approval)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -225,7 +243,7 @@ func ptr[T any](v T) *T { return &v }
 func testUpdate(t *testing.T, s runner.Store) {
 	MustDefine(t, s, Def("s1", "clock", ""))
 	MustDefine(t, s, Def("s1", "", "clock-1"))
-	a := Attempt("run-1", "pkg-2")
+	a := MintAttempt(t, s, "pkg-2")
 	p := MustUpdate(t, s, "clock-1", runner.Change{Attempt: a, Current: ptr("pkg-1"), Next: ptr("pkg-2"), Running: ptr(true)})
 	if p.Current != "pkg-1" || p.Next != "pkg-2" || !p.Running || !reflect.DeepEqual(p.Latest, a) {
 		t.Fatalf("after update: current %q next %q running %v latest %+v", p.Current, p.Next, p.Running, p.Latest)
@@ -251,7 +269,7 @@ func testUpdateRefused(t *testing.T, s runner.Store) {
 		name string
 		c    runner.Change
 	}{
-		{"current", runner.Change{Current: ptr("pkg-2"), Attempt: Attempt("run-1", "pkg-1")}},
+		{"current", runner.Change{Current: ptr("pkg-2"), Attempt: MintAttempt(t, s, "pkg-1")}},
 		{"next", runner.Change{Next: ptr("pkg-9"), Future: ptr(true)}},
 		{"grant", runner.Change{Grant: "pkg-2", Running: ptr(true)}},
 	} {
@@ -324,7 +342,7 @@ func testMint(t *testing.T, s runner.Store) {
 
 func testCopies(t *testing.T, s runner.Store) {
 	MustDefine(t, s, Def("s1", "clock", ""))
-	p := MustUpdate(t, s, "clock-1", runner.Change{Attempt: Attempt("run-1", "pkg-1"), Grant: "pkg-1"})
+	p := MustUpdate(t, s, "clock-1", runner.Change{Attempt: MintAttempt(t, s, "pkg-1"), Grant: "pkg-1"})
 	p.Packages[0].Name = "changed"
 	p.Grants.Packages[0] = "changed"
 	p.Latest.Client.WaitingFor[0] = "changed"
