@@ -65,7 +65,9 @@
 //     runtime's own. So a session's listener can neither read nor veto nor fail another
 //     session's calls. gen-cordis-api marks scoped events in the catalog and the docs.
 //   - Services. A service a session's fiber provides is seen (Get, Inject) by that
-//     session's fibers only; sessions may provide the same key side by side, and a session
+//     session's fibers only, unless its plugin declares the key shared (Plugin.Shares):
+//     the runtime author's decision, which the runner and the toolset pass on from their
+//     options. Sessions may provide the same private key side by side, and a session
 //     cannot provide a key the runtime provides. The runtime's own services are shared.
 //   - Tools. A session's tools are listed, described and called only through its view of
 //     the registry (Tools.Session, and the "tools" service as its fibers get it); tool names

@@ -47,6 +47,10 @@ type Plugin struct {
 	// services and tools are seen by that session alone. Empty means the parent's session;
 	// a fiber of one session cannot start a plugin of another.
 	Session string
+	// Shares lists the service keys a plugin of a session provides to every session, as
+	// the runtime's own services are (what the runtime author declares shared). Its other
+	// services stay its session's. Ignored for a plugin without a session.
+	Shares []string
 }
 
 // A Fiber is one running instance of a Plugin: its state, its effects and its children.
@@ -57,6 +61,7 @@ type Fiber struct {
 	parent  *Fiber
 	name    string
 	session string // "" for the runtime's own fibers; fixed at creation
+	shares  []string
 	inject  []string
 	apply   func(*Context) error
 	ctx     *Context

@@ -15,7 +15,7 @@ type FiberInfo struct {
 // ServiceInfo describes one provided service for inspection.
 type ServiceInfo struct {
 	Key        string
-	Session    string // the providing fiber's session; "" for the runtime's own
+	Session    string // the session that sees it; "" for every session (the runtime's own, or shared)
 	Owner      string // the providing plugin's name
 	OwnerID    uint64
 	OwnerState State
@@ -46,7 +46,7 @@ func (c *Context) Services() []ServiceInfo {
 	entries := sortedServices(c.fiber.root)
 	out := make([]ServiceInfo, len(entries))
 	for i, e := range entries {
-		out[i] = ServiceInfo{Key: e.key, Session: e.owner.session, Owner: e.owner.name, OwnerID: e.owner.id, OwnerState: e.owner.State()}
+		out[i] = ServiceInfo{Key: e.key, Session: e.session, Owner: e.owner.name, OwnerID: e.owner.id, OwnerState: e.owner.State()}
 	}
 	return out
 }

@@ -87,7 +87,7 @@ func (c *Context) Plugin(p *Plugin) *Fiber {
 	parent := c.fiber
 	r := parent.root
 	f := &Fiber{id: r.ids.Add(1), root: r, parent: parent, name: p.Name, session: cmp.Or(parent.session, p.Session),
-		inject: slices.Clone(p.Inject), apply: p.Apply}
+		shares: slices.Clone(p.Shares), inject: slices.Clone(p.Inject), apply: p.Apply}
 	f.ctx = &Context{fiber: f}
 	if p.Name == "" {
 		return failed(f, fmt.Errorf("kit: plugin has no Name; set Plugin.Name so inspection and errors can name it"))

@@ -423,3 +423,25 @@ func BenchmarkEmitScoped(b *testing.B) {
 		}
 	})
 }
+
+// A session's plugin shares the keys it declares in Shares with every session; its other
+// services stay its own.
+func TestSessionSharesDeclaredServices(t *testing.T) {
+	ctx := context.Background()
+	root := kit.New(nil)
+	defer root.Fiber().Dispose(ctx)
+	root.Plugin(&kit.Plugin{Name: "provider", Session: "alice", Shares: []string{"weather"}, Apply: func(c *kit.Context) error {
+		return errors.Join(c.Provide("weather", "sunny"), c.Provide("diary", "private"))
+	}})
+	bob := root.Plugin(&kit.Plugin{Name: "bob", Session: "bob", Apply: func(*kit.Context) error { return nil }}).Context()
+	if v, ok := bob.Get("weather"); !ok || v != "sunny" {
+		t.Errorf("bob's Get(weather) = %v, %v; want the shared service", v, ok)
+	}
+	if _, ok := bob.Get("diary"); ok {
+		t.Error("bob reads alice's undeclared diary")
+	}
+	f := root.Plugin(&kit.Plugin{Name: "copycat", Session: "carol", Shares: []string{"weather"}, Apply: func(c *kit.Context) error { return c.Provide("weather", "rain") }})
+	if err := f.Err(); !errors.Is(err, kit.ErrDuplicate) {
+		t.Errorf("a second session sharing weather: err = %v, want ErrDuplicate", err)
+	}
+}

@@ -49,17 +49,18 @@ func (s *Service[T]) Get(c *Context) (T, bool) {
 }
 
 type serviceEntry struct {
-	key   string
-	value any
-	owner *Fiber
-	seq   uint64
+	key     string
+	session string // whose it is: the owner's session, or "" for a key the owner shares
+	value   any
+	owner   *Fiber
+	seq     uint64
 }
 
 // A svcKey is where a service is kept: under its key, for one session or ("") for every
 // session.
 type svcKey struct{ session, key string }
 
-func (e *serviceEntry) at() svcKey { return svcKey{e.owner.session, e.key} }
+func (e *serviceEntry) at() svcKey { return svcKey{e.session, e.key} }
 
 // lookup returns the service key resolves to for session: the session's own, else the
 // runtime's. r.mu held.
@@ -88,16 +89,20 @@ func (c *Context) Provide(key string, v any) error {
 		return fmt.Errorf("kit: Provide with an empty service key")
 	}
 	f, r := c.fiber, c.fiber.root
+	session := f.session
+	if slices.Contains(f.shares, key) {
+		session = "" // declared shared: every session sees it
+	}
 	r.mu.Lock()
 	// A session may not shadow the runtime's own service; sessions never clash with each
 	// other, so one cannot learn what another provides.
-	if old, ok := r.lookup(f.session, key); ok {
+	if old, ok := r.lookup(session, key); ok {
 		r.mu.Unlock()
 		return fmt.Errorf("kit: service %q is already provided by plugin %q; plugin %q cannot provide it too (dispose %q first): %w",
 			key, old.owner.name, f.name, old.owner.name, ErrDuplicate)
 	}
 	r.seq++
-	e := &serviceEntry{key: key, value: v, owner: f, seq: r.seq}
+	e := &serviceEntry{key: key, session: session, value: v, owner: f, seq: r.seq}
 	r.services[e.at()] = e
 	r.owned[f] = append(r.owned[f], key)
 	r.mu.Unlock()

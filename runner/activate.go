@@ -172,7 +172,7 @@ func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *Attemp
 	if !k.HasHost() {
 		return startResult{run: run, startedHere: true}
 	}
-	host, err := r.host.Start(ctx, r.group.Context(), HostSpec{PluginID: p.ID, Session: p.Session, PackageID: k.ID, PluginRunID: att.PluginRunID, Code: k.Host})
+	host, err := r.host.Start(ctx, r.group.Context(), HostSpec{PluginID: p.ID, Session: p.Session, Shares: r.opts.SharedServices, PackageID: k.ID, PluginRunID: att.PluginRunID, Code: k.Host})
 	if err != nil {
 		return startResult{err: hostFailure(p, k, att.PluginRunID, old, kept, err)}
 	}

@@ -33,7 +33,10 @@ type HostSpec struct {
 	// Session owns the Plugin: the half must run in a fiber of that session
 	// (kit.Plugin.Session), so that what it registers is its session's alone and it hears
 	// no other session's events (the kit package doc, "Sessions").
-	Session     string
+	Session string
+	// Shares lists the service keys the half provides to every session
+	// (Options.SharedServices, kit.Plugin.Shares).
+	Shares      []string
 	PackageID   string
 	PluginRunID string
 	Code        string

@@ -39,6 +39,11 @@ type Options struct {
 	// Host starts host halves; nil means a SandboxHost built from Facade, Timeouts, Limits
 	// and Logger, owned (and closed) by the Runner.
 	Host HostStarter
+	// SharedServices lists the service keys a host half provides to every session, as the
+	// runtime's own services are. Any other service a half provides is seen by its own
+	// session alone (package doc, "Runs"). Declare a key shared only when every session may
+	// call into the code of whichever session provides it.
+	SharedServices []string
 	// Facade, Timeouts and Limits configure the sandbox host when Host is nil.
 	Facade   *sandbox.Facade
 	Timeouts *sandbox.Timeouts

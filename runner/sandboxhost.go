@@ -106,7 +106,7 @@ func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostS
 		return nil, err
 	}
 	tab := h.newHandlerTable()
-	m, err := h.loop.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals(), Session: spec.Session})
+	m, err := h.loop.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals(), Session: spec.Session, Shares: spec.Shares})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
+	"slices"
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
@@ -26,10 +27,11 @@ const (
 type Mount struct {
 	realm   *Realm
 	name    string
-	session string // RunOptions.Session
+	session string   // RunOptions.Session
+	shares  []string // RunOptions.Shares
 	inject  []string
-	this   goja.Value    // the plugin object (undefined for the function form)
-	apply  goja.Callable // the function called with the ctx façade
+	this    goja.Value    // the plugin object (undefined for the function form)
+	apply   goja.Callable // the function called with the ctx façade
 }
 
 // Evaluate runs code — the body of an async function that must return a plugin, either
@@ -152,6 +154,9 @@ type RunOptions struct {
 	// Session is the session the mount's plugin belongs to (kit.Plugin.Session): what it
 	// registers is that session's alone, and it hears no other session's events.
 	Session string
+	// Shares lists the service keys the mount's plugin provides to every session
+	// (kit.Plugin.Shares): what the runtime author declares shared.
+	Shares []string
 }
 
 // RunWith is Run with per-run options: see RunOptions.
@@ -201,7 +206,7 @@ func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*M
 		return nil, err
 	}
 	if opts != nil {
-		m.session = opts.Session
+		m.session, m.shares = opts.Session, slices.Clone(opts.Shares)
 	}
 	return m, nil
 }
@@ -222,7 +227,7 @@ func (m *Mount) Realm() *Realm { return m.realm }
 // (every activation gets its own, so a plugin that reloads after a dependency returns never
 // sees a stale one). Apply and the promise it returns are bounded by Timeouts.Mount.
 func (m *Mount) Plugin() *kit.Plugin {
-	return &kit.Plugin{Name: m.name, Inject: m.Inject(), Session: m.session, Apply: m.applyKit}
+	return &kit.Plugin{Name: m.name, Inject: m.Inject(), Session: m.session, Shares: slices.Clone(m.shares), Apply: m.applyKit}
 }
 
 func (m *Mount) applyKit(c *kit.Context) error {
