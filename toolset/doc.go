@@ -32,7 +32,8 @@
 // mounts and those of its session; cordis_unmount of another session's id answers as for
 // an id that does not exist. A call without a session (an agent loop that serves one
 // person) mounts a plugin of the runtime's own, which every session shares, and sees
-// everything. Ids are minted per toolset, so a session can tell from the gaps that others
+// everything. Options.SharedServices lists the service keys a mount provides to every
+// session (kit.Plugin.Shares); its other services stay its session's. Ids are minted per toolset, so a session can tell from the gaps that others
 // mount too, and nothing more.
 //
 // # Control tools

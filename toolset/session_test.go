@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/toolset"
 )
 
 // callAs runs a tool on behalf of session, through that session's view of the registry,
@@ -107,5 +108,21 @@ func TestMountsBelongToTheirSession(t *testing.T) {
 	}
 	if _, err := h.callAs("alice", "cordis_unmount", map[string]string{"id": alice.ID}); err != nil {
 		t.Errorf("alice unmounting her own mount: %v", err)
+	}
+}
+
+// Options.SharedServices: a key a mount provides is seen by every session when the runtime
+// author declared it shared; the mount's other services stay its session's.
+func TestMountSharedServices(t *testing.T) {
+	h := newHarnessOpts(t, &toolset.Options{SharedServices: []string{"weather"}})
+	h.mountAs("alice", `return { name: 'sky', apply(ctx) {
+		ctx.provide('weather', { now() { return 'sunny' } })
+		ctx.provide('diary', { read() { return 'private' } })
+	} }`)
+	if m := h.mountAs("bob", `return { name: 'forecast', inject: ['weather'], apply(ctx) {} }`); m.State != "active" {
+		t.Errorf("bob's mount injecting the shared weather: %+v", m)
+	}
+	if m := h.mountAs("bob", `return { name: 'snoop', inject: ['diary'], apply(ctx) {} }`); m.State != "pending" {
+		t.Errorf("bob's mount injecting alice's diary: %+v; want pending", m)
 	}
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// went away. OnError may be called with the sandbox's lock held, so it must not enter
 	// JavaScript.
 	OnError func(mount string, err error)
+	// SharedServices lists the service keys a mount provides to every session, as the
+	// runtime's own services are; a mount's other services are its session's alone
+	// (package doc, "Sessions").
+	SharedServices []string
 
 	// Logger receives mount console output and background failures; nil means the kit's.
 	Logger *slog.Logger
@@ -66,6 +70,7 @@ type Toolset struct {
 	fiber   *kit.Fiber
 	logger  *slog.Logger
 	onError func(mount string, err error)
+	shares  []string // Options.SharedServices
 
 	// op serializes mount and unmount, which may run for as long as Timeouts.Mount; mu only
 	// guards the fields below, so inspection never waits for a mount in progress.
@@ -109,7 +114,7 @@ func New(c *kit.Context, opts *Options) (*Toolset, error) {
 		logger = c.Logger()
 	}
 	sopts.Facade, sopts.Logger = facade, logger
-	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(sopts), onError: opts.OnError}
+	t := &Toolset{cat: cat, logger: logger, loop: sandbox.New(sopts), onError: opts.OnError, shares: slices.Clone(opts.SharedServices)}
 	t.fiber = c.Plugin(&kit.Plugin{Name: "cordis-toolset", Inject: []string{"tools"}, Apply: t.apply})
 	if err := t.fiber.Err(); err != nil {
 		t.loop.Close(context.Background())
@@ -226,7 +231,7 @@ func (t *Toolset) start(ctx context.Context, id, session string, unit *sandbox.M
 	w := &applyWatch{mount: id, report: t.report}
 	p := unit.Plugin()
 	p.Apply = w.wrap(p.Apply)
-	p.Session = session
+	p.Session, p.Shares = session, t.shares
 	f := parent.Plugin(p)
 	if err := f.Await(ctx); err != nil || f.State() == kit.StateFailed {
 		if err == nil {
