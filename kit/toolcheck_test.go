@@ -15,7 +15,7 @@ func TestToolsAddCheck(t *testing.T) {
 	tools, _ := kit.ToolsService.Get(root)
 	errTooLong := errors.New("description too long for the adapter; shorten it")
 	checker := listen(t, root, "adapter", func(c *kit.Context) error {
-		return tools.AddCheck(c, func(s kit.ToolSchema) error {
+		return tools.AddCheck(c, func(_ string, s kit.ToolSchema) error {
 			if len(s.Description) > 10 {
 				return errTooLong
 			}

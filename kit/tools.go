@@ -109,7 +109,7 @@ func (t *Tools) entry(name string) (*toolEntry, bool) {
 
 // A toolCheck is a check every registration must pass, added by AddCheck.
 type toolCheck struct {
-	check func(ToolSchema) error
+	check func(session string, s ToolSchema) error
 }
 
 type toolEntry struct {
@@ -137,7 +137,7 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 	if err := checkSchemas(tool.ToolSchema); err != nil {
 		return nil, fmt.Errorf("kit: tool %q: %w", tool.Name, err)
 	}
-	if err := t.runChecks(tool.ToolSchema); err != nil {
+	if err := t.runChecks(c.fiber.session, tool.ToolSchema); err != nil {
 		return nil, fmt.Errorf("kit: tool %q: %w", tool.Name, err)
 	}
 	e := &toolEntry{tool: tool, owner: c.fiber}
@@ -173,11 +173,13 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 // AddCheck adds a check that every later registration must pass, as an effect of c's
 // fiber: an adapter that cannot serve some tools (one whose listing would be too large to
 // send, say) refuses them when they are registered, so the plugin registering one gets
-// the error, rather than finding it missing. check must be safe for concurrent use; it
-// runs without the registry's lock held, and its error is returned by Register.
+// the error, rather than finding it missing. check receives the registering plugin's
+// session ("" for the runtime's own), so an adapter can keep each session's room apart.
+// It must be safe for concurrent use; it runs without the registry's lock held, and its
+// error is returned by Register.
 //
 //cordis:internal
-func (t *Tools) AddCheck(c *Context, check func(ToolSchema) error) error {
+func (t *Tools) AddCheck(c *Context, check func(session string, s ToolSchema) error) error {
 	if check == nil {
 		return fmt.Errorf("kit: AddCheck needs a non-nil check")
 	}
@@ -201,12 +203,12 @@ func (t *Tools) AddCheck(c *Context, check func(ToolSchema) error) error {
 }
 
 // runChecks runs the checks of AddCheck, outside the lock: they may read the registry.
-func (t *Tools) runChecks(s ToolSchema) error {
+func (t *Tools) runChecks(session string, s ToolSchema) error {
 	t.reg.mu.RLock()
 	checks := t.reg.checks
 	t.reg.mu.RUnlock()
 	for _, tc := range checks {
-		if err := tc.check(s); err != nil {
+		if err := tc.check(session, s); err != nil {
 			return err
 		}
 	}
@@ -265,6 +267,20 @@ func (t *Tools) Get(name string) (ToolSchema, bool) {
 		return ToolSchema{}, false
 	}
 	return e.tool.ToolSchema.clone(), true
+}
+
+// SessionOf returns the session whose plugin registered the named tool ("" for the
+// runtime's own), if the view shows it.
+//
+//cordis:internal
+func (t *Tools) SessionOf(name string) (string, bool) {
+	t.reg.mu.RLock()
+	defer t.reg.mu.RUnlock()
+	e, ok := t.entry(name)
+	if !ok {
+		return "", false
+	}
+	return e.owner.session, true
 }
 
 // Has reports whether the view shows the named tool.

@@ -184,7 +184,7 @@ func (b budgets) admit(size, listed int) error {
 
 // check is the registry check (kit.Tools.AddCheck) that refuses, when it is registered, a
 // tool that could not be listed for its size.
-func (s *Server) check(schema kit.ToolSchema) error {
+func (s *Server) check(session string, schema kit.ToolSchema) error {
 	tool, _, err := s.mcpTool(schema)
 	if err != nil {
 		return nil // not a size problem: sync reports it, and the tool is not served
@@ -195,7 +195,7 @@ func (s *Server) check(schema kit.ToolSchema) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.budgets.admit(size, s.listed)
+	return s.budgets.admit(size, s.listedFor(session))
 }
 
 // byteSize renders n for a message: "3.0 MiB (3145728 bytes)".

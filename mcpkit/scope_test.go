@@ -86,3 +86,50 @@ func TestToolListIsPerSession(t *testing.T) {
 		t.Errorf("alice calling her tool: %q", text(res))
 	}
 }
+
+// One session filling its tool list to the message budget keeps no other session's tools
+// off its list: each session's list has the whole budget.
+func TestToolListBudgetIsPerSession(t *testing.T) {
+	ctx := context.Background()
+	root := kit.New(nil)
+	defer root.Fiber().Dispose(ctx)
+	s, err := mcpkit.NewServer(root, &mcpkit.Options{MaxMessageBytes: 8 << 10, Session: func(ss *mcp.ServerSession) string {
+		return ss.InitializeParams().ClientInfo.Name
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	bob := connectAs(t, s, "bob")
+	register := func(session, name string, descBytes int) error {
+		var err error
+		root.Plugin(&kit.Plugin{Name: name, Session: session, Inject: []string{"tools"}, Apply: func(c *kit.Context) error {
+			tools, _ := kit.ToolsService.Get(c)
+			tool := greetTool()
+			tool.Name, tool.Description = name, strings.Repeat("d", descBytes)
+			_, err = tools.Register(c, tool)
+			return nil
+		}})
+		return err
+	}
+	// Alice fills her list until the budget refuses her.
+	filled := false
+	for i := range 20 {
+		if err := register("alice", "alice_"+string(rune('a'+i)), 600); err != nil {
+			if !strings.Contains(err.Error(), "more than one message carries") {
+				t.Fatalf("alice's registration %d: %v", i, err)
+			}
+			filled = true
+			break
+		}
+	}
+	if !filled {
+		t.Fatal("alice never reached the list budget: the test proves nothing")
+	}
+	if err := register("bob", "bob_tool", 600); err != nil {
+		t.Errorf("bob's tool after alice filled her list: %v", err)
+	}
+	if got := bob.names(t); !slices.Equal(got, []string{"bob_tool"}) {
+		t.Errorf("bob lists %v, want [bob_tool]", got)
+	}
+}

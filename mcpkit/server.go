@@ -92,13 +92,14 @@ type Server struct {
 
 	mu      sync.Mutex
 	served  map[string]servedTool // what the mcp.Server lists, by tool name
-	listed  int                   // the encoded size of their entries in tools/list
+	listed  map[string]int        // the encoded size of their entries in tools/list, by session ("" shared)
 	leftOut map[string]bool       // registered tools not served, tried again when room is freed
 }
 
 // servedTool is the registry state a served tool was built from, to skip no-op updates,
 // and the size of its entry in tools/list.
 type servedTool struct {
+	session             string // whose list it is on: "" for every session's
 	description         string
 	input, output       []byte
 	structuredResultsOK bool
@@ -110,7 +111,7 @@ type servedTool struct {
 // Options.HTTP is not valid (the error says what to change) or the plugin cannot start.
 // Serve it with Run (one session), HTTPHandler or MCP().Connect (many); Close detaches it.
 func NewServer(c *kit.Context, opts *Options) (*Server, error) {
-	s := &Server{inv: new(invoke.Invoker), logger: c.Logger(), served: map[string]servedTool{}, leftOut: map[string]bool{},
+	s := &Server{inv: new(invoke.Invoker), logger: c.Logger(), served: map[string]servedTool{}, listed: map[string]int{}, leftOut: map[string]bool{},
 		ids: map[*mcp.ServerSession]string{}, forwarders: map[*mcp.ServerSession]*forwarder{}}
 	if opts != nil {
 		s.opts = *opts
@@ -222,7 +223,7 @@ func (s *Server) detach() error {
 	}
 	clear(s.served)
 	clear(s.leftOut)
-	s.listed = 0
+	clear(s.listed)
 	if len(names) > 0 {
 		s.mcp.RemoveTools(names...)
 	}
@@ -248,28 +249,30 @@ func (s *Server) sync(name string) {
 // syncLocked syncs one tool and reports whether it freed room in the list.
 func (s *Server) syncLocked(name string) (freed bool) {
 	var schema kit.ToolSchema
+	var session string
 	ok := false
 	if tools := s.inv.Registry(); tools != nil {
 		schema, ok = tools.Get(name)
+		session, _ = tools.SessionOf(name)
 	}
 	old, served := s.served[name]
+	if served {
+		s.count(old.session, -old.size) // out of the count while the new entry is weighed
+	}
 	if !ok {
 		delete(s.leftOut, name)
 		if served {
-			s.unserve(name, old)
+			s.unserve(name)
 		}
 		return served
 	}
 	tool, st, err := s.mcpTool(schema)
+	st.session = session
 	if err == nil {
 		st.size, err = entrySize(tool)
 	}
 	if err == nil {
-		listed := s.listed
-		if served {
-			listed -= old.size
-		}
-		err = s.budgets.admit(st.size, listed)
+		err = s.budgets.admit(st.size, s.listedFor(session))
 	}
 	if err == nil && !(served && old.equal(st)) {
 		err = s.addTool(tool, s.handler(name, st.structuredResultsOK))
@@ -280,23 +283,46 @@ func (s *Server) syncLocked(name string) (freed bool) {
 		}
 		s.leftOut[name] = true
 		if served {
-			s.unserve(name, old)
+			s.unserve(name)
 		}
 		return served
 	}
 	delete(s.leftOut, name)
-	if served {
-		s.listed -= old.size
-	}
 	s.served[name] = st
-	s.listed += st.size
+	s.count(session, st.size)
 	return served && st.size < old.size
 }
 
-func (s *Server) unserve(name string, old servedTool) {
+// unserve takes a tool off the list; its size is already out of s.listed.
+func (s *Server) unserve(name string) {
 	delete(s.served, name)
-	s.listed -= old.size
 	s.mcp.RemoveTools(name)
+}
+
+// count adds delta bytes to session's list, forgetting a session whose list is empty.
+func (s *Server) count(session string, delta int) {
+	if n := s.listed[session] + delta; n != 0 {
+		s.listed[session] = n
+	} else {
+		delete(s.listed, session)
+	}
+}
+
+// listedFor is the encoded size of the tool list a client of session sees: the runtime's
+// own tools and its session's. Each session has the whole message budget to itself, so
+// one session filling its list never keeps another's tools off; a tool of the runtime's
+// own must fit beside the fullest session's list.
+func (s *Server) listedFor(session string) int {
+	if session != "" {
+		return s.listed[""] + s.listed[session]
+	}
+	fullest := 0
+	for sess, n := range s.listed {
+		if sess != "" {
+			fullest = max(fullest, n)
+		}
+	}
+	return s.listed[""] + fullest
 }
 
 // addTool adds tool to the SDK server, which panics on tools it refuses (an invalid
@@ -358,7 +384,7 @@ func rootType(schema []byte) any {
 }
 
 func (a servedTool) equal(b servedTool) bool {
-	return a.description == b.description && bytes.Equal(a.input, b.input) &&
+	return a.session == b.session && a.description == b.description && bytes.Equal(a.input, b.input) &&
 		bytes.Equal(a.output, b.output) && a.structuredResultsOK == b.structuredResultsOK
 }
 
