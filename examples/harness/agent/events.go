@@ -26,9 +26,11 @@ type TurnStartEvent struct {
 //
 // Listeners that mounted plugins register never see calls of the cordis control tools
 // (cordis_inspect, cordis_mount and cordis_unmount): whatever they decide, the model can
-// still inspect, mount and unmount. They do see every other tool call, with its session
-// and full arguments, including calls of tools other mounts registered; that is what the
-// gate is for. The runtime's own Go listeners see every call.
+// still inspect, mount and unmount. They do see every other tool call of their own
+// session, with its full arguments, including calls of tools other mounts registered;
+// that is what the gate is for. The event is session-scoped: a plugin of one session never
+// sees, vetoes or fails another session's calls. The runtime's own Go listeners see every
+// call.
 var PreExecute = kit.NewWaterfall[PreExecuteEvent, Decision]("tools/pre-execute")
 
 // PreExecuteEvent is the payload of PreExecute: the tool call about to run.
