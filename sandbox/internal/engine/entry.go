@@ -20,6 +20,10 @@ type Bound struct {
 	// Emit gives the entry emit semantics: it never waits for a promise its call returns;
 	// the promise's rejection is reported instead.
 	Emit bool
+	// Alloc bounds, in bytes, the heap growth the entry is charged while it runs (see the
+	// package doc, "Memory"); past it the watchdog interrupts the entry with ErrAlloc as
+	// its cause. 0 means no budget, and no sampling for this entry.
+	Alloc uint64
 }
 
 // WaitLimit returns the bound on waiting for a returned promise and the option that sets it.
@@ -38,14 +42,18 @@ type Entry struct {
 	height int    // r.depth right after Begin: the entry is on top of its realm while equal
 
 	// Guarded by lock.watch.mu.
-	prev, next *Entry
-	linked     bool
-	start      time.Duration // coarse clock at Begin
-	deadline   time.Duration // 0: no limit
-	fired      bool
-	byBound    bool          // the bound expired (not the caller's context)
-	cause      error         // set when fired
-	excused    time.Duration // time of other realms' entries not counted (see excuse)
+	prev, next   *Entry
+	linked       bool
+	start        time.Duration // coarse clock at Begin
+	deadline     time.Duration // 0: no limit
+	fired        bool
+	byBound      bool          // the bound expired (not the caller's context)
+	cause        error         // set when fired
+	excused      time.Duration // time of other realms' entries not counted (see excuse)
+	based        bool          // base holds the first heap sample taken after Begin
+	seen         uint64        // watch.reads at Begin: a read numbered above it began after
+	base         heapSample
+	allocExcused uint64 // heap growth of other realms' entries not counted (see excuse)
 
 	stopCtx func() bool
 }
@@ -58,8 +66,9 @@ func (e *Entry) Bound() *Bound { return &e.b }
 // Mount returns the id of e's realm.
 func (e *Entry) Mount() string { return e.r.id }
 
-// Expiry reports why e was interrupted: by its own bound (byBound), or by its context
-// ending with cause. Valid once the interrupt has been observed.
+// Expiry reports why e was interrupted: by its own time bound (byBound), or with cause —
+// ErrAlloc for its allocation budget, else its context's cause. Valid once the interrupt
+// has been observed.
 func (e *Entry) Expiry() (byBound bool, cause error) {
 	w := &e.r.lock.watch
 	w.mu.Lock()
@@ -158,10 +167,15 @@ func (r *Realm) End(e *Entry) {
 // a tick), and — when it expires while another mount's listener runs — the rest of that
 // run, itself bounded: at most three times its limit with equal bounds. The wait for a
 // promise the entry returns adds that bound once more.
+//
+// The heap growth e was charged (as of the last sample) is excused the same way, up to
+// each entry's own budget in all: so an entry is charged at most twice its budget of
+// other realms' JavaScript.
 // Called with the lock and w.mu held.
 func (l *Lock) excuse(e *Entry) {
 	d := time.Since(l.watch.epoch) - e.start // e.start lags by up to a tick: generous
-	if d <= 0 {
+	a := l.watch.charge(e)
+	if d <= 0 && a == 0 {
 		return
 	}
 	for _, c := range l.suspended {
@@ -169,6 +183,7 @@ func (l *Lock) excuse(e *Entry) {
 			if x.r == e.r || !x.linked {
 				continue
 			}
+			x.allocExcused += min(a, sub0(x.b.Alloc, x.allocExcused))
 			dx := min(d, x.b.Limit-x.excused)
 			if dx <= 0 {
 				continue
