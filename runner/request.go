@@ -21,7 +21,7 @@ type request struct {
 
 	started bool   // a page called runHostHalf for it
 	token   string // that page's answer token
-	timer   *time.Timer
+	timer   Timer         // on Options.Clock
 	waited  time.Duration // the bound the timer enforces
 }
 
@@ -44,12 +44,12 @@ func (r *Runner) admitRequest(session string) error {
 	return nil
 }
 
-// arm (re)starts the request's deadline. r.mu held.
+// arm (re)starts the request's deadline on Options.Clock. r.mu held.
 func (r *Runner) arm(q *request, d time.Duration) {
 	q.stopTimer(r)
 	q.waited = d
 	r.timers.Add(1)
-	q.timer = time.AfterFunc(d, func() {
+	q.timer = r.opts.Clock.AfterFunc(d, func() {
 		defer r.timers.Done()
 		r.expire(q)
 	})

@@ -62,6 +62,9 @@ type Options struct {
 	// ClientTimeout bounds how long the page that started a run may take to report its
 	// client half; past it the run is retracted and the request expires. Default 2 minutes.
 	ClientTimeout time.Duration
+	// Clock schedules the ApprovalTimeout and ClientTimeout deadlines; nil means real
+	// time. A test passes a *ManualClock and moves it past a deadline instead of waiting.
+	Clock Clock
 	// StopTimeout bounds a stop the runner makes on its own (an expired request, a
 	// replaced run): the wait for the half's disposers. Default 30 seconds.
 	StopTimeout time.Duration
@@ -123,6 +126,9 @@ func (o *Options) withDefaults() Options {
 	def(&c.ClientTimeout, DefaultClientTimeout)
 	def(&c.StopTimeout, DefaultStopTimeout)
 	def(&c.InspectQueryTimeout, DefaultInspectQueryTimeout)
+	if c.Clock == nil {
+		c.Clock = realClock{}
+	}
 	if c.MaxInspectMethods <= 0 {
 		c.MaxInspectMethods = DefaultMaxInspectMethods
 	}

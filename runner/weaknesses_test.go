@@ -9,18 +9,6 @@ import (
 	"time"
 )
 
-// waitFor polls cond until it holds, failing the test after a few seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // messageTexts returns the texts of the messages delivered since the last call.
 func (e *env) messageTexts() []string {
 	var texts []string
@@ -76,9 +64,11 @@ func TestWeaknessNeverSettlingHostHalf(t *testing.T) {
 // Spec §17.5: Options.ClientTimeout bounds the wait for a client half that needs no
 // approval. A granted run request whose starting page never reports its client half, and a
 // direct run from the panel whose page never reports, both expire after ClientTimeout: the
-// run is retracted, the model is told, and the Plugin runs again normally.
+// run is retracted, the model is told, and the Plugin runs again normally. The runner's
+// clock is a ManualClock: each run expires when the test moves it past ClientTimeout.
 func TestWeaknessClientTimeout(t *testing.T) {
-	e := newEnv(t, &Options{ClientTimeout: 200 * time.Millisecond})
+	clock := &ManualClock{}
+	e := newEnv(t, &Options{ClientTimeout: 200 * time.Millisecond, Clock: clock})
 	ctx := as("s1")
 	pg := page{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
@@ -100,10 +90,14 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	if h := pg.start(q, false); !h.OK || !h.StartedHere {
 		t.Fatalf("runHostHalf = %+v", h)
 	}
-	waitFor(t, "the granted request's expiry", func() bool {
-		s, _ := e.r.InspectPlugin(ctx, d.PluginID)
-		return s.State == "expired" && e.sawEvent("resolved approval-1 expired")
-	})
+	clock.Advance(200*time.Millisecond - time.Nanosecond)
+	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" || e.sawEvent("resolved approval-1 expired") {
+		t.Fatal("the granted request expired before ClientTimeout passed")
+	}
+	clock.Advance(time.Nanosecond)
+	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "expired" {
+		t.Fatalf("the granted request at its deadline: state %s, want expired", s.State)
+	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"request-run approval-1 clock-1/pkg-1 approval=false", "package clock-1/pkg-1 run-1",
 		"retract clock-1/pkg-1 run-1", "resolved approval-1 expired"}) {
 		t.Fatalf("events = %v", ev)
@@ -120,10 +114,14 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	if !h.OK || !h.StartedHere || h.PluginRunID != "run-2" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}
-	waitFor(t, "the direct run's expiry", func() bool {
-		s, _ := e.r.InspectPlugin(ctx, d.PluginID)
-		return s.State == "expired" && e.sawEvent("retract clock-1/pkg-1 run-2")
-	})
+	clock.Advance(200*time.Millisecond - time.Nanosecond)
+	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" || e.sawEvent("retract clock-1/pkg-1 run-2") {
+		t.Fatal("the direct run expired before ClientTimeout passed")
+	}
+	clock.Advance(time.Nanosecond)
+	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "expired" {
+		t.Fatalf("the direct run at its deadline: state %s, want expired", s.State)
+	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"package clock-1/pkg-1 run-2", "retract clock-1/pkg-1 run-2"}) {
 		t.Fatalf("direct run events = %v", ev)
 	}
