@@ -46,7 +46,7 @@ func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterF
 type ManualClock struct {
 	mu     sync.Mutex
 	now    time.Time
-	seq    uint64          // scheduling order: ties fall in it
+	seq    uint64         // scheduling order: ties fall in it
 	timers []*manualTimer // pending, in no order
 }
 

@@ -19,8 +19,8 @@ type request struct {
 	requiresApproval bool
 	hasClient        bool
 
-	started bool   // a page called runHostHalf for it
-	token   string // that page's answer token
+	started bool          // a page called runHostHalf for it
+	token   string        // that page's answer token
 	timer   Timer         // on Options.Clock
 	waited  time.Duration // the bound the timer enforces
 }
