@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dop251/goja"
@@ -194,4 +196,162 @@ func (r *Realm) timedOut(e *entry, err error) bool {
 	}
 	byBound, _ := e.Expiry()
 	return byBound
+}
+
+// A toolStriker counts the strikes of one registered tool (ctx.tools.register, and so
+// harness.registerTool). A call strikes when its execute ran into CallTimeout, used more
+// than half of it under the lock, or returned a promise that did not settle within it —
+// a tool called back to back that way holds the one lock every mount waits for. After
+// maxStrikes calls in a row the tool is struck out: it stays registered, so that a model
+// calling it learns why, but refuses every call without taking the lock. A call that
+// returns within half its bound clears the strikes; one its caller cancelled earlier
+// neither strikes nor clears. Calls run concurrently, so the fields are guarded by mu;
+// the sandbox's lock, when held, is taken first.
+type toolStriker struct {
+	r       *Realm
+	name    string
+	mu      sync.Mutex
+	strikes int
+	reasons int
+	out     bool
+}
+
+// A toolRun is what the striker saw of one call.
+type toolRun struct {
+	used      time.Duration // the time execute held the lock (less the time excused)
+	timedOut  bool          // interrupted by its own CallTimeout
+	pending   bool          // returned a promise still pending
+	refused   bool          // the tool was struck out before the call ran
+	struckOut bool          // this call's strike struck the tool out
+}
+
+// wrap returns exec measuring one call into run: a struck-out tool's execute no longer
+// runs, even for a call that was already waiting for the lock when the tool was struck
+// out. A strike judged while the lock is held takes effect before any other call runs.
+// Lock held when the result runs.
+func (s *toolStriker) wrap(exec goja.Callable, run *toolRun) goja.Callable {
+	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
+		r := s.r
+		if s.isOut() {
+			run.refused = true
+			return nil, s.refusal()
+		}
+		cur := r.loop.lock.Current() // the entry delivering this call
+		v, err := exec(this, args...)
+		if cur != nil {
+			run.used = r.loop.lock.Elapsed(cur)
+		}
+		run.timedOut = err != nil && r.timedOut(cur, err)
+		run.pending = err == nil && isPending(v)
+		limit := r.loop.timeouts.Call
+		switch {
+		case run.timedOut:
+			run.struckOut = s.strike(strikeTimeout)
+		case run.used > limit/2:
+			run.struckOut = s.strike(strikeMost)
+		}
+		return v, err
+	}
+}
+
+// judge finishes a call the wrapper measured, whose delivery ended with err, and returns
+// the error for the model: a call that struck the tool out says so (and what to do), with
+// its own error, if any. Called without the lock.
+func (s *toolStriker) judge(ctx context.Context, run *toolRun, err error) error {
+	if run.refused {
+		return err
+	}
+	var te *TimeoutError
+	switch {
+	case run.struckOut, run.timedOut, run.used > s.r.loop.timeouts.Call/2:
+		// judged in the wrapper, under the lock
+	case run.pending && errors.As(err, &te) && te.Bound == "CallTimeout":
+		run.struckOut = s.strike(strikeUnsettled)
+	case ctx.Err() != nil:
+		// the caller gave up early: no evidence either way
+	default:
+		s.clear()
+	}
+	if !run.struckOut {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%w (this call: %w)", s.refusal(), err)
+	}
+	return fmt.Errorf("%w (this call's result is discarded)", s.refusal())
+}
+
+func (s *toolStriker) isOut() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out
+}
+
+func (s *toolStriker) clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.strikes, s.reasons = 0, 0
+}
+
+// strike counts one strike and reports whether it struck the tool out; it logs and passes
+// to Options.OnError the removal when it does.
+func (s *toolStriker) strike(reason int) bool {
+	s.mu.Lock()
+	if s.out {
+		s.mu.Unlock()
+		return false
+	}
+	s.strikes++
+	s.reasons |= reason
+	if s.strikes < maxStrikes {
+		s.mu.Unlock()
+		return false
+	}
+	s.out = true
+	s.mu.Unlock()
+	r := s.r
+	err := s.refusal()
+	r.logger.Warn("sandbox: " + err.Error())
+	if h := r.loop.onError; h != nil {
+		h(r.id, fmt.Errorf("%s: %w", r.id, err))
+	}
+	return true
+}
+
+// refusal is the error of a struck-out tool: what happened and what to do, for the model
+// that calls it.
+func (s *toolStriker) refusal() error {
+	s.mu.Lock()
+	reasons := s.reasons
+	s.mu.Unlock()
+	return &StruckOutError{Tool: s.name, Mount: s.r.id, Strikes: maxStrikes, Reason: toolStrikeReason(reasons, s.r.loop.timeouts.Call)}
+}
+
+// A StruckOutError is the error of every call of a tool struck out for keeping its
+// calls at (or near) their time bound, CallTimeout: its execute no longer runs. The tool
+// stays registered until its mount goes away, so that the model calling it reads why.
+type StruckOutError struct {
+	Tool    string // the tool's name
+	Mount   string // the mount that registered it: "dyn-3"
+	Strikes int    // the calls in a row that struck it out
+	Reason  string // what those calls did: "used more than half of their 500ms bound (CallTimeout)"
+}
+
+func (e *StruckOutError) Error() string {
+	return fmt.Sprintf("tool %q was struck out: %d calls in a row %s, and while one runs the JavaScript of every other mount waits; "+
+		"it refuses calls until its plugin is unmounted. Make execute return sooner — do less per call (split the work or page the result), "+
+		"or await between parts (await ctx.sleep(0), with inject: ['timer']) so others run — then unmount plugin %s and mount the fixed code",
+		e.Tool, e.Strikes, e.Reason, e.Mount)
+}
+
+func toolStrikeReason(reasons int, limit time.Duration) string {
+	switch reasons {
+	case strikeTimeout:
+		return fmt.Sprintf("ran to their %v bound (CallTimeout) and were interrupted", limit)
+	case strikeMost:
+		return fmt.Sprintf("used more than half of their %v bound (CallTimeout)", limit)
+	case strikeUnsettled:
+		return fmt.Sprintf("returned a promise that did not settle within their %v bound (CallTimeout)", limit)
+	}
+	return fmt.Sprintf("used more than half of their %v bound (CallTimeout) or did not finish within it", limit)
 }

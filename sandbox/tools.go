@@ -188,10 +188,16 @@ func toolString(r *Realm, method string, def *goja.Object, key string) string {
 
 // toolExecute is the Go side of a JS tool: it validates the arguments against the schema
 // (first their depth, when the schema is recursive, so validation stays bounded), runs
-// execute in the realm (bounded by CallTimeout) and requires a JSON result.
+// execute in the realm (bounded by CallTimeout) and requires a JSON result. A tool whose
+// calls keep running into (or near) that bound is struck out (toolStriker): its calls
+// are refused, without the lock, with an error that says why and what to do.
 func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.Resolved, limit kit.ArgsLimit) func(context.Context, json.RawMessage) (json.RawMessage, error) {
 	what := fmt.Sprintf("tool %q", name)
+	strikes := &toolStriker{r: r, name: name}
 	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+		if strikes.isOut() {
+			return nil, strikes.refusal()
+		}
 		if len(bytes.TrimSpace(input)) == 0 {
 			input = json.RawMessage(`{}`)
 		}
@@ -206,7 +212,8 @@ func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.
 			return nil, fmt.Errorf("tool %q: invalid arguments: %w", name, err)
 		}
 		var out json.RawMessage
-		err := r.deliver(ctx, what, exec, func() []goja.Value {
+		run := &toolRun{}
+		err := r.deliver(ctx, what, strikes.wrap(exec, run), func() []goja.Value {
 			return []goja.Value{FromJSON(r, input)}
 		}, func(v goja.Value) error {
 			b, err := r.appendJSON(nil, v, "result", 0)
@@ -219,7 +226,10 @@ func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.
 			out = b
 			return nil
 		})
-		return out, err
+		if err = strikes.judge(ctx, run, err); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 }
 
