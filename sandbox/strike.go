@@ -39,7 +39,7 @@ type striker struct {
 	what    string // "the listener of \"tools/change\"", "the ctx.setInterval callback"
 	removed string // "removed", "cancelled"
 	off     func()
-	share   *timerShare // if set, records the time each run used
+	share   *timerShare // if set (a timer callback), each run ends the run throttle reserved
 	strikes int
 	reasons int
 	out     bool
@@ -64,18 +64,19 @@ func (f *ctxFacade) strikeOut(event string, fn goja.Callable, off func()) goja.C
 func (s *striker) wrap(fn goja.Callable) goja.Callable {
 	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
 		r := s.r
+		var used time.Duration
+		if s.share != nil {
+			// A timer callback: this run was reserved (throttle); end it however it ends.
+			defer func() { s.share.end(time.Now(), used, r.loop.limits.MaxTimerShare) }()
+		}
 		s.judgeOverdue()
 		if s.out {
 			return goja.Undefined(), nil
 		}
 		cur := r.loop.lock.Current() // the entry delivering this call
 		v, err := fn(this, args...)
-		var used time.Duration
 		if cur != nil {
 			used = r.loop.lock.Elapsed(cur) // less the time other mounts' calls ran inline
-		}
-		if s.share != nil {
-			s.share.add(used, r.loop.shareWindow())
 		}
 		limit := r.loop.timeouts.Call
 		switch {
