@@ -77,7 +77,8 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 	if cfg.Out != "" {
 		outDir = filepath.Join(dir, cfg.Out)
 	}
-	pcfg := &packages.Config{Context: ctx, Mode: Mode, Dir: dir, Env: cfg.Env, ParseFile: parseFile}
+	pv := &previous{}
+	pcfg := &packages.Config{Context: ctx, Mode: Mode, Dir: dir, Env: cfg.Env, ParseFile: pv.parseFile}
 	// The kit is loaded too (one load, not two): its doc comments document the kit types
 	// a runtime's signatures use, and its declarations are the inherited tier.
 	pkgs, err := packages.Load(pcfg, append(patterns[:len(patterns):len(patterns)], KitPath)...)
@@ -98,6 +99,7 @@ func Load(ctx context.Context, cfg *Config) (*Result, error) {
 			continue
 		}
 		roots = append(roots, p)
+		pv.dropErrors(dir, p)
 		if out != nil {
 			out.dropPending(p)
 		}

@@ -23,8 +23,11 @@
 //
 // Out may lie inside the patterns (-out ./api with ./...), and may hold hand-written code
 // next to the generated files — a package doc, the //go:generate line, helpers that use
-// Catalog or Facade. The scan reads the generated files as their one exported variable,
-// so a stale output never blocks the run that refreshes it. Before the first run it
+// Catalog or Facade. The scan reads its previous output — every Go file with the
+// generator's header — as the one exported variable each declares and ignores what does
+// not compile in it, so a stale output never blocks the run that refreshes it, even one
+// an older cordiskit wrote against kit functions that no longer exist: gen-cordis-api
+// replaces it and verify-cordis-api reports it stale. Before the first run it
 // forgives references to what the run writes, wherever they are: the wiring's import of
 // an Out package that does not exist yet, its api.Catalog or api.Facade, a helper's
 // Catalog; other errors are still reported. The package in Out must not declare events,
