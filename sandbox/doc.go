@@ -44,6 +44,43 @@
 // as [object Proxy]; messages are capped at 4 KiB and stacks at 8 KiB. A Go panic on the
 // way through an entry becomes its error; no panic leaves the sandbox's lock held.
 //
+// # Strikes and shares
+//
+// One lock serves every realm, so a mount that holds it delays all the others. Two rules
+// bound how often one mount may do so; both judge the time a run held the lock (its entry's
+// time less the time excused, above).
+//
+// A run of a listener, a timer callback or a tool's execute strikes when it ran into
+// CallTimeout and was interrupted, used more than half of it, or returned a promise that
+// did not settle within it. After three strikes in a row a listener is removed and a timer
+// cancelled (reported in the mount's log and to Options.OnError), and a tool (registered
+// with ctx.tools.register, or harness.registerTool) is struck out: it stays registered,
+// so that whoever calls it learns why, but every later call fails at once, without taking
+// the lock, with a *StruckOutError that says what its calls did and what to do — return
+// sooner (split the work, or await between parts), then unmount the plugin and mount the
+// fixed code. The striking call fails with that error too, its result discarded, and a
+// call that was waiting for the lock does not run. A run that ends within half its bound
+// clears the strikes; a tool call whose caller gave up first neither strikes nor clears.
+// So a tool holds the lock for at most three runs in a row, however many clients call it.
+//
+// A mount's timer callbacks (one activation's ctx.setTimeout and ctx.setInterval) run one
+// at a time: a run is reserved before its callback waits for the lock and released when
+// the callback returns, so however many of its timers are due, at most one waits for or
+// holds the lock. Each run's time adds to a debt that is paid off at
+// Limits.MaxTimerShare percent of the wall time, and no run starts while the debt is
+// CallTimeout or more (the first delay is logged): the callbacks hold the lock at most
+// MaxTimerShare of the time, from idle in a burst of at most
+// CallTimeout×100/(100−MaxTimerShare) plus one run.
+//
+// The bound: an entry of another mount (a tool call, a listener) waiting for the lock
+// waits, for the timer callbacks of one mount or the back-to-back calls of one client, at
+// most two of their runs, 2×(CallTimeout plus a tick): the run in progress and — Go's
+// mutex may let an arriving goroutine take the lock once ahead of the woken waiter before
+// it hands the lock over in arrival order — one more. With several such mounts or clients
+// it waits that long for each. JavaScript that runs after an await of a Go call (ctx.sleep,
+// an async Go method) runs in an entry of its own, charged to no listener, timer or tool:
+// neither rule sees it (docs/rough_edges.md).
+//
 // # The ctx façade
 //
 // apply(ctx) receives a read-only object with exactly: on and once (catalogued events only,
@@ -112,13 +149,9 @@
 //     from inside the realm; a timer callback delivered while its realm is busy does not
 //     either.
 //   - One lock serves all realms of a sandbox: a mount that runs for its whole CallTimeout
-//     delays every other mount by as much. A listener or timer callback that runs to its
-//     bound, uses more than half of it, or returns a promise that does not settle within
-//     it three times in a row is removed (a timer cancelled) and reported — an emit-mode
-//     listener too, though nobody waits for its promise: so its pending work cannot pile
-//     up; a mount whose
-//     timer callbacks ran more than Limits.MaxTimerShare of the last 2×CallTimeout has
-//     its timers delayed.
+//     delays every other mount by as much. Strikes and shares (above) bound how often: an
+//     emit-mode listener is struck too, though nobody waits for its promise, so its
+//     pending work cannot pile up.
 //   - Per-mount budgets cap what one mount holds or produces, whatever each entry does:
 //     timers (Limits.MaxTimers, pending ctx.sleep included), listeners (MaxListeners),
 //     tools (MaxTools) and services (MaxServices) alive at once throw a TypeError in the

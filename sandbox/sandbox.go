@@ -106,9 +106,10 @@ type Limits struct {
 	// Default 2×Timeouts.Call.
 	Teardown time.Duration
 	// MaxTimerShare bounds, in percent, the wall time a mount's timer callbacks may hold the
-	// JavaScript lock over a window of 2×Timeouts.Call; past it the mount's timers are
-	// delayed until its share is back under the bound, so intervals that each stay under
-	// their own bound cannot starve other mounts. Default 50.
+	// JavaScript lock: each run's time adds to a debt paid off at this percent of the wall
+	// time, and while the debt is Timeouts.Call or more the mount's timers wait, so
+	// intervals that each stay under their own bound cannot starve other mounts (see the
+	// package doc, "Strikes and shares"). Default 50.
 	MaxTimerShare int
 }
 
