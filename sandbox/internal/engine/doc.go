@@ -56,20 +56,22 @@
 // goja has no heap of its own to cap: a realm's objects are Go objects on the process's
 // heap. An entry with an allocation budget ([Bound].Alloc) is stopped like an expired one
 // — interrupted, with [ErrAlloc] as the cause [Entry.Expiry] reports — once it is charged
-// more than its budget. While such an entry is linked the watchdog reads three counters of
+// more than its budget. While such an entry is linked the watchdog reads four counters of
 // runtime/metrics each tick (bytes allocated, the live heap the last collection found,
-// collections completed: under a microsecond, no stop of the world); nothing is read on
-// the entry path, and a lock with no budget in force reads nothing.
+// collections completed, the heap in use: under a microsecond, no stop of the world);
+// nothing is read on the entry path, and a lock with no budget in force reads nothing.
 //
 // What an entry is charged: from the first sample taken after it began (so never for what
 // was allocated before), every byte allocated that no collection has shown to be garbage —
 // with no collection since, all of it; after one, the growth of the live heap it found plus
-// everything allocated after it (at most all of it). So an entry that keeps what it makes
-// is charged all of it, and one that makes garbage (a string grown with += is copied each
-// time: 2 GB for a 200 KB string built from 20,000 lines, measured) is charged only the
-// garbage since the last collection. The bound holds to within two ticks of allocation
-// (what the entry made before its first sample and after its last one below the budget);
-// goja allocates up to about 1.5 GB/s, so with a 10 ms tick about 15 MB each.
+// what was allocated after it (at most all of it; "after it" is bounded both by the count
+// since the sample before the collection was seen to end and by the heap in use over the
+// live heap). So an entry that keeps what it makes is charged all of it, and one that
+// makes garbage (a string grown with += is copied each time: 2 GB for a 200 KB string
+// built from 20,000 lines, measured) is charged only about the garbage since the last
+// collection. The bound holds to within two ticks of allocation (what the entry made
+// before its first sample and after its last one below the budget); goja allocates up to
+// about 1.5 GB/s building strings and objects, so with a 10 ms tick about 15 MB each.
 //
 // The counters are the whole process's, not the entry's: Go has no per-goroutine
 // allocation count. The lock holder is the only goroutine running JavaScript of the

@@ -71,7 +71,9 @@ func stopCause(t *testing.T, r *Realm, e *Entry) (byBound bool, cause error) {
 
 // TestAllocBudget pins what an entry is charged: everything allocated since its first
 // sample while no collection ran; after collections, what they found kept plus what came
-// after — so garbage the collector has freed does not count, and kept memory does.
+// after (the smaller of the allocation count since the sample before and the heap in use
+// over the live heap) — so garbage the collector has freed does not count, and kept
+// memory does.
 func TestAllocBudget(t *testing.T) {
 	const budget, step = 1000, 150
 	for _, tt := range []struct {
@@ -79,14 +81,33 @@ func TestAllocBudget(t *testing.T) {
 		next    func(*heapSample)
 		byAlloc bool
 	}{
-		{name: "no collection", byAlloc: true, next: func(s *heapSample) { s.allocs += step }},
+		{name: "no collection", byAlloc: true, next: func(s *heapSample) {
+			s.allocs += step
+			s.inUse += step
+		}},
 		{name: "kept across collections", byAlloc: true, next: func(s *heapSample) {
 			s.allocs += step
 			s.live += step
+			s.inUse = s.live
 			s.cycles++
 		}},
 		{name: "garbage a collection freed", byAlloc: false, next: func(s *heapSample) {
 			s.allocs += step
+			s.inUse = s.live + step/2 // allocated since the collection ended
+			s.cycles++
+		}},
+		{name: "garbage made faster than a tick", byAlloc: false, next: func(s *heapSample) {
+			// Several collections a tick: the allocation count since the last sample is
+			// far over the budget, the heap in use is not.
+			s.allocs += 5 * budget
+			s.inUse = s.live + step
+			s.cycles += 3
+		}},
+		{name: "garbage not yet swept", byAlloc: false, next: func(s *heapSample) {
+			// The heap in use holds a lot the last collection found dead; little was
+			// allocated since.
+			s.allocs += step
+			s.inUse = s.live + 5*budget
 			s.cycles++
 		}},
 		{name: "nothing allocated", byAlloc: false},
