@@ -9,7 +9,10 @@ import (
 
 // A BootRestart is what the runner did at boot for a Plugin that was running when the
 // previous process ended (Options.RestartAtBoot): the run it started and that run's
-// status then (running, waiting, starting or awaiting-approval), or why it failed.
+// status then (running, waiting, starting or awaiting-approval), or why it failed. A run
+// starting or awaiting approval waits for a page as a run request, which PendingRequests
+// lists with its ticket (New announced it before anything but the kit's listeners could
+// hear it).
 type BootRestart struct {
 	PackageID   string `json:"packageId"`
 	PluginRunID string `json:"pluginRunId,omitempty"`

@@ -25,11 +25,15 @@
 // conformance suite every Store passes. After a restart, New records the runs and
 // requests the previous process lost and tells their sessions (kept ModelMessages);
 // with Options.RestartAtBoot it runs again the Plugins that were running
-// (Plugin.Running), and BootRestart says what it did. Plugin.Restored marks what a
-// durable Store read back; cordis_inspect_self shows both to the model (restored,
-// bootRestart). A Plugin stays with the session name that defined it, so a runtime must
-// name each client's session the same way on every start (the sqlstore package doc lists
-// what else must stay stable).
+// (Plugin.Running), and BootRestart says what it did. A Plugin with a client half (or
+// one no grant covers, under ApproveHostHalves) comes back as a run request, announced
+// inside New, before a panel or any UI of the runtime's could listen: PendingRequests
+// lists it with its ticket (for a UI of the runtime's own, or one that starts later),
+// and the panel, whenever it is created, offers it to every page that connects.
+// Plugin.Restored marks what a durable Store read back; cordis_inspect_self shows both
+// to the model (restored, bootRestart). A Plugin stays with the session name that
+// defined it, so a runtime must name each client's session the same way on every start
+// (the sqlstore package doc lists what else must stay stable).
 //
 // # Runs
 //
@@ -61,11 +65,11 @@
 // names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun, StopFromPanel,
 // UndefineFromPanel, RevokeGrant, ReportRenderFailure, ReportClientGuardFailure,
 // InventoryPage), ready for the panel to serve over HTTP. Three secrets replace the original's
-// trust in predictable ids: a request's ticket (only in its RequestRun event) starts or
-// declines it; the token RunHostHalf returns to the page that started a run settles it
-// (an attached page's answer never wins); the run capability (from RunHostHalf or
-// GetClientCode; RunCapability for Go code of the owning session) binds Invoke and reports
-// to the run.
+// trust in predictable ids: a request's ticket (in its RequestRun event, and listed by
+// PendingRequests for the runtime's own Go code) starts or declines it; the token
+// RunHostHalf returns to the page that started a run settles it (an attached page's
+// answer never wins); the run capability (from RunHostHalf or GetClientCode;
+// RunCapability for Go code of the owning session) binds Invoke and reports to the run.
 //
 // # Deadlines and grants
 //
@@ -74,6 +78,11 @@
 // ClientTimeout to report its client half. An expired request is retracted and reported
 // (OutcomeExpired, StatusExpired) to the model. Grants are per Package or for future
 // versions and can be revoked (RevokeGrant); a live run keeps running.
+//
+// Options.Clock schedules these deadlines (nil: real time). A test drives them with a
+// ManualClock instead of waiting them out: Advance past ApprovalTimeout, and when it
+// returns the request has expired, its resolution was announced and the model told.
+// InspectQueryTimeout and StopTimeout run on real time.
 //
 // # Caps
 //
