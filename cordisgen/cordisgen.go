@@ -80,7 +80,9 @@ func Write(dir string, files map[string][]byte) (written []string, err error) {
 // Verify re-renders every generated file under the patterns of dir (default ./...) and
 // compares it with the disk, as verify-cordis-api run in dir does. Paths in the report
 // are relative to dir. An error means the check could not run (a package that does not
-// load, a generator problem), not that something is stale: that is [Report.OK].
+// load, a generator problem), not that something is stale: that is [Report.OK]. Files
+// an older cordiskit generated that no longer compile against this kit are stale, not an
+// error.
 func Verify(ctx context.Context, dir string, patterns ...string) (*Report, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
