@@ -12,6 +12,21 @@
 // Exit status: 0 when everything is fresh; 1 when a file is stale (a unified diff is
 // printed for each), missing or orphaned, followed by the command that fixes it; 2 on a
 // usage error, a package that does not load, or a completeness problem in the source.
+// Generated files an older cordiskit wrote that no longer compile against this kit are
+// stale, not a load error.
+//
+// With GITHUB_ACTIONS=true, as in a GitHub Actions job, it also prints a workflow
+// annotation ("::error file=…,line=…::…") per stale, missing or orphaned file and per
+// problem, with the fix, so that a pull request shows it on the file. Paths are relative
+// to GITHUB_WORKSPACE, the repository's root. In a workflow:
+//
+//	steps:
+//	  - uses: actions/checkout@v4
+//	  - uses: actions/setup-go@v5
+//	    with:
+//	      go-version-file: go.mod
+//	  - name: generated files are fresh
+//	    run: go tool verify-cordis-api ./...
 package main
 
 import (

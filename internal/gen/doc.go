@@ -52,7 +52,9 @@
 // are checked even when a directive was removed). It runs [Generate] for each, compares
 // with the disk, and reports stale files (with a unified diff from the disk to the fresh
 // rendering), missing ones, orphaned ones (a generator header that no run produces) and
-// the commands that fix them. It never writes.
+// the commands that fix them. It never writes. [Report.Annotate] writes the same as
+// GitHub workflow annotations, one per stale, missing or orphaned file with its fix;
+// VerifyMain adds them, and one per problem, when GITHUB_ACTIONS is "true".
 //
 // # Commands
 //

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -25,6 +26,8 @@ cover (default ./...), from the //go:generate lines that run it and the command 
 in each generated file's first line, renders them again in memory and compares. It exits
 0 when everything is fresh, 1 with a unified diff per stale file and the lists of missing
 and orphaned files, and 2 on usage, load or completeness errors. It never writes.
+With GITHUB_ACTIONS=true it also prints a GitHub workflow annotation (::error file=…)
+per stale, missing or orphaned file and per problem, with the fix.
 `
 
 // A Report is the outcome of a verification.
@@ -34,6 +37,8 @@ type Report struct {
 	Missing  []string          // generated in memory, absent on disk
 	Orphaned []string          // carry a generator header, but no command generates them
 	Fix      []string          // the commands that regenerate the stale and missing files
+
+	notes map[string]fileNote // stale and missing files: where to annotate, and their fix
 }
 
 // OK reports whether nothing is stale, missing or orphaned.
@@ -49,7 +54,7 @@ func Verify(ctx context.Context, cwd string, patterns, env []string) (*Report, e
 	if len(f.problems) > 0 {
 		return nil, errors.New(strings.Join(f.problems, "\n"))
 	}
-	rep := &Report{Stale: map[string][]byte{}}
+	rep := &Report{Stale: map[string][]byte{}, notes: map[string]fileNote{}}
 	expected := map[string]bool{}
 	fixes := map[string]bool{}
 	for _, c := range f.commands {
@@ -73,9 +78,13 @@ func Verify(ctx context.Context, cwd string, patterns, env []string) (*Report, e
 			if !ok {
 				have, err = os.ReadFile(abs)
 			}
+			note := fileNote{fix: fixCommand(cwd, c)}
 			switch {
 			case errors.Is(err, os.ErrNotExist):
 				rep.Missing = append(rep.Missing, path)
+				if file, line, ok := cutLine(c.directive); ok {
+					note.directive = fmt.Sprintf("%s:%d", rel(cwd, file), line)
+				}
 			case err != nil:
 				return nil, err
 			case bytes.Equal(have, want):
@@ -83,8 +92,10 @@ func Verify(ctx context.Context, cwd string, patterns, env []string) (*Report, e
 				continue
 			default:
 				rep.Stale[path] = diff.Diff("a/"+path, have, "b/"+path, want)
+				note.line = firstDiff(have, want)
 			}
-			fixes[fixCommand(cwd, c)] = true
+			rep.notes[path] = note
+			fixes[note.fix] = true
 		}
 	}
 	for _, out := range f.outputs {
@@ -172,12 +183,24 @@ func VerifyMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "%s: %v\n", VerifierName, err)
 		return ExitError
 	}
+	// In a GitHub Actions job, problems are also annotations on the files of the pull
+	// request; their paths are relative to the repository's root.
+	annotate := os.Getenv("GITHUB_ACTIONS") == "true"
+	root := cmp.Or(os.Getenv("GITHUB_WORKSPACE"), cwd)
 	rep, err := Verify(ctx, cwd, patterns, nil)
 	if err != nil {
 		printErr(stderr, VerifierName, cwd, err)
+		if annotate {
+			for _, a := range errorAnnotations(err, root) {
+				fmt.Fprintln(stdout, a)
+			}
+		}
 		return ExitError
 	}
 	rep.Print(stdout)
+	if annotate {
+		rep.Annotate(stdout, cwd, root)
+	}
 	if !rep.OK() {
 		return ExitStale
 	}
