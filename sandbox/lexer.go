@@ -32,6 +32,7 @@ type token struct {
 	// opens counts the brackets inside a regular expression literal's body: a regex the
 	// lexer guessed where the parser sees a division must not hide nesting from the check.
 	opens int
+	kw    keyword // what a tokWord is as a keyword (0 for any other word and token)
 }
 
 // A lexer produces the tokens of src one at a time.
@@ -148,7 +149,8 @@ func (lx *lexer) scan() (token, bool) {
 		}
 	case isWordByte(c):
 		lx.i = skipWord(lx.src, start)
-		return token{kind: tokWord, text: lx.src[start:lx.i], off: start}, true
+		text := lx.src[start:lx.i]
+		return token{kind: tokWord, text: text, off: start, kw: keywordOf(text)}, true
 	}
 	lx.i += punctLen(lx.src[start:])
 	return token{kind: tokPunct, text: lx.src[start:lx.i], off: start}, true
@@ -194,16 +196,59 @@ func regexAllowed(prev token) bool {
 	case tokClose:
 		return prev.text == "}"
 	case tokWord:
-		return operandKeywords[prev.text]
+		return prev.kw&kwOperand != 0
 	}
 	return false
 }
 
-// operandKeywords are the keywords after which an operand, not an operator, comes next.
-var operandKeywords = map[string]bool{
-	"return": true, "typeof": true, "instanceof": true, "in": true, "of": true, "new": true,
-	"delete": true, "void": true, "throw": true, "case": true, "do": true, "else": true,
-	"yield": true, "await": true, "extends": true,
+// A keyword is the set of roles a word plays for the checks, read once per word (see
+// keywordOf) so they test bits, not maps.
+type keyword uint8
+
+const (
+	kwOperand  keyword = 1 << iota // an operand, not an operator, comes next: return, typeof, in, …
+	kwChain                        // takes an operand or a statement: the parser recurses into it (typeof, if, …)
+	kwHead                         // followed by a parenthesized head and then a statement: if, for, while, with
+	kwContinue                     // continues the statement before it across a line break: in, instanceof, of, else, catch, finally
+	kwAsync                        // async
+	kwElse                         // else
+	kwIf                           // if
+)
+
+// keywordOf returns the roles of word w.
+func keywordOf(w string) keyword {
+	if len(w) < 2 || len(w) > 10 || w[0] < 'a' || w[0] > 'y' {
+		return 0 // every keyword below is 2 to 10 lower-case letters, a to y
+	}
+	switch w {
+	case "return", "throw", "case", "extends":
+		return kwOperand
+	case "typeof", "void", "delete", "new", "yield", "await":
+		return kwOperand | kwChain
+	case "in", "instanceof", "of":
+		return kwOperand | kwChain | kwContinue
+	case "do":
+		return kwOperand | kwChain
+	case "else":
+		return kwOperand | kwChain | kwContinue | kwElse
+	case "if":
+		return kwChain | kwHead | kwIf
+	case "for", "while", "with":
+		return kwChain | kwHead
+	case "catch", "finally":
+		return kwContinue
+	case "async":
+		return kwAsync
+	}
+	return 0
+}
+
+// byteAt returns s[i], or 0 past its end.
+func byteAt(s string, i int) byte {
+	if i < len(s) {
+		return s[i]
+	}
+	return 0
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -291,24 +336,96 @@ func skipRegex(src string, i int) (end, opens int, ok bool) {
 	return 0, 0, false
 }
 
-// puncts are the multi-character punctuators, longest first (maximal munch).
-var puncts = []string{">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
-	"=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=",
-	"&=", "|=", "^=", "**", "<<", ">>"}
-
-// punctLen is the length of the punctuator s starts with (one byte, or one rune, if none).
+// punctLen is the length of the punctuator s starts with, by maximal munch (one byte, or
+// one rune, if it is none of these): >>>= ... === !== **= <<= >>= >>> &&= ||= ??= => ==
+// != <= >= && || ?? ?. ++ -- += -= *= /= %= &= |= ^= ** << >>.
 func punctLen(s string) int {
-	for _, p := range puncts {
-		if strings.HasPrefix(s, p) {
-			if p == "?." && len(s) > 2 && isDigit(s[2]) {
-				continue // a ? b :.5 is a conditional, not optional chaining
-			}
-			return len(p)
-		}
-	}
-	if s[0] >= utf8.RuneSelf {
+	c := s[0]
+	if c >= utf8.RuneSelf {
 		_, size := utf8.DecodeRuneInString(s)
 		return size
+	}
+	at := func(i int) byte { return byteAt(s, i) }
+	c1 := at(1)
+	switch c {
+	case '.':
+		if c1 == '.' && at(2) == '.' {
+			return 3
+		}
+	case '=', '!':
+		if c1 == '=' {
+			if at(2) == '=' {
+				return 3 // === !==
+			}
+			return 2 // == !=
+		}
+		if c == '=' && c1 == '>' {
+			return 2 // =>
+		}
+	case '<':
+		if c1 == '<' {
+			if at(2) == '=' {
+				return 3 // <<=
+			}
+			return 2 // <<
+		}
+		if c1 == '=' {
+			return 2
+		}
+	case '>':
+		if c1 == '>' {
+			if at(2) == '>' {
+				if at(3) == '=' {
+					return 4 // >>>=
+				}
+				return 3 // >>>
+			}
+			if at(2) == '=' {
+				return 3 // >>=
+			}
+			return 2 // >>
+		}
+		if c1 == '=' {
+			return 2
+		}
+	case '*':
+		if c1 == '*' {
+			if at(2) == '=' {
+				return 3 // **=
+			}
+			return 2 // **
+		}
+		if c1 == '=' {
+			return 2
+		}
+	case '&', '|':
+		if c1 == c {
+			if at(2) == '=' {
+				return 3 // &&= ||=
+			}
+			return 2 // && ||
+		}
+		if c1 == '=' {
+			return 2
+		}
+	case '?':
+		if c1 == '?' {
+			if at(2) == '=' {
+				return 3 // ??=
+			}
+			return 2 // ??
+		}
+		if c1 == '.' && !isDigit(at(2)) {
+			return 2 // ?. — but a ? b :.5 is a conditional, not optional chaining
+		}
+	case '+', '-':
+		if c1 == c || c1 == '=' {
+			return 2 // ++ -- += -=
+		}
+	case '/', '%', '^':
+		if c1 == '=' {
+			return 2
+		}
 	}
 	return 1
 }

@@ -52,7 +52,8 @@ type nestingCheck struct {
 // checkNesting reports the first place code nests deeper than max, or where the sum over
 // its tokens of the depth each sits at passes maxWork, or nil.
 func checkNesting(code string, max, maxWork int) *nestingError {
-	c := &nestingCheck{max: max, maxWork: maxWork, stack: []level{{}}}
+	var levels [16]level // room for most code's brackets without allocating
+	c := nestingCheck{max: max, maxWork: maxWork, stack: append(levels[:0], level{})}
 	return c.run(code)
 }
 
@@ -87,9 +88,10 @@ func (c *nestingCheck) token(t token) *nestingError {
 			top.chain++ // a call, an index or a tagged template continues the chain
 			c.depth++
 		}
+		paren := t.text == "(" && c.prev.kind == tokWord
 		c.stack = append(c.stack, level{open: t.text, plain: true,
-			head:  t.text == "(" && c.prev.kind == tokWord && headKeywords[c.prev.text],
-			async: t.text == "(" && c.prev.kind == tokWord && c.prev.text == "async"})
+			head:  paren && c.prev.kw&kwHead != 0,
+			async: paren && c.prev.kw&kwAsync != 0})
 		c.depth++
 	case t.kind == tokClose:
 		c.prevHeadEnd = false
@@ -108,7 +110,7 @@ func (c *nestingCheck) token(t token) *nestingError {
 		top.chain = 0
 	case t.kind == tokPunct && t.text == ";":
 		c.pending = 1 // the chain restarts at the next token, unless it is an else
-	case t.kind == tokPunct || t.kind == tokWord && chainKeywords[t.text] && !(t.text == "if" && c.prev.text == "else"):
+	case t.kind == tokPunct || t.kind == tokWord && t.kw&kwChain != 0 && !(t.kw&kwIf != 0 && c.prev.kw&kwElse != 0):
 		top.chain++
 		c.depth++
 	}
@@ -136,7 +138,7 @@ func (c *nestingCheck) restart(t token) {
 	if p == 0 && (t.nl && endsOperand(c.prev, c.prevHeadEnd) || c.prev.text == "}") && startsStatement(t) {
 		p = 2 // a word after a block, as in minified function a(){}function b(){}, is a new statement too
 	}
-	if p == 0 || t.kind == tokWord && (t.text == "else" || p == 2 && continueKeywords[t.text]) {
+	if p == 0 || t.kind == tokWord && (t.kw&kwElse != 0 || p == 2 && t.kw&kwContinue != 0) {
 		return
 	}
 	top := &c.stack[len(c.stack)-1]
@@ -150,7 +152,7 @@ func endsOperand(t token, headEnd bool) bool {
 	case tokValue:
 		return true
 	case tokWord:
-		return !chainKeywords[t.text] && !operandKeywords[t.text]
+		return t.kw&(kwChain|kwOperand) == 0
 	case tokClose:
 		return !headEnd
 	}
@@ -163,25 +165,12 @@ func endsOperand(t token, headEnd bool) bool {
 func startsStatement(t token) bool {
 	switch t.kind {
 	case tokWord:
-		return !continueKeywords[t.text]
+		return t.kw&kwContinue == 0
 	case tokValue:
 		return t.text[0] != '`'
 	}
 	return false
 }
-
-// chainKeywords take an operand or a statement: the parser recurses into it.
-var chainKeywords = map[string]bool{
-	"typeof": true, "void": true, "delete": true, "await": true, "new": true, "yield": true,
-	"in": true, "instanceof": true, "of": true, "if": true, "for": true, "while": true,
-	"with": true, "do": true, "else": true,
-}
-
-// headKeywords are followed by a parenthesized head and then a statement.
-var headKeywords = map[string]bool{"if": true, "for": true, "while": true, "with": true}
-
-// continueKeywords continue the statement before them across a line break.
-var continueKeywords = map[string]bool{"in": true, "instanceof": true, "of": true, "else": true, "catch": true, "finally": true}
 
 // nestingSyntaxError turns a nestingError into a positioned *SyntaxError that says how to
 // flatten the code.
