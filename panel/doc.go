@@ -174,6 +174,9 @@
 //   - resumed false (a first connection, another process's id, or too far behind): the
 //     page resets its inventory and reads it again. The run requests still pending are
 //     sent next (without ids), so a page opened after the model asked can answer them.
+//     They include the requests announced before the handler existed — the restarts
+//     runner.New makes with RestartAtBoot, announced inside New — which New lists
+//     (runner.Runner.PendingRequests) and files like the ones it hears, per session.
 //
 // A stream that falls further behind than MaxReplay while open gets "event:
 // cordis/reset" ({"reason":"behind"}) and the pending requests, and goes on from now. An

@@ -117,10 +117,7 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 	hb := h.hub
 	regs := []func() (func(), error){
 		func() (func(), error) {
-			return runner.RequestRun.On(c, func(p runner.RequestRunEvent) {
-				hb.own(func(o *owners) { o.plugins[p.PluginID], o.requests[p.RequestID] = p.AgentID, p.AgentID })
-				hb.publish("cordis/request-run", p.AgentID, p.RequestID, requestRunWire{p.RequestID, p.Ticket, p.AgentID, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf})
-			})
+			return runner.RequestRun.On(c, func(p runner.RequestRunEvent) { hb.request(p) })
 		},
 		func() (func(), error) {
 			return runner.RequestRunResolved.On(c, func(p runner.RequestRunResolvedEvent) {
@@ -177,6 +174,41 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 	return nil
 }
 
+// request files run request p, announced or listed (adopt): its session owns it and its
+// Plugin, streams get it, and fresh streams are offered it until it is resolved. One the
+// hub has already is left alone (the runner lists a request before it announces it), as
+// is one it heard resolved (a stop can resolve a request before its announcement
+// arrives).
+func (hb *hub) request(p runner.RequestRunEvent) {
+	data, err := json.Marshal(requestRunWire{p.RequestID, p.Ticket, p.AgentID, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf})
+	if err != nil {
+		return // plain data: cannot happen
+	}
+	hb.mu.Lock()
+	defer hb.mu.Unlock()
+	if _, known := hb.pending[p.RequestID]; known || slices.ContainsFunc(hb.settled, func(s settledRequest) bool { return s.id == p.RequestID }) {
+		return
+	}
+	hb.owners.plugins[p.PluginID], hb.owners.requests[p.RequestID] = p.AgentID, p.AgentID
+	hb.append("cordis/request-run", p.AgentID, p.RequestID, data)
+}
+
+// adopt files the run requests that were pending when the handler started listening, as
+// the runner lists them (runner.Runner.PendingRequests): those it announced before the
+// handler existed, such as the restarts of runner.Options.RestartAtBoot, which New
+// announces before it returns. Every page that connects is offered them like the ones the
+// handler heard announced.
+func (h *Handler) adopt(ctx context.Context) error {
+	qs, err := h.r.PendingRequests(ctx, runner.InventoryScope{Every: true})
+	if err != nil {
+		return err
+	}
+	for _, q := range qs {
+		h.hub.request(q)
+	}
+	return nil
+}
+
 // publish appends an event of session and wakes every stream. pendingID, when set, keeps
 // the event for fresh streams until the request is resolved.
 func (hb *hub) publish(name, session, pendingID string, v any) {
@@ -186,6 +218,11 @@ func (hb *hub) publish(name, session, pendingID string, v any) {
 	}
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
+	hb.append(name, session, pendingID, data)
+}
+
+// append is publish with the event's JSON. hb.mu held.
+func (hb *hub) append(name, session, pendingID string, data []byte) {
 	if hb.closed {
 		return
 	}

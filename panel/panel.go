@@ -135,6 +135,11 @@ func New(r *runner.Runner, opts *Options) (*Handler, error) {
 	if err := h.fiber.Err(); err != nil {
 		return nil, fmt.Errorf("panel: listening to the runner's events: %w", err)
 	}
+	// Listening now, it hears every request from here on; the runner lists the ones
+	// announced before (at boot, or before New).
+	if err := h.adopt(context.Background()); err != nil {
+		return nil, errors.Join(fmt.Errorf("panel: listing the run requests pending before the panel was created: %w", err), h.fiber.Dispose(context.Background()))
+	}
 	h.routes()
 	return h, nil
 }
