@@ -44,6 +44,46 @@
 // as [object Proxy]; messages are capped at 4 KiB and stacks at 8 KiB. A Go panic on the
 // way through an entry becomes its error; no panic leaves the sandbox's lock held.
 //
+// # Memory
+//
+// goja cannot cap a realm's heap (its objects are Go objects), so every entry is bounded
+// by what it may allocate instead: an entry charged more than Limits.MaxEntryAlloc
+// (default 256 MiB) is interrupted like one past its time bound and fails with an
+// *AllocError — "dyn-3: a listener allocated more than 256 MiB in one call
+// (Limits.MaxEntryAlloc) and was stopped; build the data in smaller pieces …" — and the
+// realm and sandbox keep serving. It counts as a strike (below). An entry is charged,
+// from the watchdog's first sample after it began, what was allocated and that no garbage
+// collection has shown to be garbage: memory it keeps, all of it; garbage, only about what
+// accumulated since the last collection. The watchdog samples runtime/metrics every tick
+// (a sixteenth of the smallest time bound, at most 10 ms) and nothing on the entry path
+// (the cost, beside entries with no budget: BenchmarkEntryAllocBudget in
+// sandbox/internal/engine), so the bound holds to within about two ticks of allocation:
+// some 15 MB at goja's fastest.
+//
+// What it catches: one entry building or keeping too much — a loop that pushes into an
+// array, a string doubled until it is huge, a host half whose body allocates until the
+// process dies (one reached 1.26 GB in 5 s before this bound). What it does not:
+//
+//   - The counters are the whole process's: an entry is also charged what other
+//     goroutines allocate while it runs — the Go calls it makes, async Go calls, the
+//     JavaScript of other sandboxes (other sessions' engines) running in parallel, the
+//     host. Within this sandbox only the lock holder runs JavaScript, and what another
+//     mount's listener allocates inline while an entry is out in a Go call is excused
+//     from it when that listener's entry ends (up to the budget once), as its time is.
+//     Most entries last milliseconds, so only a long entry is exposed, and only to
+//     allocation of hundreds of MiB meanwhile; but a session that allocates just under
+//     the budget in parallel can push another session's long entry over it.
+//   - A single native call allocates at once: an interrupt waits for the next JavaScript
+//     instruction ('x'.repeat(2 ** 28) is 256 MiB in one step; Limits.MaxBytes bounds
+//     only what crosses into Go).
+//   - Memory kept across many entries (a slow leak: each entry is judged alone), and
+//     memory a realm keeps once its entry was stopped (a global it filled stays until the
+//     mount is closed).
+//   - Garbage no collection has seen yet: in a process whose live heap is near the budget
+//     or larger, collections are that far apart, and an entry that only churns can be
+//     stopped; so can one that makes garbage at GB/s (large typed arrays), faster than
+//     collections complete.
+//
 // # Strikes and shares
 //
 // One lock serves every realm, so a mount that holds it delays all the others. Two rules
@@ -118,10 +158,11 @@
 //
 // # Limits (rough edges)
 //
-//   - goja cannot cap a runtime's heap: mount code can allocate until the process runs out
-//     of memory ('x'.repeat(2 ** 30) is one uninterruptible native call). The sandbox caps
-//     what it controls: the size of strings and JSON crossing the boundary and of mount code
-//     (Limits.MaxBytes), the output of every conversion — a Go method's argument, a JSON
+//   - goja cannot cap a runtime's heap: one entry is bounded by Limits.MaxEntryAlloc (see
+//     Memory), but not one native call ('x'.repeat(2 ** 30) is one uninterruptible
+//     allocation) nor memory kept across entries. The sandbox caps what it controls: the
+//     size of strings and JSON crossing the boundary and of mount code (Limits.MaxBytes),
+//     the output of every conversion — a Go method's argument, a JSON
 //     document, a value crossing the membrane — at Limits.MaxNodes elements and MaxBytes
 //     bytes of strings, counted as it goes and before allocating (a budget; a *LimitError
 //     names the path), the nesting of converted values (Limits.MaxDepth) and the call
@@ -141,7 +182,7 @@
 //     outermost entry, so calls that nested inside it (from any goroutine) fail with it,
 //     and goja drops the realm's queued promise jobs: promises awaiting them never settle.
 //   - Time bounds are enforced by one watchdog per loop to within a sixteenth of the
-//     smallest bound (between 1 ms and 100 ms).
+//     smallest bound (between 1 ms and 10 ms).
 //   - A sync Go method must not synchronously await JavaScript of the realm that called it
 //     (it would wait for itself until CallTimeout): a parallel, serial, bail or waterfall
 //     event it emits to that realm's async listener does so; make such a method

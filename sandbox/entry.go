@@ -26,11 +26,15 @@ func (r *Realm) beginBound(ctx context.Context, b bound) (*entry, error) {
 	if r.closed || r.loop.lock.Closed() {
 		return nil, fmt.Errorf("%s: %s: %w", r.id, b.What, ErrClosed)
 	}
+	b.Alloc = uint64(r.loop.limits.MaxEntryAlloc)
 	return r.core.Begin(ctx, b), nil
 }
 
 // timeoutOf describes why the entry e was interrupted.
 func timeoutOf(e *entry) error {
+	if err := allocErrorOf(e); err != nil {
+		return err
+	}
 	b := e.Bound()
 	byBound, cause := e.Expiry()
 	if byBound {

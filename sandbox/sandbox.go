@@ -111,6 +111,12 @@ type Limits struct {
 	// intervals that each stay under their own bound cannot starve other mounts (see the
 	// package doc, "Strikes and shares"). Default 50.
 	MaxTimerShare int
+	// MaxEntryAlloc bounds, in bytes, the memory one entry into JavaScript (an evaluation,
+	// an apply, a listener, a tool's execute, a timer callback, …) may allocate that no
+	// garbage collection has freed; past it the entry is stopped, like one past its time
+	// bound, with an *AllocError. It is measured on the whole process, every few
+	// milliseconds: see the package doc, "Memory". Default 256 MiB.
+	MaxEntryAlloc int
 }
 
 // Default limits.
@@ -134,6 +140,9 @@ const DefaultMaxRejectionReports = 100
 
 // DefaultMaxTimerShare is the default of Limits.MaxTimerShare, in percent.
 const DefaultMaxTimerShare = 50
+
+// DefaultMaxEntryAlloc is the default of Limits.MaxEntryAlloc, in bytes.
+const DefaultMaxEntryAlloc = 256 << 20
 
 // A Sandbox runs the JavaScript of one toolset: every mount's realm shares its lock, so at
 // most one goroutine runs JavaScript at a time, but any goroutine may enter (there is no
@@ -195,6 +204,7 @@ func New(opts *Options) *Sandbox {
 	m.MaxRejectionReports = orDefault(m.MaxRejectionReports, DefaultMaxRejectionReports)
 	m.Teardown = orDefault(m.Teardown, 2*t.Call)
 	m.MaxTimerShare = orDefault(m.MaxTimerShare, DefaultMaxTimerShare)
+	m.MaxEntryAlloc = orDefault(m.MaxEntryAlloc, DefaultMaxEntryAlloc)
 	l.lock.Init(min(t.VM, t.Mount, t.Call), ErrClosed)
 	return l
 }
@@ -242,6 +252,7 @@ func (o *Options) Validate() error {
 			{"Limits.MaxLogLine", m.MaxLogLine, DefaultMaxLogLine},
 			{"Limits.MaxRejectionReports", m.MaxRejectionReports, DefaultMaxRejectionReports},
 			{"Limits.MaxTimerShare", m.MaxTimerShare, DefaultMaxTimerShare},
+			{"Limits.MaxEntryAlloc", m.MaxEntryAlloc, DefaultMaxEntryAlloc},
 		} {
 			if f.v < 0 {
 				bad(f.name, f.v, fmt.Sprint(f.def))

@@ -29,6 +29,7 @@ const (
 	strikeTimeout   = 1 << iota // interrupted by its own CallTimeout
 	strikeMost                  // used more than half of CallTimeout
 	strikeUnsettled             // its promise did not settle within CallTimeout
+	strikeAlloc                 // stopped by its allocation budget (Limits.MaxEntryAlloc)
 )
 
 // A striker counts the strikes of one listener or timer callback and removes it (off) after
@@ -82,6 +83,8 @@ func (s *striker) wrap(fn goja.Callable) goja.Callable {
 		switch {
 		case err != nil && r.timedOut(cur, err):
 			s.strike(strikeTimeout)
+		case err != nil && r.overAlloc(cur, err):
+			s.strike(strikeAlloc)
 		case used > limit/2:
 			s.strike(strikeMost)
 		case err == nil && isPending(v):
@@ -176,6 +179,9 @@ func (s *striker) strike(reason int) {
 }
 
 func strikeReason(reasons int, limit time.Duration) string {
+	if reasons&strikeAlloc != 0 {
+		return allocStrikeReason(reasons, limit, false)
+	}
 	switch reasons {
 	case strikeTimeout:
 		return fmt.Sprintf("ran longer than CallTimeout (%v)", limit)
@@ -221,6 +227,7 @@ type toolStriker struct {
 type toolRun struct {
 	used      time.Duration // the time execute held the lock (less the time excused)
 	timedOut  bool          // interrupted by its own CallTimeout
+	overAlloc bool          // stopped by its allocation budget
 	pending   bool          // returned a promise still pending
 	refused   bool          // the tool was struck out before the call ran
 	struckOut bool          // this call's strike struck the tool out
@@ -243,11 +250,14 @@ func (s *toolStriker) wrap(exec goja.Callable, run *toolRun) goja.Callable {
 			run.used = r.loop.lock.Elapsed(cur)
 		}
 		run.timedOut = err != nil && r.timedOut(cur, err)
+		run.overAlloc = err != nil && r.overAlloc(cur, err)
 		run.pending = err == nil && isPending(v)
 		limit := r.loop.timeouts.Call
 		switch {
 		case run.timedOut:
 			run.struckOut = s.strike(strikeTimeout)
+		case run.overAlloc:
+			run.struckOut = s.strike(strikeAlloc)
 		case run.used > limit/2:
 			run.struckOut = s.strike(strikeMost)
 		}
@@ -264,7 +274,7 @@ func (s *toolStriker) judge(ctx context.Context, run *toolRun, err error) error 
 	}
 	var te *TimeoutError
 	switch {
-	case run.struckOut, run.timedOut, run.used > s.r.loop.timeouts.Call/2:
+	case run.struckOut, run.timedOut, run.overAlloc, run.used > s.r.loop.timeouts.Call/2:
 		// judged in the wrapper, under the lock
 	case run.pending && errors.As(err, &te) && te.Bound == "CallTimeout":
 		run.struckOut = s.strike(strikeUnsettled)
@@ -346,6 +356,9 @@ func (e *StruckOutError) Error() string {
 }
 
 func toolStrikeReason(reasons int, limit time.Duration) string {
+	if reasons&strikeAlloc != 0 {
+		return allocStrikeReason(reasons, limit, true)
+	}
 	switch reasons {
 	case strikeTimeout:
 		return fmt.Sprintf("ran to their %v bound (CallTimeout) and were interrupted", limit)
