@@ -69,7 +69,8 @@
 // live heap). So an entry that keeps what it makes is charged all of it, and one that
 // makes garbage (a string grown with += is copied each time: 2 GB for a 200 KB string
 // built from 20,000 lines, measured) is charged only about the garbage since the last
-// collection. The bound holds to within two ticks of allocation (what the entry made
+// collection and what that collection could not yet tell from live (Go counts what is
+// allocated while it marks as live: at GB/s of garbage that is megabytes). The bound holds to within two ticks of allocation (what the entry made
 // before its first sample and after its last one below the budget); goja allocates up to
 // about 1.5 GB/s building strings and objects, so with a 10 ms tick about 15 MB each.
 //
@@ -90,5 +91,6 @@
 // 'x'.repeat(2 ** 28) allocates 256 MiB in one step), memory kept across many entries (a
 // slow leak: each entry is judged alone), memory freed by others that masks growth (the
 // live heap is the process's), and garbage a collection has not yet seen (in a process
-// whose live heap is larger than the budget, collections are that far apart).
+// whose live heap is near the budget or larger, collections are that far apart; garbage
+// made at GB/s outruns them).
 package engine
