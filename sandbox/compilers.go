@@ -18,45 +18,76 @@ import (
 // caller's local variables. (For mount code that is one more thing it cannot reach.)
 //
 // Each guard is installed when its constructor first becomes reachable, not with the
-// realm: goja builds intrinsics on first use, and building the async and generator ones
-// for every realm cost more than the rest of a mount. eval and Function are reachable
-// from the start (globals); AsyncFunction once an async function exists — the mount
-// code's own wrapper, so Run guards it before the body runs; GeneratorFunction once a
-// generator function exists, which takes source with a '*' in it: mount code (Program)
+// realm: goja builds intrinsics on first use, and building them for every realm cost more
+// than the rest of a mount. Function is reachable from the start (every function's
+// constructor), so guardParser guards it; eval (and JSON.parse, see guardJSON) only
+// through the global object, so the realm's sandboxGlobals guards each on the first read
+// of its name (see installGlobals); AsyncFunction once an async function exists — the
+// mount code's own wrapper, so Run guards it before the body runs; GeneratorFunction once
+// a generator function exists, which takes source with a '*' in it: mount code (Program)
 // or text handed to a guarded eval or constructor.
 
 // compilerGuard is one realm's guarded eval and Function constructors. Lock held.
 type compilerGuard struct {
 	rt              *goja.Runtime
 	lim             Limits
-	async, generate bool // whether the AsyncFunction and GeneratorFunction guards are in
+	function        *goja.Object // the guarded Function, the global and every function's constructor
+	eval            goja.Value   // the guarded eval, made on the global's first read (see evalGuard)
+	json            *goja.Object // JSON with its parse guarded, on the global's first read (see jsonGuard)
+	async, generate bool         // whether the AsyncFunction and GeneratorFunction guards are in
 }
 
 // generatorFunction makes a generator function, whose constructor is GeneratorFunction.
 var generatorFunction = goja.MustCompile("cordis-generator-function.js", "(function* () {})", true)
 
-// guardCompilers installs the measuring eval and Function in rt.
+// guardCompilers guards the Function constructor of rt, whose global object is still the
+// runtime's own: the guard takes its place as Function.prototype.constructor, and the
+// realm's global object serves it as Function (see sandboxGlobals.builtin).
 func guardCompilers(rt *goja.Runtime, lim Limits) *compilerGuard {
 	g := &compilerGuard{rt: rt, lim: lim}
-	global := rt.GlobalObject()
-	if eval, ok := goja.AssertFunction(global.Get("eval")); ok {
-		_ = global.Set("eval", func(call goja.FunctionCall) goja.Value {
-			src := call.Argument(0)
-			if !goja.IsString(src) {
-				return src // eval returns what is not a string, as the intrinsic does
-			}
-			g.check("eval", src.String())
-			v, err := eval(goja.Undefined(), src)
-			if err != nil {
-				panic(err)
-			}
-			return v
-		})
-	}
-	if fn, ok := global.Get("Function").(*goja.Object); ok {
-		_ = global.Set("Function", g.guardCtor(fn, "function", "Function"))
+	if fn, ok := rt.GlobalObject().Get("Function").(*goja.Object); ok {
+		g.function = g.guardCtor(fn, "function", "Function")
 	}
 	return g
+}
+
+// evalGuard returns the measuring eval, made around intrinsic (the engine's eval) on the
+// first call; nil if intrinsic is not a function.
+func (g *compilerGuard) evalGuard(intrinsic goja.Value) goja.Value {
+	if g.eval != nil {
+		return g.eval
+	}
+	eval, ok := goja.AssertFunction(intrinsic)
+	if !ok {
+		return nil
+	}
+	g.eval = g.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+		src := call.Argument(0)
+		if !goja.IsString(src) {
+			return src // eval returns what is not a string, as the intrinsic does
+		}
+		g.check("eval", src.String())
+		v, err := eval(goja.Undefined(), src)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+	return g.eval
+}
+
+// jsonGuard returns the engine's JSON object with its parse measuring (guardJSON), guarded
+// on the first call; nil if it is not an object.
+func (g *compilerGuard) jsonGuard(intrinsic goja.Value) goja.Value {
+	if g.json == nil {
+		j, ok := intrinsic.(*goja.Object)
+		if !ok {
+			return nil
+		}
+		guardJSON(g.rt, j, g.lim.MaxNesting)
+		g.json = j
+	}
+	return g.json
 }
 
 // guardAsync guards AsyncFunction, the constructor of fn (an async function of the realm).

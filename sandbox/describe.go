@@ -34,7 +34,7 @@ var (
 // captureDescriptor keeps the intrinsic Object.getOwnPropertyDescriptor: called before any
 // mount code runs, so what describe calls is the engine's, not a replacement.
 func (r *Realm) captureDescriptor() {
-	if c, ok := r.rt.Get("Object").(*goja.Object); ok {
+	if c, ok := r.builtin("Object").(*goja.Object); ok {
 		r.ownDesc, _ = goja.AssertFunction(c.Get("getOwnPropertyDescriptor"))
 	}
 }

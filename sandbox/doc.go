@@ -168,14 +168,22 @@
 //     names the path), the nesting of converted values (Limits.MaxDepth) and the call
 //     depth (Limits.MaxCallStackSize). A copy into Go or JSON is a tree, so a shared
 //     reference counts each time it is copied; the membrane copies an array reached twice
-//     in one crossing once, so a DAG crosses as a DAG. Measured cost of an idle mount:
-//     about 38 KiB of heap.
+//     in one crossing once, so a DAG crosses as a DAG. Measured cost of an idle mount
+//     with one listener: about 27 KiB of heap (docs/PERFORMANCE.md).
 //   - Compiling mount code cannot be interrupted and runs before any time bound, so
 //     Compile measures the code first with a small lexer: nesting deeper than
 //     Limits.MaxNesting (brackets, template substitutions, operator, prefix, call and
 //     else-if chains) or nesting work past Limits.MaxNestingWork is a *SyntaxError. A
-//     realm's JSON.parse refuses text nested deeper than MaxNesting; eval and Function of
-//     deeply nested text built at run time are not covered.
+//     realm's eval and Function constructors (Function, AsyncFunction, GeneratorFunction)
+//     measure text built at run time the same way, and its JSON.parse refuses text nested
+//     deeper than MaxNesting: each throws a SyntaxError mount code can catch.
+//   - A realm's global object is not goja's own: the engine's globals (Object, JSON,
+//     eval, …) become its own properties on their first read, as they were, so a mount
+//     that never names eval or JSON does not pay for guarding them. Until then such a name
+//     is missing from Object.getOwnPropertyNames(globalThis), a strict-mode assignment to
+//     it is a ReferenceError (as for console), a var of that name declared by text handed
+//     to eval shadows it, and replacing the global object's prototype hides it;
+//     Object.prototype.toString.call(globalThis) is "[object Object]".
 //   - An interrupt only takes effect between JavaScript instructions: a long native call
 //     (a huge sort, a pathological regular expression) runs to its end first.
 //   - An interrupted entry unwinds every JavaScript frame of its realm down to its

@@ -414,9 +414,10 @@ func wrapper(prg *ast.Program) *ast.FunctionLiteral {
 
 // guardParser configures the parsers of a realm: eval and Function parse without source
 // maps, as mount code does (a //# sourceMappingURL=file:///dev/zero line would exhaust
-// memory), and JSON.parse refuses text nested deeper than Limits.MaxNesting.
+// memory), and measure their text first (compilerGuard), as JSON.parse does (guardJSON).
+// Function is guarded now; eval and JSON when the realm's global object first hands them
+// out (see installGlobals, which runs after).
 func guardParser(rt *goja.Runtime, lim Limits) *compilerGuard {
 	rt.SetParserOptions(parser.WithDisableSourceMaps)
-	guardJSONParse(rt, lim.MaxNesting)
 	return guardCompilers(rt, lim)
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"log/slog"
+	"math"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
@@ -67,10 +69,10 @@ func trapHint(name string) string {
 
 // installGlobals makes the sandbox globals available: console, btoa/atob,
 // TextEncoder/TextDecoder and the traps. process and Buffer are simply not defined. Called
-// before any mount code.
+// after guardParser and before any mount code.
 //
 // Nothing is built here: most mounts never touch these globals, and each native function
-// costs a realm about half a microsecond. Instead the global object's prototype becomes a
+// costs a realm about half a microsecond. Instead the global object's prototype is a
 // dynamic object (sandboxGlobals, one per realm, embedded in the Realm) standing between
 // it and Object.prototype; it builds each global on first access and keeps it, so
 // `require === require` and `typeof require === 'function'` hold as before. Reads resolve
@@ -79,15 +81,34 @@ func trapHint(name string) string {
 // (goja checks only own properties for a strict-mode assignment to an undeclared global,
 // so there `console = …` is a ReferenceError; globalThis.console = … works.)
 //
+// The engine's own globals (Object, JSON, eval, …) are served the same way: the realm's
+// global object is a fresh object, and the runtime's own — goja's, whose properties it
+// builds on first read — stays out of JavaScript's reach, read only by sandboxGlobals
+// (see builtin). So eval and JSON, whose guards cost a realm more than the rest of its
+// globals (JSON alone is five native functions), are built and guarded on the first read
+// of their name, not with every realm; Function, reachable from every function as its
+// constructor, is guarded by guardParser before. Each built-in becomes an own property of
+// the global object, as it was, on its first read. undefined, NaN and Infinity, which
+// cannot be assigned, are own properties from the start.
+//
 // The intrinsic Promise.prototype.then is captured now, before mount code can replace it;
 // the floor pays for creating Promise too, when its async body makes the first promise.
 func (r *Realm) installGlobals() {
 	rt := r.rt
-	then, _ := goja.AssertFunction(rt.Get("Promise").(*goja.Object).Get("prototype").(*goja.Object).Get("then"))
+	builtins := rt.GlobalObject()
+	then, _ := goja.AssertFunction(builtins.Get("Promise").(*goja.Object).Get("prototype").(*goja.Object).Get("then"))
 	r.promiseThen = then
-	r.globals.r = r
-	_ = rt.GlobalObject().SetPrototype(rt.NewDynamicObject(&r.globals))
+	r.globals.r, r.globals.builtins = r, builtins
+	global := rt.CreateObject(rt.NewDynamicObject(&r.globals))
+	_ = global.DefineDataProperty("undefined", goja.Undefined(), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	_ = global.DefineDataProperty("NaN", rt.ToValue(math.NaN()), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	_ = global.DefineDataProperty("Infinity", rt.ToValue(math.Inf(1)), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	rt.SetGlobalObject(global)
 }
+
+// builtin returns the engine's own global name (Object, JSON, …) as the runtime made it,
+// whatever mount code did to the realm's global object since. Lock held.
+func (r *Realm) builtin(name string) goja.Value { return r.globals.builtins.Get(name) }
 
 // installExtraGlobals installs a run's extra globals (RunOptions.Globals): each a
 // read-only, non-configurable accessor of the global object whose getter builds the value
@@ -98,7 +119,7 @@ func (r *Realm) installExtraGlobals(globals map[string]func(*Realm) goja.Value) 
 		return nil
 	}
 	rt := r.rt
-	freeze, ok := goja.AssertFunction(rt.Get("Object").(*goja.Object).Get("freeze"))
+	freeze, ok := goja.AssertFunction(r.builtin("Object").(*goja.Object).Get("freeze"))
 	if !ok {
 		return errors.New("sandbox: internal error: the fresh realm has no Object.freeze to freeze the extra globals with")
 	}
@@ -135,12 +156,20 @@ func (r *Realm) extraGlobal(name string, build func(*Realm) goja.Value, freeze g
 }
 
 // sandboxGlobals is the global object's prototype in a realm: the sandbox globals, built
-// on first access. All methods run with the lock held (JavaScript is running).
+// on first access, and the engine's own globals, each handed to the global object on its
+// first read. All methods run with the lock held (JavaScript is running).
 type sandboxGlobals struct {
 	r *Realm
 	// vals holds the globals built so far and whatever was assigned to the prototype
 	// itself; a nil value marks a deleted name.
 	vals map[string]goja.Value
+	// builtins is the runtime's own global object, which the realm's replaced: the
+	// engine's globals, built on first read. Never reachable from JavaScript.
+	builtins *goja.Object
+	// handed marks the engine's globals (by builtinGlobals index) already made own
+	// properties of the global object: from then on they are its alone, so a delete
+	// removes them.
+	handed [2]uint64
 
 	logged   int  // console bytes written so far (Limits.MaxLogBytes)
 	logSpent bool // the console budget is spent and the note logged
@@ -152,7 +181,7 @@ func (g *sandboxGlobals) Get(key string) goja.Value {
 		return v
 	}
 	if !isSandboxGlobal(key) {
-		return nil
+		return g.builtin(key)
 	}
 	v := g.r.buildGlobal(key)
 	if g.vals == nil {
@@ -162,12 +191,65 @@ func (g *sandboxGlobals) Get(key string) goja.Value {
 	return v
 }
 
+// builtin hands the engine's global key to the global object on its first read: eval and
+// JSON guarded (see compilerGuard), Function as guardParser guarded it, the others as the
+// runtime built them. It becomes an own property, writable, configurable and not
+// enumerable, as the engine's globals are. Nil when key is none of them, or was handed
+// before (and is now the global object's to keep or delete).
+func (g *sandboxGlobals) builtin(key string) goja.Value {
+	i, ok := builtinGlobals()[key]
+	if !ok || g.handed[i/64]&(1<<(i%64)) != 0 {
+		return nil
+	}
+	var v goja.Value
+	switch c := g.r.compilers; key {
+	case "eval":
+		v = c.evalGuard(g.builtins.Get(key))
+	case "JSON":
+		v = c.jsonGuard(g.builtins.Get(key))
+	case "Function":
+		v = c.function
+	case "globalThis":
+		v = g.r.rt.GlobalObject()
+	default:
+		v = g.builtins.Get(key)
+	}
+	if v == nil {
+		return nil // never one of the engine's compilers unguarded
+	}
+	if g.r.rt.GlobalObject().DefineDataProperty(key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE) == nil {
+		g.handed[i/64] |= 1 << (i % 64)
+	} // else the global object is not extensible: go on serving it from here
+	return v
+}
+
+// builtinGlobals indexes the names of goja's own globals but undefined, NaN and Infinity
+// (own properties of every realm's global object from the start).
+var builtinGlobals = sync.OnceValue(func() map[string]int {
+	idx := map[string]int{}
+	for _, name := range goja.New().GlobalObject().GetOwnPropertyNames() {
+		switch name {
+		case "undefined", "NaN", "Infinity":
+			continue
+		}
+		idx[name] = len(idx)
+	}
+	if len(idx) > 128 {
+		panic(fmt.Sprintf("sandbox: goja has %d globals; sandboxGlobals.handed holds 128", len(idx)))
+	}
+	return idx
+})
+
 // Has implements goja.DynamicObject.
 func (g *sandboxGlobals) Has(key string) bool {
 	if v, ok := g.vals[key]; ok {
 		return v != nil
 	}
-	return isSandboxGlobal(key)
+	if isSandboxGlobal(key) {
+		return true
+	}
+	i, ok := builtinGlobals()[key]
+	return ok && g.handed[i/64]&(1<<(i%64)) == 0
 }
 
 // Set implements goja.DynamicObject: only a write to the prototype itself lands here (an
@@ -191,7 +273,7 @@ func (g *sandboxGlobals) Delete(key string) bool {
 }
 
 // Keys implements goja.DynamicObject: what for-in lists after the global object's own
-// properties.
+// properties. The engine's globals are not enumerable.
 func (g *sandboxGlobals) Keys() []string {
 	keys := make([]string, 0, len(sandboxGlobalNames)+len(g.vals))
 	for _, k := range sandboxGlobalNames {

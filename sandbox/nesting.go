@@ -189,14 +189,12 @@ func nestingSyntaxError(id, code string, ne *nestingError) *SyntaxError {
 	return e
 }
 
-// guardJSONParse replaces the realm's JSON.parse with one that first measures the text's
-// nesting: goja's JSON.parse recurses once per level, so '['.repeat(5e6) overflowed the Go
-// stack, a fatal error. Text nested deeper than max throws a SyntaxError instead.
-func guardJSONParse(rt *goja.Runtime, max int) {
-	j, ok := rt.Get("JSON").(*goja.Object)
-	if !ok {
-		return
-	}
+// guardJSON replaces the parse of j, the engine's JSON object in rt, with one that first
+// measures the text's nesting: goja's JSON.parse recurses once per level, so
+// '['.repeat(5e6) overflowed the Go stack, a fatal error. Text nested deeper than max
+// throws a SyntaxError instead. The realm's global object hands j to JavaScript only once
+// it is guarded (see compilerGuard.jsonGuard).
+func guardJSON(rt *goja.Runtime, j *goja.Object, max int) {
 	parse, ok := goja.AssertFunction(j.Get("parse"))
 	if !ok {
 		return
