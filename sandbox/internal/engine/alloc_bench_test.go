@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"runtime/metrics"
 	"slices"
 	"testing"
@@ -44,7 +45,7 @@ func BenchmarkEntryAllocBudget(b *testing.B) {
 				f, bd := call(r), Bound{What: "bench", Limit: time.Second, Alloc: alloc}
 				return func() {
 					l.Lock()
-					e := r.Begin(nil, bd)
+					e := r.Begin(context.Background(), bd)
 					if _, err := f(goja.Undefined()); err != nil {
 						b.Fatal(err)
 					}

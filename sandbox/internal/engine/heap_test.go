@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -118,7 +119,7 @@ func TestAllocBudget(t *testing.T) {
 			r := newRealm(l, "a")
 			l.Lock()
 			defer l.Unlock()
-			e := r.Begin(nil, Bound{What: "loop", Limit: 200 * time.Millisecond, Alloc: budget})
+			e := r.Begin(context.Background(), Bound{What: "loop", Limit: 200 * time.Millisecond, Alloc: budget})
 			byBound, cause := stopCause(t, r, e)
 			r.End(e)
 			if gotAlloc := errors.Is(cause, ErrAlloc); gotAlloc != tt.byAlloc || byBound == tt.byAlloc {
@@ -138,11 +139,11 @@ func TestAllocNotChargedBeforeEntry(t *testing.T) {
 	r := newRealm(l, "a")
 	l.Lock()
 	defer l.Unlock()
-	first := r.Begin(nil, Bound{What: "first", Limit: time.Minute, Alloc: 1000})
+	first := r.Begin(context.Background(), Bound{What: "first", Limit: time.Minute, Alloc: 1000})
 	f.waitReads(t, 2) // the watchdog runs, sampling
 	r.End(first)
 	f.update(func(s *heapSample) { s.allocs += 1 << 30 }) // someone allocates a lot, then...
-	e := r.Begin(nil, Bound{What: "second", Limit: 50 * time.Millisecond, Alloc: 1000})
+	e := r.Begin(context.Background(), Bound{What: "second", Limit: 50 * time.Millisecond, Alloc: 1000})
 	byBound, cause := stopCause(t, r, e)
 	r.End(e)
 	if !byBound || errors.Is(cause, ErrAlloc) {
@@ -156,7 +157,7 @@ func TestAllocNoBudgetNoSampling(t *testing.T) {
 	f := (&fakeHeap{}).install(l)
 	r := newRealm(l, "a")
 	l.Lock()
-	e := r.Begin(nil, Bound{What: "loop", Limit: 30 * time.Millisecond})
+	e := r.Begin(context.Background(), Bound{What: "loop", Limit: 30 * time.Millisecond})
 	byBound, _ := stopCause(t, r, e)
 	r.End(e)
 	l.Unlock()
@@ -191,13 +192,13 @@ func TestAllocExcuse(t *testing.T) {
 			a, b := newRealm(l, "a"), newRealm(l, "b")
 			l.Lock()
 			defer l.Unlock()
-			e := a.Begin(nil, Bound{What: "waits in Go", Limit: time.Minute, Alloc: budget})
+			e := a.Begin(context.Background(), Bound{What: "waits in Go", Limit: time.Minute, Alloc: budget})
 			f.waitReads(t, 2) // e has its base
 			for _, n := range tt.others {
 				l.Unlocked(func() {
 					l.Lock()
 					defer l.Unlock()
-					x := b.Begin(nil, Bound{What: "listener", Limit: time.Minute, Alloc: 10 * budget})
+					x := b.Begin(context.Background(), Bound{What: "listener", Limit: time.Minute, Alloc: 10 * budget})
 					f.waitReads(t, 2)
 					f.update(func(s *heapSample) { s.allocs += n })
 					f.waitReads(t, 2) // x's charge is sampled before it ends
