@@ -35,11 +35,11 @@
 //
 // One goroutine per lock, started when an entry begins and none runs, stopped once no
 // entry has been active for two ticks (an idle sandbox has no goroutine). Each tick it
-// interrupts the runtime of every entry past its deadline; a context given to
-// [Realm.Begin] interrupts it when it ends. The interrupt is the only thing the watchdog
-// does to a realm: it unwinds every JavaScript frame above the outermost entry of the
-// runtime, so entries nested in an expired one fail with it, and [Realm.End] of the last
-// fired entry clears it. Bounds hold to within a tick (a sixteenth of the smallest bound,
+// interrupts the runtime of every entry past its deadline or its allocation budget (see
+// Memory); a context given to [Realm.Begin] interrupts it when it ends. The interrupt is
+// the only thing the watchdog does to a realm: it unwinds every JavaScript frame above the
+// outermost entry of the runtime, so entries nested in an expired one fail with it, and
+// [Realm.End] of the last fired entry clears it. Bounds hold to within a tick (a sixteenth of the smallest bound,
 // between 1 ms and 10 ms).
 //
 // # Excuses
@@ -60,6 +60,8 @@
 // runtime/metrics each tick (bytes allocated, the live heap the last collection found,
 // collections completed, the heap in use: under a microsecond, no stop of the world);
 // nothing is read on the entry path, and a lock with no budget in force reads nothing.
+// Every lock's watchdog reads them for itself: with many locks running JavaScript at once
+// (an engine per session), one read per busy lock per tick.
 //
 // What an entry is charged: from the first sample taken after it began (so never for what
 // was allocated before), every byte allocated that no collection has shown to be garbage —
