@@ -39,8 +39,8 @@
 // Memory); a context given to [Realm.Begin] interrupts it when it ends. The interrupt is
 // the only thing the watchdog does to a realm: it unwinds every JavaScript frame above the
 // outermost entry of the runtime, so entries nested in an expired one fail with it, and
-// [Realm.End] of the last fired entry clears it. Bounds hold to within a tick (a sixteenth of the smallest bound,
-// between 1 ms and 10 ms).
+// [Realm.End] of the last fired entry clears it. Bounds hold to within a tick (a sixteenth
+// of the smallest bound, between 1 ms and 10 ms).
 //
 // # Excuses
 //
