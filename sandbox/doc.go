@@ -87,8 +87,9 @@
 // # Strikes and shares
 //
 // One lock serves every realm, so a mount that holds it delays all the others. Two rules
-// bound how often one mount may do so; both judge the time a run held the lock (its entry's
-// time less the time excused, above).
+// bound how often one mount may do so. Both judge a run by its entry's time less the time
+// excused (above), as its bound does: the time it held the lock, and the time it spent in
+// synchronous Go calls while no other mount ran.
 //
 // A run of a listener, a timer callback or a tool's execute strikes when it ran into
 // CallTimeout and was interrupted, used more than half of it, or returned a promise that

@@ -245,3 +245,18 @@ func TestToolStrikesNotInARow(t *testing.T) {
 		t.Errorf("struck out:\n%.3000s", h.log.String())
 	}
 }
+
+// A run is judged by the smaller of the entry's time on the watchdog's coarse clock and
+// the wall time around the run: a coarse clock that lags (its goroutine waiting to be
+// scheduled) must not make a quick call look like one that used most of its bound.
+func TestPreciseUsedIgnoresALaggingClock(t *testing.T) {
+	start := time.Now()
+	time.Sleep(2 * time.Millisecond)
+	if got := preciseUsed(161*time.Millisecond, start); got >= 100*time.Millisecond || got < 2*time.Millisecond {
+		t.Errorf("a 2ms run the coarse clock saw as 161ms: used %v, want about 2ms", got)
+	}
+	// Time excused (other mounts' listeners run inline) makes the entry's time the smaller.
+	if got := preciseUsed(time.Millisecond, start); got != time.Millisecond {
+		t.Errorf("an excused run: used %v, want the entry's 1ms", got)
+	}
+}
