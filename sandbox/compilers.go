@@ -22,10 +22,13 @@ import (
 // than the rest of a mount. Function is reachable from the start (every function's
 // constructor), so guardParser guards it; eval (and JSON.parse, see guardJSON) only
 // through the global object, so the realm's sandboxGlobals guards each on the first read
-// of its name (see installGlobals); AsyncFunction once an async function exists — the
-// mount code's own wrapper, so Run guards it before the body runs; GeneratorFunction once
-// a generator function exists, which takes source with a '*' in it: mount code (Program)
-// or text handed to a guarded eval or constructor.
+// of its name (see installGlobals). AsyncFunction and GeneratorFunction are reachable
+// only through a function of their kind, and source text makes each (see reaches): an
+// async function takes the word async, a generator a '*' — or, for AsyncFunction, the
+// word arguments (the mount code's own wrapper, an async function, is arguments.callee in
+// its body), which a \u escape can spell too. So each is guarded when mount code
+// (Program.reach, before the body runs) or text handed to a guarded eval or constructor
+// (check, before it is parsed) may reach it.
 
 // compilerGuard is one realm's guarded eval and Function constructors. Lock held.
 type compilerGuard struct {
@@ -36,6 +39,31 @@ type compilerGuard struct {
 	json            *goja.Object // JSON with its parse guarded, on the global's first read (see jsonGuard)
 	async, generate bool         // whether the AsyncFunction and GeneratorFunction guards are in
 }
+
+// reach is the set of constructors besides Function that source text may reach.
+type reach uint8
+
+const (
+	reachGenerator reach = 1 << iota // GeneratorFunction: the text has a '*' (function*, a *method)
+	reachAsync                       // AsyncFunction: the text has async, arguments or a \u escape
+)
+
+// reaches returns the constructors besides Function that running src may reach, by the
+// syntax each kind of function takes (see above); a match in a string or a comment only
+// guards one more constructor than needed.
+func reaches(src string) reach {
+	var r reach
+	if strings.IndexByte(src, '*') >= 0 {
+		r |= reachGenerator
+	}
+	if strings.Contains(src, "async") || strings.Contains(src, "arguments") || strings.Contains(src, `\u`) {
+		r |= reachAsync
+	}
+	return r
+}
+
+// asyncFunction makes an async function, whose constructor is AsyncFunction.
+var asyncFunction = goja.MustCompile("cordis-async-function.js", "(async function () {})", true)
 
 // generatorFunction makes a generator function, whose constructor is GeneratorFunction.
 var generatorFunction = goja.MustCompile("cordis-generator-function.js", "(function* () {})", true)
@@ -90,33 +118,38 @@ func (g *compilerGuard) jsonGuard(intrinsic goja.Value) goja.Value {
 	return g.json
 }
 
-// guardAsync guards AsyncFunction, the constructor of fn (an async function of the realm).
-func (g *compilerGuard) guardAsync(fn goja.Value) {
-	if g == nil || g.async {
+// guard guards the constructors in r before text that may reach them runs; fn, if not
+// nil, is an async function of the realm (the mount code's wrapper) to find AsyncFunction
+// by.
+func (g *compilerGuard) guard(r reach, fn goja.Value) {
+	if g == nil {
 		return
 	}
-	g.async = true
+	if r&reachAsync != 0 && !g.async {
+		g.async = true
+		if fn == nil {
+			fn, _ = g.rt.RunProgram(asyncFunction)
+		}
+		g.guardKind(fn, "async function", "AsyncFunction")
+	}
+	if r&reachGenerator != 0 && !g.generate {
+		g.generate = true
+		fn, _ := g.rt.RunProgram(generatorFunction)
+		g.guardKind(fn, "function*", "GeneratorFunction")
+	}
+}
+
+// guardKind guards the constructor of fn, a function of the kind prefix names.
+func (g *compilerGuard) guardKind(fn goja.Value, prefix, name string) {
 	if o, ok := fn.(*goja.Object); ok && o.Prototype() != nil {
 		if ctor, ok := o.Prototype().Get("constructor").(*goja.Object); ok {
-			g.guardCtor(ctor, "async function", "AsyncFunction")
+			g.guardCtor(ctor, prefix, name)
 		}
 	}
 }
 
-// sawSource guards GeneratorFunction before src, which may define generator functions, runs.
-func (g *compilerGuard) sawSource(src string) {
-	if g == nil || g.generate || !strings.ContainsRune(src, '*') {
-		return
-	}
-	g.generate = true
-	if v, err := g.rt.RunProgram(generatorFunction); err == nil {
-		if o, ok := v.(*goja.Object); ok && o.Prototype() != nil {
-			if ctor, ok := o.Prototype().Get("constructor").(*goja.Object); ok {
-				g.guardCtor(ctor, "function*", "GeneratorFunction")
-			}
-		}
-	}
-}
+// sawSource guards the constructors src may reach before it runs.
+func (g *compilerGuard) sawSource(src string) { g.guard(reaches(src), nil) }
 
 // check throws a SyntaxError when src nests too deep; otherwise it lets src run (guarding
 // what src may reach). what names the caller ("eval", "Function").

@@ -51,9 +51,9 @@ func (l *Sandbox) Evaluate(ctx context.Context, id, code string) (*Mount, error)
 
 // A Program is mount code compiled for one mount id, ready for Run.
 type Program struct {
-	id   string
-	prog *goja.Program
-	star bool // the code has a '*', so it may define generator functions (see compilerGuard)
+	id    string
+	prog  *goja.Program
+	reach reach // the constructors besides Function the code may reach (see compilerGuard)
 }
 
 // Compile checks and compiles mount code for mount id without entering JavaScript or
@@ -70,7 +70,7 @@ func (l *Sandbox) Compile(id, code string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{id: id, prog: prog, star: strings.ContainsRune(code, '*')}, nil
+	return &Program{id: id, prog: prog, reach: reaches(code)}, nil
 }
 
 // A Parsed is mount code that passed Parse: Compile's checks and the parser, not the
@@ -122,7 +122,7 @@ func (l *Sandbox) CompileParsed(id string, p *Parsed) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{id: id, prog: prog, star: strings.ContainsRune(p.code, '*')}, nil
+	return &Program{id: id, prog: prog, reach: reaches(p.code)}, nil
 }
 
 // precheck bounds the work of parsing code: its size, then its nesting.
@@ -183,10 +183,7 @@ func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*M
 			return nil, err
 		}
 		// The body has not run yet: guard the constructors it can reach first.
-		r.compilers.guardAsync(fv)
-		if p.star {
-			r.compilers.sawSource("*")
-		}
+		r.compilers.guard(p.reach, fv)
 		fn, ok := goja.AssertFunction(fv)
 		if !ok {
 			return nil, errors.New("internal error: the wrapped mount code is not a function")
