@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// A Lock is the one lock of a sandbox: every realm's entries take it (see the package
-// doc). The zero value is not ready: call [Lock.Init] first.
+// A Lock is the lock of one engine: every entry of its realms takes it (see the package
+// doc; a sandbox has one engine per session). The zero value is not ready: call
+// [Lock.Init] or [Lock.InitOwned] first.
 type Lock struct {
 	mu      sync.Mutex
 	cond    sync.Cond // broadcast when an entry ends and someone waits (waiters > 0)
@@ -20,7 +21,9 @@ type Lock struct {
 	free      []*Entry
 	watch     watchdog
 
-	wg     sync.WaitGroup // the watchdog and the goroutines Go started
+	// wg counts the watchdog and the goroutines Go started: the lock's own, or its owner's
+	// (InitOwned), shared by every lock the owner made.
+	wg     *sync.WaitGroup
 	ctx    context.Context
 	cancel context.CancelFunc
 	closed bool
@@ -33,6 +36,14 @@ type Lock struct {
 // watchdog's tick); closedCause is the error entries still running at Close are
 // interrupted with.
 func (l *Lock) Init(smallest time.Duration, closedCause error) {
+	l.InitOwned(smallest, closedCause, new(sync.WaitGroup))
+}
+
+// InitOwned is Init for one of several locks of one owner (a sandbox's engines, one per
+// session): wg counts the goroutines of each, so the owner waits for all of them at once
+// — those of the locks it has retired too — without keeping the retired locks.
+func (l *Lock) InitOwned(smallest time.Duration, closedCause error, wg *sync.WaitGroup) {
+	l.wg = wg
 	l.cond.L = &l.mu
 	l.watch.init(smallest)
 	l.closedCause = closedCause
@@ -108,16 +119,29 @@ func (l *Lock) unsuspend(chain *Entry) {
 // clock, so it may be up to a tick more).
 func (l *Lock) Elapsed(e *Entry) time.Duration { return l.watch.elapsed(e) }
 
-// Close marks the lock closed, so [Realm.Go] refuses new calls, cancels their contexts and
-// interrupts every entry still running, then waits, bounded by ctx, for the goroutines
-// the lock started. It returns the cause of ctx when ctx ends first.
-func (l *Lock) Close(ctx context.Context) error {
+// Retire marks the lock closed, so [Realm.Go] refuses new calls and entries are refused
+// (see Closed), cancels the contexts of the calls in flight and interrupts every entry
+// still running. It does not wait: the goroutines the lock started end on their own, and
+// whoever owns the lock's WaitGroup waits for them. Lock not held.
+func (l *Lock) Retire() {
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()
 	l.cancel()
+}
+
+// Close retires the lock, then waits, bounded by ctx, for the goroutines of its WaitGroup
+// (with [Lock.InitOwned], every lock's of its owner). It returns the cause of ctx when ctx
+// ends first.
+func (l *Lock) Close(ctx context.Context) error {
+	l.Retire()
+	return WaitAll(ctx, l.wg)
+}
+
+// WaitAll waits for wg, bounded by ctx: it returns the cause of ctx when ctx ends first.
+func WaitAll(ctx context.Context, wg *sync.WaitGroup) error {
 	done := make(chan struct{})
-	go func() { l.wg.Wait(); close(done) }()
+	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
