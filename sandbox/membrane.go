@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"strconv"
+	"sync"
 
 	"github.com/dop251/goja"
 )
@@ -32,7 +33,7 @@ type Provided struct {
 // Mount returns the id of the providing mount.
 func (p *Provided) Mount() string { return p.realm.id }
 
-// valueIn returns the value as seen from realm to. Lock held.
+// valueIn returns the value as seen from realm to. Lock held (to's).
 func (p *Provided) valueIn(to *Realm) goja.Value {
 	if p.realm == to {
 		return p.value
@@ -42,11 +43,11 @@ func (p *Provided) valueIn(to *Realm) goja.Value {
 	if p.name == "" {
 		root.key = "the value provided by " + p.realm.id
 	}
-	var out goja.Value
-	if err := m.inFrom("reading a provided service", func() { out = m.cross(newCrossing(to), p.value, nil, 0, crossAt{parent: root}) }); err != nil {
+	var x carried
+	if err := m.inFrom("reading a provided service", func() { x = m.export(newCrossing(to), p.value, nil, 0, crossAt{parent: root}) }); err != nil {
 		to.throw(err)
 	}
-	return out
+	return m.land(&x)
 }
 
 // A crossPath is the path of a value crossing the membrane ("ctx.svc.list[3]"): an
@@ -102,22 +103,48 @@ func (p *crossPath) child(kind pathKind, key string, index int) crossAt {
 	return crossAt{parent: p, key: key, index: index, kind: kind}
 }
 
-// A membrane converts values of realm from into realm to. All methods run with the lock
-// held, inside an entry of to.
+// A membrane converts values of realm from into realm to, in two steps: export reads a
+// value of from into a carried value (inside an entry of from, its engine's lock held),
+// land makes the value of to for it (inside an entry of to). Between the two the carried
+// value belongs to no runtime: when the realms are of different engines (sessions, see
+// the engine's doc), the caller leaves to's engine as a Go call does and takes from's
+// only for the export (inFrom), so one goroutine never holds two engines' locks and no
+// runtime ever runs without its own.
 type membrane struct{ from, to *Realm }
 
 func (m membrane) back() membrane { return membrane{from: m.to, to: m.from} }
 
+// sameEngine reports whether both realms are of one engine, whose lock the caller holds.
+func (m membrane) sameEngine() bool { return m.from.loop == m.to.loop }
+
 // inFrom runs f as an entry of the provider's realm (bounded by CallTimeout) and returns
-// what it threw, described for the consumer.
+// what it threw, described for the consumer. Called inside an entry of to. When the realms
+// are of different engines, inFrom leaves to's engine around the entry as a Go call does
+// ([Realm.Unlocked]: another goroutine may enter to meanwhile; the call resumes once they
+// are done) and takes from's: f must not touch to's runtime. So two sessions calling each
+// other's shared services at once take one lock at a time each and cannot deadlock.
 func (m membrane) inFrom(what string, f func()) error {
-	from := m.from
-	e, err := from.begin(nil, what, "CallTimeout", from.loop.timeouts.Call)
-	if err != nil {
-		return fmt.Errorf("the service was provided by %s, which is no longer mounted: %w", from.id, ErrClosed)
+	if m.sameEngine() {
+		return m.from.inEntry(what, f)
 	}
-	err = from.wrapErr(e.Bound().What, from.try(f))
-	from.end(e)
+	var err error
+	m.to.Unlocked(func() {
+		l := &m.from.loop.lock
+		l.Lock()
+		defer l.Unlock()
+		err = m.from.inEntry(what, f)
+	})
+	return err
+}
+
+// inEntry runs f as an entry of r bounded by CallTimeout, for a membrane. Lock held (r's).
+func (r *Realm) inEntry(what string, f func()) error {
+	e, err := r.begin(nil, what, "CallTimeout", r.loop.timeouts.Call)
+	if err != nil {
+		return fmt.Errorf("the service was provided by %s, which is no longer mounted: %w", r.id, ErrClosed)
+	}
+	err = r.wrapErr(e.Bound().What, r.try(f))
+	r.end(e)
 	return err
 }
 
@@ -128,7 +155,7 @@ func (m membrane) inFrom(what string, f func()) error {
 // what the provider holds.
 type crossing struct {
 	bud    conv.Budget
-	copies map[*goja.Object]goja.Value // provider array → its copy
+	copies map[*goja.Object]*carriedArray // provider array → its copy
 }
 
 func newCrossing(to *Realm) *crossing {
@@ -137,28 +164,72 @@ func newCrossing(to *Realm) *crossing {
 	return c
 }
 
-// cross converts v, at path at, as part of crossing c. holder is the object a function was
+// A carried value is a value of one realm on its way into another: what export read of
+// it, holding nothing of the destination's runtime, and of the source's only what the
+// destination reaches back through the membrane (functions, views and promises).
+type carried struct {
+	kind  carriedKind
+	prim  goja.Value    // carriedPrim: a primitive, which belongs to no runtime
+	arr   *carriedArray // carriedArray
+	err   *carriedError // carriedError
+	ref   *goja.Object  // carriedView: the provider object; carriedFunc: the function's this, if any
+	fn    goja.Callable // carriedFunc
+	path  *crossPath    // carriedView, carriedFunc: where the consumer reached it
+	promo *bridge       // carriedPromise
+}
+
+type carriedKind uint8
+
+const (
+	carriedPrim carriedKind = iota
+	carriedArrayKind
+	carriedErrorKind
+	carriedFunc
+	carriedView
+	carriedPromise
+)
+
+// A carriedArray is an array copied element by element. made is its copy in the
+// destination, so an array reached twice in one crossing lands once.
+type carriedArray struct {
+	items []carried
+	made  goja.Value
+}
+
+// A carriedError is an Error, copied so that the consumer gets a real Error (instanceof
+// Error, stack), keeping the Go error the provider's Error was made from, if any.
+type carriedError struct {
+	name, message, stack string
+	goErr                error
+}
+
+// export reads v, at path at, as part of crossing c. holder is the object a function was
 // read from (its this), or nil. A copy that outgrows the budget, or nests deeper than
 // Limits.MaxDepth (a cycle), panics with a crossFailure, which the entry around the
-// crossing returns as an error.
-func (m membrane) cross(c *crossing, v goja.Value, holder *goja.Object, depth int, at crossAt) goja.Value {
+// crossing returns as an error. Inside an entry of m.from.
+func (m membrane) export(c *crossing, v goja.Value, holder *goja.Object, depth int, at crossAt) carried {
 	o, ok := v.(*goja.Object)
 	if !ok {
-		if _, sym := v.(*goja.Symbol); sym || v == nil {
-			return goja.Undefined() // symbols are per realm
+		switch s := v.(type) {
+		case nil, *goja.Symbol:
+			return carried{prim: goja.Undefined()} // symbols are per realm
+		case goja.String:
+			// A string goja imported from Go scans itself on first use: scan it here, under
+			// the source's lock, so that both runtimes only ever read it.
+			s.Length()
 		}
-		return v // primitives belong to no runtime
+		return carried{prim: v} // primitives belong to no runtime
 	}
 	if fn, ok := goja.AssertFunction(o); ok {
-		return m.wrapFunc(fn, holder, at.path())
+		return carried{kind: carriedFunc, fn: fn, ref: holder, path: at.path()}
 	}
 	if p := asPromise(o); p != nil {
-		return m.bridgePromise(o, at.path())
+		return carried{kind: carriedPromise, promo: m.bridgePromise(o, at.path())}
 	}
 	switch o.ClassName() {
 	case "Array":
 		if cp, ok := c.copies[o]; ok {
-			return cp
+			return carried{kind: carriedArrayKind, arr: cp}
 		}
 		path := at.path()
 		if depth >= m.to.loop.limits.MaxDepth {
@@ -171,31 +242,57 @@ func (m membrane) cross(c *crossing, v goja.Value, holder *goja.Object, depth in
 			panic(crossFailure{c.bud.NeedNodes(n, path.String())})
 		}
 		c.bud.Nodes -= int(n)
-		items := make([]any, n)
-		for i := range items {
-			items[i] = m.cross(c, o.Get(strconv.Itoa(i)), nil, depth+1, path.child(pathIndex, "", i))
+		cp := &carriedArray{items: make([]carried, n)}
+		for i := range cp.items {
+			cp.items[i] = m.export(c, o.Get(strconv.Itoa(i)), nil, depth+1, path.child(pathIndex, "", i))
 		}
-		cp := m.to.rt.NewArray(items...)
 		if c.copies == nil {
-			c.copies = map[*goja.Object]goja.Value{}
+			c.copies = map[*goja.Object]*carriedArray{}
 		}
 		c.copies[o] = cp
-		return cp
+		return carried{kind: carriedArrayKind, arr: cp}
 	case "Error":
-		// A copy, not a view, so the consumer gets a real Error (instanceof Error, stack).
-		// It keeps the Go error the provider's Error was made from, if any.
 		// Its parts are read without getters, as a thrown value is described (errorParts).
 		name, message, stack := m.from.errorParts(o)
-		e := m.to.newError(&causeError{msg: message, err: m.from.goError(o)})
-		if name != "Error" {
-			_ = e.DefineDataProperty("name", m.to.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return carried{kind: carriedErrorKind, err: &carriedError{name: name, message: message, stack: stack, goErr: m.from.goError(o)}}
+	}
+	return carried{kind: carriedView, ref: o, path: at.path()}
+}
+
+// land makes the value of m.to for x, which export made. Inside an entry of m.to.
+func (m membrane) land(x *carried) goja.Value {
+	switch x.kind {
+	case carriedFunc:
+		this := goja.Value(goja.Undefined())
+		if x.ref != nil {
+			this = x.ref
 		}
-		if stack != "" {
-			_ = e.DefineDataProperty("stack", m.to.rt.ToValue(stack), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return m.wrapFunc(x.fn, this, x.path)
+	case carriedPromise:
+		return x.promo.attach()
+	case carriedArrayKind:
+		if x.arr.made == nil {
+			items := make([]any, len(x.arr.items))
+			for i := range items {
+				items[i] = m.land(&x.arr.items[i])
+			}
+			x.arr.made = m.to.rt.NewArray(items...)
+		}
+		return x.arr.made
+	case carriedErrorKind:
+		ce := x.err
+		e := m.to.newError(&causeError{msg: ce.message, err: ce.goErr})
+		if ce.name != "Error" {
+			_ = e.DefineDataProperty("name", m.to.rt.ToValue(ce.name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+		if ce.stack != "" {
+			_ = e.DefineDataProperty("stack", m.to.rt.ToValue(ce.stack), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
 		return e
+	case carriedView:
+		return m.to.rt.NewDynamicObject(&view{m: m, obj: x.ref, path: x.path})
 	}
-	return m.to.rt.NewDynamicObject(&view{m: m, obj: o, path: at.path()})
+	return x.prim
 }
 
 // A crossFailure is the panic of a copy that cannot be made (too many elements, too deep).
@@ -205,18 +302,20 @@ type crossFailure struct{ err error }
 func (f crossFailure) Error() string { return f.err.Error() }
 func (f crossFailure) Unwrap() error { return f.err }
 
-// tryCross is cross returning a crossFailure as an error; every other panic passes.
-func (m membrane) tryCross(c *crossing, v goja.Value, at crossAt) (out goja.Value, err error) {
+// catchCross runs f, an export, and returns its crossFailure as an error; every other
+// panic (a thrown value, an interrupt) passes.
+func catchCross(f func()) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
-			f, ok := x.(crossFailure)
+			cf, ok := x.(crossFailure)
 			if !ok {
 				panic(x)
 			}
-			err = f.err
+			err = cf.err
 		}
 	}()
-	return m.cross(c, v, nil, 0, at), nil
+	f()
+	return nil
 }
 
 // A causeError is an error with its own message wrapping err (which may be nil).
@@ -234,88 +333,199 @@ func (m membrane) crossErr(err error) *goja.Object {
 }
 
 // wrapFunc returns a consumer-side function that calls fn, read at path, in the provider's
-// realm. The arguments of one call cross as one conversion, the result (or what fn threw)
-// as another.
-func (m membrane) wrapFunc(fn goja.Callable, holder *goja.Object, path *crossPath) goja.Value {
-	this := goja.Value(goja.Undefined())
-	if holder != nil {
-		this = holder
-	}
-	back := m.back()
+// realm with this. The arguments of one call cross as one conversion (exported from the
+// consumer before it leaves for the provider), the result (or what fn threw) as another.
+func (m membrane) wrapFunc(fn goja.Callable, this goja.Value, path *crossPath) goja.Value {
 	return m.to.Func("cross-mount call", func(call goja.FunctionCall) goja.Value {
-		var out goja.Value
-		threw := false
-		err := m.inFrom("a cross-mount call", func() {
-			args := make([]goja.Value, len(call.Arguments))
-			c := newCrossing(m.from)
-			for i, a := range call.Arguments {
-				args[i] = back.cross(c, a, nil, 0, path.child(pathVerbatim, "(…) argument "+strconv.Itoa(i), 0))
-			}
-			v, err := fn(this, args...)
-			var ex *goja.Exception
-			if errors.As(err, &ex) {
-				// What the provider threw crosses like a value: the consumer can catch it.
-				out, threw = m.cross(newCrossing(m.to), ex.Value(), nil, 0, path.child(pathVerbatim, "(…) threw", 0)), true
-				return
-			}
-			if err != nil {
-				panic(err) // uncatchable: a time bound, a stack overflow
-			}
-			out = m.cross(newCrossing(m.to), v, nil, 0, path.child(pathVerbatim, "()", 0))
-		})
-		if err != nil {
+		cc := &crossCall{m: m, fn: fn, this: this, path: path}
+		if err := cc.exportArgs(call.Arguments); err != nil {
 			panic(m.crossErr(err))
 		}
-		if threw {
-			panic(out)
+		if err := m.inFrom("a cross-mount call", cc.run); err != nil {
+			panic(m.crossErr(err))
 		}
-		return out
+		v := m.land(&cc.out)
+		if cc.threw {
+			panic(v)
+		}
+		return v
 	})
 }
 
-// bridgePromise returns a consumer promise that settles with the provider's promise, read
-// at path.
-func (m membrane) bridgePromise(po *goja.Object, path *crossPath) goja.Value {
-	to, from := m.to, m.from
-	p, resolve, reject := to.rt.NewPromise()
-	settle := func(rejected bool) goja.Value {
+// A crossCall is one call through a wrapped function: what crosses each way. One
+// allocation holds it all for calls of up to two arguments.
+type crossCall struct {
+	m     membrane
+	fn    goja.Callable
+	this  goja.Value
+	path  *crossPath
+	args  []carried
+	buf   [2]carried
+	out   carried
+	threw bool
+}
+
+// exportArgs exports the call's arguments from the consumer, as one crossing, and returns
+// the crossFailure of one that cannot cross. Inside an entry of the consumer.
+func (cc *crossCall) exportArgs(args []goja.Value) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			cf, ok := x.(crossFailure)
+			if !ok {
+				panic(x)
+			}
+			err = cf.err
+		}
+	}()
+	cc.args = cc.buf[:0]
+	back := cc.m.back()
+	c := newCrossing(cc.m.from)
+	for i, a := range args {
+		cc.args = append(cc.args, back.export(c, a, nil, 0, cc.path.child(pathVerbatim, "(…) argument "+strconv.Itoa(i), 0)))
+	}
+	return nil
+}
+
+// run lands the arguments in the provider, calls fn and exports its result, or what it
+// threw. Inside an entry of the provider.
+func (cc *crossCall) run() {
+	m, back := cc.m, cc.m.back()
+	var buf [2]goja.Value
+	in := buf[:0]
+	for i := range cc.args {
+		in = append(in, back.land(&cc.args[i]))
+	}
+	v, err := cc.fn(cc.this, in...)
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		// What the provider threw crosses like a value: the consumer can catch it.
+		cc.out, cc.threw = m.export(newCrossing(m.to), ex.Value(), nil, 0, cc.path.child(pathVerbatim, "(…) threw", 0)), true
+		return
+	}
+	if err != nil {
+		panic(err) // uncatchable: a time bound, a stack overflow
+	}
+	cc.out = m.export(newCrossing(m.to), v, nil, 0, cc.path.child(pathVerbatim, "()", 0))
+}
+
+// A bridge carries the settlement of a provider's promise to the consumer's promise made
+// for it. The provider's handlers export the value (under the provider's lock); land makes
+// the consumer's promise (under the consumer's); whichever comes second settles it. The
+// mutex is the only thing both engines touch.
+type bridge struct {
+	m    membrane
+	path *crossPath
+
+	mu sync.Mutex
+	// Set once by settle, in a job of the provider.
+	settled, rejected bool
+	val               carried
+	failed            error // the value cannot cross: the consumer's promise rejects with why
+	// Set once by attach.
+	resolve, reject func(any) error
+}
+
+// bridgePromise watches the provider's promise po, read at path, for the consumer. Inside
+// an entry of the provider.
+func (m membrane) bridgePromise(po *goja.Object, path *crossPath) *bridge {
+	b := &bridge{m: m, path: path}
+	from := m.from
+	handler := func(rejected bool) goja.Value {
 		return from.rt.ToValue(func(call goja.FunctionCall) goja.Value {
-			v := call.Argument(0)
-			// Runs in a provider job; settling enters the consumer.
-			e, err := to.begin(nil, "settling a cross-mount promise", "CallTimeout", to.loop.timeouts.Call)
-			if err != nil {
-				return goja.Undefined() // the consumer is gone
+			suffix := " (resolved)"
+			if rejected {
+				suffix = " (rejected)"
 			}
-			err = to.try(func() {
-				suffix, rej := " (resolved)", rejected
-				if rej {
-					suffix = " (rejected)"
-				}
-				cv, err := m.tryCross(newCrossing(to), v, path.child(pathVerbatim, suffix, 0))
-				if err != nil {
-					// The value cannot cross: the consumer's promise rejects with why.
-					cv, rej = m.crossErr(err), true
-				}
-				if rej {
-					err = reject(cv)
-				} else {
-					err = resolve(cv)
-				}
-				if err != nil {
-					panic(err)
-				}
-			})
-			if err = to.wrapErr(e.Bound().What, err); err != nil {
-				to.report("settling a cross-mount promise failed", err)
-			}
-			to.end(e)
+			var x carried
+			err := catchCross(func() { x = m.export(newCrossing(m.to), call.Argument(0), nil, 0, path.child(pathVerbatim, suffix, 0)) })
+			b.settle(x, rejected, err)
 			return goja.Undefined()
 		})
 	}
-	if _, err := from.promiseThen(po, settle(false), settle(true)); err != nil {
-		_ = reject(m.crossErr(from.wrapErr("a cross-mount promise", err)))
+	if _, err := from.promiseThen(po, handler(false), handler(true)); err != nil {
+		b.settle(carried{}, true, from.wrapErr("a cross-mount promise", err))
+	}
+	return b
+}
+
+// settle records the provider's outcome and, when the consumer's promise exists, settles
+// it. In a job of the provider (its lock held).
+func (b *bridge) settle(x carried, rejected bool, failed error) {
+	b.mu.Lock()
+	if b.settled {
+		b.mu.Unlock()
+		return
+	}
+	b.settled, b.val, b.rejected, b.failed = true, x, rejected, failed
+	attached := b.resolve != nil
+	b.mu.Unlock()
+	if !attached {
+		return // attach settles it
+	}
+	if b.m.sameEngine() {
+		b.settleIn()
+		return
+	}
+	// Enter the consumer as a Go callee does: leave the provider's engine, take the
+	// consumer's.
+	b.m.from.Unlocked(func() {
+		l := &b.m.to.loop.lock
+		l.Lock()
+		defer l.Unlock()
+		b.settleIn()
+	})
+}
+
+// attach makes the consumer's promise, settled at once when the provider's already is.
+// Inside an entry of the consumer.
+func (b *bridge) attach() goja.Value {
+	to := b.m.to
+	p, resolve, reject := to.rt.NewPromise()
+	b.mu.Lock()
+	b.resolve, b.reject = resolve, reject
+	settled := b.settled
+	b.mu.Unlock()
+	if settled {
+		if err := to.try(b.resolveNow); err != nil {
+			to.report("settling a cross-mount promise failed", to.wrapErr("settling a cross-mount promise", err))
+		}
 	}
 	return to.rt.ToValue(p)
+}
+
+// settleIn settles the consumer's promise in an entry of its own. Lock held (the
+// consumer's).
+func (b *bridge) settleIn() {
+	to := b.m.to
+	e, err := to.begin(nil, "settling a cross-mount promise", "CallTimeout", to.loop.timeouts.Call)
+	if err != nil {
+		return // the consumer is gone
+	}
+	if err = to.wrapErr(e.Bound().What, to.try(b.resolveNow)); err != nil {
+		to.report("settling a cross-mount promise failed", err)
+	}
+	to.end(e)
+}
+
+// resolveNow settles the consumer's promise with what settle recorded. Inside an entry of
+// the consumer.
+func (b *bridge) resolveNow() {
+	var v goja.Value
+	rejected := b.rejected
+	if b.failed != nil {
+		v, rejected = b.m.crossErr(b.failed), true
+	} else {
+		v = b.m.land(&b.val)
+	}
+	var err error
+	if rejected {
+		err = b.reject(v)
+	} else {
+		err = b.resolve(v)
+	}
+	if err != nil {
+		panic(err)
+	}
 }
 
 // A view is a consumer-side, read-only, live view of a provider object: each read converts
@@ -371,30 +581,51 @@ func (v *view) provider(key string) (goja.Value, bool) {
 }
 
 func (v *view) Get(key string) goja.Value {
-	var out goja.Value
-	err := v.m.inFrom("reading a provided service", func() {
-		pv, ok := v.provider(key)
-		if !ok {
-			return // not there: the consumer's prototype chain answers
-		}
-		at := v.path.child(pathKey, key, 0)
-		if fo, ok := pv.(*goja.Object); ok {
-			if _, isFn := goja.AssertFunction(fo); isFn {
-				if c, ok := v.fns[key]; ok && c.fn == fo {
-					out = c.wrapper
-					return
-				}
-				out = v.m.cross(newCrossing(v.m.to), fo, v.obj, 0, at)
-				v.remember(key, fo, out)
-				return
-			}
-		}
-		out = v.m.cross(newCrossing(v.m.to), pv, v.obj, 0, at)
-	})
-	if err != nil {
+	r := &viewRead{v: v, key: key}
+	if err := v.m.inFrom("reading a provided service", r.read); err != nil {
 		panic(v.m.crossErr(err))
 	}
-	return out
+	switch {
+	case !r.found:
+		return nil
+	case r.fnObj == nil:
+		return v.m.land(&r.out)
+	}
+	// Compared by identity only: fnObj is the provider's, never touched here.
+	if c, ok := v.fns[key]; ok && c.fn == r.fnObj {
+		return c.wrapper
+	}
+	w := v.m.wrapFunc(r.fn, v.obj, v.path.child(pathKey, key, 0).path())
+	v.remember(key, r.fnObj, w)
+	return w
+}
+
+// A viewRead is one read of a view's property, exported from the provider: a function is
+// wrapped by the consumer unless the view's cache has it.
+type viewRead struct {
+	v     *view
+	key   string
+	out   carried // what is not a function
+	found bool
+	fnObj *goja.Object // a function read, for the view's cache
+	fn    goja.Callable
+}
+
+// read reads the property. Inside an entry of the provider.
+func (r *viewRead) read() {
+	v := r.v
+	pv, ok := v.provider(r.key)
+	if !ok {
+		return // not there: the consumer's prototype chain answers
+	}
+	r.found = true
+	if fo, ok := pv.(*goja.Object); ok {
+		if fn, isFn := goja.AssertFunction(fo); isFn {
+			r.fnObj, r.fn = fo, fn
+			return
+		}
+	}
+	r.out = v.m.export(newCrossing(v.m.to), pv, v.obj, 0, v.path.child(pathKey, r.key, 0))
 }
 
 // remember caches wrapper as the view of fn under key, replacing what key held before.

@@ -29,6 +29,36 @@ const greeterConsumer = `return { name: 'consumer', inject: ['greeterjs', 'answe
 		execute: ({ name }) => ctx.greeterjs.greet(name) })
 } }`
 
+// crossMountCases are what greeterConsumer reads of greeterProvider's services (mounted
+// as dyn-1), through the membrane: TestCrossMountService in one engine, and
+// TestCrossEngineService across two.
+var crossMountCases = []struct{ src, want string }{
+	{`ctx.answer`, `42`},
+	{`ctx.get('answer')`, `42`},
+	{`ctx.nothing`, `null`},
+	{`ctx.greeterjs.data.list`, `[1,"two",{"three":3}]`},
+	{`Array.isArray(ctx.greeterjs.data.list) && ctx.greeterjs.data.list instanceof Array`, `true`},
+	{`ctx.greeterjs.data.nested.deep`, `true`},
+	{`Object.keys(ctx.greeterjs).length`, `8`},
+	{`ctx.greeterjs.greet === ctx.greeterjs.greet`, `true`},
+	{`ctx.greeterjs.later('x')`, `"x!"`},
+	{`ctx.greeterjs.later('x') instanceof Promise`, `true`},
+	{`try { ctx.greeterjs.fail() } catch (e) { [e instanceof Error, e.name, e.message] }`, `[true,"TypeError","nope"]`},
+	{`ctx.greeterjs.failLater().catch(e => [e instanceof Error, String(e)])`, `[true,"Error: rejected over there"]`},
+	// Callbacks cross the other way; each call converts again.
+	{`ctx.greeterjs.each([1, 2], (x, i) => ({ doubled: x * 2, i }))`, `[{"doubled":2,"i":0},{"doubled":4,"i":1}]`},
+	{`ctx.greeterjs.self()`, `"function"`},
+	// Read-only views: the consumer cannot change the provider's objects.
+	{`try { ctx.greeterjs.greet = null; "assigned" } catch (e) { e.message }`, `"cannot assign .greet: this value was provided by dyn-1 and is read-only here; call its methods to change it"`},
+	{`try { delete ctx.greeterjs.data; "deleted" } catch (e) { e.message }`, `"cannot delete .data: this value was provided by dyn-1 and is read-only here"`},
+	{`const l = ctx.greeterjs.data.list; l.push(4); ctx.greeterjs.data.list.length`, `3`},
+	// Live: the provider's state is read at each access.
+	{`ctx.greeterjs.setGreeting('hello'); ctx.greeterjs.greet('again')`, `"hello again"`},
+	// Different realms: the provider's prototypes never reach the consumer.
+	{`Object.getPrototypeOf(ctx.greeterjs.data) === Object.prototype`, `true`},
+	{`ctx.greeterjs.greet.constructor === Function`, `true`},
+}
+
 func TestCrossMountService(t *testing.T) {
 	h := newHost(t, nil)
 	mp, fp := h.mustMount(greeterProvider)
@@ -41,33 +71,7 @@ func TestCrossMountService(t *testing.T) {
 	if out, err := h.call("greet", `{"name":"harness"}`); err != nil || out != `"hi harness"` {
 		t.Fatalf("greet: %s %v", out, err)
 	}
-	tests := []struct{ src, want string }{
-		{`ctx.answer`, `42`},
-		{`ctx.get('answer')`, `42`},
-		{`ctx.nothing`, `null`},
-		{`ctx.greeterjs.data.list`, `[1,"two",{"three":3}]`},
-		{`Array.isArray(ctx.greeterjs.data.list) && ctx.greeterjs.data.list instanceof Array`, `true`},
-		{`ctx.greeterjs.data.nested.deep`, `true`},
-		{`Object.keys(ctx.greeterjs).length`, `8`},
-		{`ctx.greeterjs.greet === ctx.greeterjs.greet`, `true`},
-		{`ctx.greeterjs.later('x')`, `"x!"`},
-		{`ctx.greeterjs.later('x') instanceof Promise`, `true`},
-		{`try { ctx.greeterjs.fail() } catch (e) { [e instanceof Error, e.name, e.message] }`, `[true,"TypeError","nope"]`},
-		{`ctx.greeterjs.failLater().catch(e => [e instanceof Error, String(e)])`, `[true,"Error: rejected over there"]`},
-		// Callbacks cross the other way; each call converts again.
-		{`ctx.greeterjs.each([1, 2], (x, i) => ({ doubled: x * 2, i }))`, `[{"doubled":2,"i":0},{"doubled":4,"i":1}]`},
-		{`ctx.greeterjs.self()`, `"function"`},
-		// Read-only views: the consumer cannot change the provider's objects.
-		{`try { ctx.greeterjs.greet = null; "assigned" } catch (e) { e.message }`, `"cannot assign .greet: this value was provided by dyn-1 and is read-only here; call its methods to change it"`},
-		{`try { delete ctx.greeterjs.data; "deleted" } catch (e) { e.message }`, `"cannot delete .data: this value was provided by dyn-1 and is read-only here"`},
-		{`const l = ctx.greeterjs.data.list; l.push(4); ctx.greeterjs.data.list.length`, `3`},
-		// Live: the provider's state is read at each access.
-		{`ctx.greeterjs.setGreeting('hello'); ctx.greeterjs.greet('again')`, `"hello again"`},
-		// Different realms: the provider's prototypes never reach the consumer.
-		{`Object.getPrototypeOf(ctx.greeterjs.data) === Object.prototype`, `true`},
-		{`ctx.greeterjs.greet.constructor === Function`, `true`},
-	}
-	for _, tt := range tests {
+	for _, tt := range crossMountCases {
 		if got := h.eval(mc, tt.src); got != tt.want {
 			t.Errorf("%s\n got %s\nwant %s", tt.src, got, tt.want)
 		}
