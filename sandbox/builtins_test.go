@@ -9,7 +9,8 @@ import (
 )
 
 // TestBuiltinsLazy: the engine's globals reach the realm's global object on their first
-// read, so a mount that never names eval or JSON does not build their guards; each
+// read, so a mount that never names eval or JSON does not build their guards (nor takes
+// Reflect's getOwnPropertyDescriptor before it hands Reflect out or describes a value); each
 // behaves as the engine's global it stands for once read: the same value every time, an
 // own property of the global object (writable, configurable, not enumerable), deleted by
 // delete; undefined, NaN and Infinity cannot be assigned; this and globalThis are the
@@ -23,6 +24,12 @@ func TestBuiltinsLazy(t *testing.T) {
 	}
 	if g := &m.realm.globals; g.handed != [2]uint64{} {
 		t.Errorf("a mount that names no global handed some to the global object: %b", g.handed)
+	}
+	if m.realm.ownDesc != nil {
+		t.Error("a mount that describes nothing took Reflect.getOwnPropertyDescriptor")
+	}
+	if got := h.eval(m, `typeof Reflect.getOwnPropertyDescriptor`); got != `"function"` || m.realm.ownDesc == nil {
+		t.Errorf("Reflect handed out (%s) before describe took its getOwnPropertyDescriptor", got)
 	}
 	for _, tt := range []struct{ src, want string }{
 		{`JSON === JSON && JSON === globalThis.JSON && eval === globalThis.eval && Math === Math`, `true`},

@@ -12,7 +12,8 @@ import (
 // while a Go panic unwinds — so a getter, a toString, a Symbol.toPrimitive or a Proxy trap
 // of the mount's must not run there: it could loop, throw a value whose description throws
 // in turn, or re-enter the lock. The description reads own data properties only (through
-// the intrinsic Object.getOwnPropertyDescriptor, captured before mount code ran), walks
+// the intrinsic Reflect.getOwnPropertyDescriptor, out of mount code's reach until captured:
+// see ownDescriptor), walks
 // prototypes only through ordinary objects, and is capped in length.
 
 // Caps on a description: the message a model reads, and the stack beside it.
@@ -31,12 +32,18 @@ var (
 	classType     = reflect.TypeFor[func(goja.ConstructorCall) *goja.Object]()
 )
 
-// captureDescriptor keeps the intrinsic Object.getOwnPropertyDescriptor: called before any
-// mount code runs, so what describe calls is the engine's, not a replacement.
-func (r *Realm) captureDescriptor() {
-	if c, ok := r.builtin("Object").(*goja.Object); ok {
-		r.ownDesc, _ = goja.AssertFunction(c.Get("getOwnPropertyDescriptor"))
+// ownDescriptor returns the intrinsic Reflect.getOwnPropertyDescriptor, read from the
+// runtime's own Reflect on the first call. JavaScript reaches Reflect only through the
+// realm's global object, which calls ownDescriptor before it hands Reflect out (see
+// sandboxGlobals.builtin), so what describe calls is the engine's, never a replacement,
+// and a realm that describes nothing never builds it. Lock held.
+func (r *Realm) ownDescriptor() goja.Callable {
+	if r.ownDesc == nil {
+		if refl, ok := r.builtin("Reflect").(*goja.Object); ok {
+			r.ownDesc, _ = goja.AssertFunction(refl.Get("getOwnPropertyDescriptor"))
+		}
 	}
+	return r.ownDesc
 }
 
 // describe renders a thrown or rejected value: a primitive as String(v) would, an Error as
@@ -94,13 +101,13 @@ func kind(o *goja.Object) string {
 // descriptorFields are the properties goja gives a property descriptor it returns.
 var descriptorFields = [...]string{"value", "writable", "get", "set", "enumerable", "configurable"}
 
-// descriptorsSafe reports whether the intrinsic Object.getOwnPropertyDescriptor runs no
+// descriptorsSafe reports whether the intrinsic Reflect.getOwnPropertyDescriptor runs no
 // code of the mount's. It creates the descriptor by setting its fields on a fresh object
 // whose prototype is Object.prototype, so a setter the mount put there under one of those
 // names would run; no real plugin does that, and then objects are described by kind only.
 // Lock held.
 func (r *Realm) descriptorsSafe() bool {
-	if r.ownDesc == nil {
+	if r.ownDescriptor() == nil {
 		return false
 	}
 	for _, k := range r.rt.NewObject().Prototype().GetOwnPropertyNames() {
@@ -198,10 +205,11 @@ func (r *Realm) dataString(o *goja.Object, key string) string {
 // property (own true), nil for an accessor (own true), nil and false when o has no such own
 // property. o must be ordinary. Lock held.
 func (r *Realm) ownData(o *goja.Object, key string) (v goja.Value, own bool) {
-	if r.ownDesc == nil {
+	ownDesc := r.ownDescriptor()
+	if ownDesc == nil {
 		return nil, false
 	}
-	d, err := r.ownDesc(goja.Undefined(), o, r.rt.ToValue(key))
+	d, err := ownDesc(goja.Undefined(), o, r.rt.ToValue(key))
 	desc, ok := d.(*goja.Object)
 	if err != nil || !ok {
 		return nil, false

@@ -192,8 +192,9 @@ func (g *sandboxGlobals) Get(key string) goja.Value {
 }
 
 // builtin hands the engine's global key to the global object on its first read: eval and
-// JSON guarded (see compilerGuard), Function as guardParser guarded it, the others as the
-// runtime built them. It becomes an own property, writable, configurable and not
+// JSON guarded (see compilerGuard), Function as guardParser guarded it, Reflect once
+// describe has its getOwnPropertyDescriptor (see ownDescriptor), the others as the runtime
+// built them. It becomes an own property, writable, configurable and not
 // enumerable, as the engine's globals are. Nil when key is none of them, or was handed
 // before (and is now the global object's to keep or delete).
 func (g *sandboxGlobals) builtin(key string) goja.Value {
@@ -211,6 +212,9 @@ func (g *sandboxGlobals) builtin(key string) goja.Value {
 		v = c.function
 	case "globalThis":
 		v = g.r.rt.GlobalObject()
+	case "Reflect":
+		g.r.ownDescriptor() // describe's, taken before mount code can replace it
+		v = g.builtins.Get(key)
 	default:
 		v = g.builtins.Get(key)
 	}

@@ -43,7 +43,7 @@ type Realm struct {
 	reports, unreported, summarized int
 
 	promiseThen goja.Callable // the intrinsic Promise.prototype.then
-	ownDesc     goja.Callable // the intrinsic Object.getOwnPropertyDescriptor (see describe)
+	ownDesc     goja.Callable // the intrinsic Reflect.getOwnPropertyDescriptor; lazily (see ownDescriptor)
 	objectProto *goja.Object  // the intrinsic Object.prototype; lazily (see protos)
 	arrayProto  *goja.Object  // the intrinsic Array.prototype; lazily (see protos)
 
@@ -67,7 +67,6 @@ func (l *Sandbox) newRealm(id string) *Realm {
 	r.compilers = guardParser(r.rt, l.limits)
 	r.rt.SetPromiseRejectionTracker(r.trackRejection)
 	r.installGlobals()
-	r.captureDescriptor()
 	return r
 }
 
