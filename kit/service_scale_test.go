@@ -12,7 +12,8 @@ import (
 // TestManyServicesTeardownLinear: a fiber that provided tens of thousands of services is
 // disposed in time linear in their number (removing each one used to scan the fiber's whole
 // list of keys, quadratic in all: seconds at this size). Four times the services must take
-// well under sixteen times as long (quadratic); each size is timed at its best of three,
+// at most eight times as long (linear is four, quadratic sixteen); each size is timed at
+// its best of three,
 // so a loaded machine slows both sides rather than deciding the outcome.
 func TestManyServicesTeardownLinear(t *testing.T) {
 	n := 40000
