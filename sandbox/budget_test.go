@@ -150,8 +150,8 @@ func TestViewCacheBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.loop.lock.Lock()
-		defer h.loop.lock.Unlock()
+		mc.realm.loop.lock.Lock()
+		defer mc.realm.loop.lock.Unlock()
 		vw, ok := v.(*goja.Object).Export().(*view)
 		if !ok {
 			t.Fatalf("%s is not a membrane view", global)

@@ -141,8 +141,8 @@ func TestFromJSONAndAny(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l.lock.Lock()
-			defer l.lock.Unlock()
+			r.loop.lock.Lock()
+			defer r.loop.lock.Unlock()
 			var v goja.Value
 			if err := r.try(func() { v = tt.in(r) }); err != nil {
 				t.Fatal(err)
@@ -161,10 +161,10 @@ func TestFromJSONAndAny(t *testing.T) {
 		})
 	}
 	// Values JSON cannot carry but JS can.
-	l.lock.Lock()
+	r.loop.lock.Lock()
 	nan := anyValue(r, math.NaN())
 	inf := anyValue(r, math.Inf(-1))
-	l.lock.Unlock()
+	r.loop.lock.Unlock()
 	if !goja.IsNaN(nan) || !goja.IsInfinity(inf) {
 		t.Errorf("NaN/-Inf: got %v %v", nan, inf)
 	}
@@ -185,8 +185,8 @@ func TestFromJSONAndAny(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			l.lock.Lock()
-			defer l.lock.Unlock()
+			r.loop.lock.Lock()
+			defer r.loop.lock.Unlock()
 			err := r.try(func() { tt.in(r) })
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)

@@ -124,9 +124,9 @@ func TestThrowKeepsGoError(t *testing.T) {
 	if n > 50 {
 		t.Errorf("%d Go errors still remembered after their JS Errors were dropped", n)
 	}
-	l.lock.Lock()
+	r.loop.lock.Lock()
 	r.close()
-	l.lock.Unlock()
+	r.loop.lock.Unlock()
 	if r.goErrs != nil {
 		t.Error("close kept the map")
 	}

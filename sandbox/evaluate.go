@@ -162,17 +162,14 @@ type RunOptions struct {
 // RunWith is Run with per-run options: see RunOptions.
 func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*Mount, error) {
 	id, prog := p.id, p.prog
-	l.lock.Lock()
-	if l.lock.Closed() {
-		l.lock.Unlock()
-		return nil, fmt.Errorf("%s: %w", id, ErrClosed)
+	r, err := l.openRealm(id, opts.session())
+	if err != nil {
+		return nil, err
 	}
-	r := l.newRealm(id)
-	l.lock.Unlock()
 
 	var m *Mount
 	b := bound{What: "evaluation of the mount code", Name: "VMTimeout", Limit: l.timeouts.VM, Wait: l.timeouts.Mount, WaitName: "MountTimeout"}
-	err := r.call(ctx, b, func() (goja.Value, error) {
+	err = r.call(ctx, b, func() (goja.Value, error) {
 		if opts != nil {
 			if err := r.installExtraGlobals(opts.Globals); err != nil {
 				return nil, err
@@ -197,9 +194,7 @@ func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*M
 		err = fmt.Errorf("%s: %w: the body's promise did not settle", id, ErrNotPlugin)
 	}
 	if err != nil {
-		l.lock.Lock()
-		r.close()
-		l.lock.Unlock()
+		r.shut()
 		return nil, err
 	}
 	if opts != nil {
@@ -262,11 +257,7 @@ func (m *Mount) Start(ctx context.Context, parent *kit.Context) (*kit.Fiber, err
 // ctx, for those calls to return.
 func (m *Mount) Close(ctx context.Context) error {
 	r := m.realm
-	l := &r.loop.lock
-	l.Lock()
-	r.close()
-	idle := r.core.Idle()
-	l.Unlock()
+	idle := r.shut()
 	if idle == nil {
 		return nil // the common case: nothing to wait for
 	}

@@ -62,9 +62,11 @@ func newTestLoop(t testing.TB, opts *Options) (*Sandbox, *logBuffer) {
 // testRealm creates a bare realm (no mount) on l.
 func testRealm(t testing.TB, l *Sandbox, id string) *Realm {
 	t.Helper()
-	l.lock.Lock()
-	defer l.lock.Unlock()
-	return l.newRealm(id)
+	r, err := l.openRealm(id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // run evaluates src in r as one entry bounded by CallTimeout and returns the result

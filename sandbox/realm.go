@@ -17,15 +17,15 @@ import (
 	"github.com/dop251/goja"
 )
 
-// A Realm is one mount's goja runtime: its own globals and prototypes, entered under the
-// Sandbox's lock and bounded in time. A binding (generated, or written by hand following
+// A Realm is one mount's goja runtime: its own globals and prototypes, entered under its
+// session's engine's lock and bounded in time. A binding (generated, or written by hand following
 // sandbox/bind) and a runtime's own globals ([RunOptions].Globals) receive it to make
 // native functions, call Go and call back into JavaScript.
 //
 // Methods documented "lock held" are for native functions (JavaScript is calling Go);
 // Deliver is for Go code on any goroutine that does not hold the lock.
 type Realm struct {
-	loop   *Sandbox
+	loop   *loop // its session's engine, for its whole life
 	id     string
 	rt     *goja.Runtime
 	logger *slog.Logger
@@ -58,13 +58,39 @@ type Realm struct {
 	compilers *compilerGuard // the measuring eval and Function constructors
 }
 
-// newRealm creates the runtime for mount id and installs the globals. Called with l.mu held.
-func (l *Sandbox) newRealm(id string) *Realm {
-	r := &Realm{loop: l, id: id, rt: goja.New()}
-	r.core.Init(&l.lock, r.rt, id)
-	r.logger = l.logger.With("mount", id)
-	r.rt.SetMaxCallStackSize(l.limits.MaxCallStackSize)
-	r.compilers = guardParser(r.rt, l.limits)
+// openRealm creates the realm of mount id in session's engine (made on first use; see
+// Sandbox.acquire). Close it with shut. Lock not held.
+func (l *Sandbox) openRealm(id, session string) (*Realm, error) {
+	lp, err := l.acquire(session)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	lp.lock.Lock()
+	if lp.lock.Closed() { // the sandbox closed meanwhile
+		lp.lock.Unlock()
+		lp.release()
+		return nil, fmt.Errorf("%s: %w", id, ErrClosed)
+	}
+	r := lp.newRealm(id)
+	lp.lock.Unlock()
+	return r, nil
+}
+
+// session is the session a run's realm belongs to.
+func (o *RunOptions) session() string {
+	if o == nil {
+		return ""
+	}
+	return o.Session
+}
+
+// newRealm creates the runtime for mount id and installs the globals. Lock held (lp's).
+func (lp *loop) newRealm(id string) *Realm {
+	r := &Realm{loop: lp, id: id, rt: goja.New()}
+	r.core.Init(&lp.lock, r.rt, id)
+	r.logger = lp.logger.With("mount", id)
+	r.rt.SetMaxCallStackSize(lp.limits.MaxCallStackSize)
+	r.compilers = guardParser(r.rt, lp.limits)
 	r.rt.SetPromiseRejectionTracker(r.trackRejection)
 	r.installGlobals()
 	return r
@@ -84,7 +110,23 @@ func (r *Realm) Context() *kit.Context { return r.kctx.Load() }
 // Logger returns the logger tagged with the mount id.
 func (r *Realm) Logger() *slog.Logger { return r.logger }
 
-// close marks the realm closed and cancels its async calls. Called with l.mu held.
+// shut closes the realm (see close) and, the first time, releases its hold on its engine,
+// which retires with its last realm. It returns a channel closed when the realm's last
+// async Go call has settled, or nil when none is in flight. Lock not held.
+func (r *Realm) shut() <-chan struct{} {
+	l := &r.loop.lock
+	l.Lock()
+	first := !r.closed
+	r.close()
+	idle := r.core.Idle()
+	l.Unlock()
+	if first {
+		r.loop.release()
+	}
+	return idle
+}
+
+// close marks the realm closed and cancels its async calls. Lock held.
 func (r *Realm) close() {
 	if !r.closed {
 		r.summarizeRejections()

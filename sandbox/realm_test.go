@@ -346,9 +346,9 @@ func TestClosedRealm(t *testing.T) {
 	r := testRealm(t, l, "dyn-1")
 	v, _ := run(r, `() => 1`)
 	f, _ := goja.AssertFunction(v)
-	l.lock.Lock()
+	r.loop.lock.Lock()
 	r.close()
-	l.lock.Unlock()
+	r.loop.lock.Unlock()
 	if err := r.Deliver(context.Background(), f, nil, nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("got %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/cordiskit/cordiskit/sandbox/internal/engine"
@@ -144,20 +145,88 @@ const DefaultMaxTimerShare = 50
 // DefaultMaxEntryAlloc is the default of Limits.MaxEntryAlloc, in bytes.
 const DefaultMaxEntryAlloc = 256 << 20
 
-// A Sandbox runs the JavaScript of one toolset: every mount's realm shares its lock, so at
-// most one goroutine runs JavaScript at a time, but any goroutine may enter (there is no
-// owner goroutine to hand work to). A native function that calls into Go releases the lock
-// around the call ([Realm.Unlocked]), so Go code that emits to JavaScript — even to the
-// calling realm — re-enters inline. Goroutines the Sandbox starts (async Go calls) are
-// waited for by Close.
+// A Sandbox runs the JavaScript of one toolset, in one engine per session: the realms of
+// a session (kit.Plugin.Session; RunOptions.Session) share its engine's lock, so at most one
+// goroutine runs a session's JavaScript at a time, while sessions run in parallel and wait
+// for no other session's JavaScript; the runtime's own realms (no session) are one more
+// engine. Any goroutine may enter (there is no owner goroutine to hand work to). A native
+// function that calls into Go releases its engine's lock around the call
+// ([Realm.Unlocked]), so Go code that emits to JavaScript — even to the calling realm —
+// re-enters inline. Goroutines the Sandbox starts (watchdogs, async Go calls) are waited
+// for by Close.
 type Sandbox struct {
-	lock engine.Lock // the lock, the entries, the watchdog and the async calls' goroutines
-
 	facade   *Facade
 	timeouts Timeouts
 	limits   Limits
 	logger   *slog.Logger
 	onError  func(mount string, err error)
+
+	// wg counts the goroutines of every engine, the retired ones' too: Close waits for it.
+	wg sync.WaitGroup
+	mu sync.Mutex
+	// loops are the engines with an open realm, by session; guarded by mu. An engine is
+	// made for a session's first realm and retired (removed, its lock closed) when its
+	// last one closes.
+	loops  map[string]*loop
+	closed bool
+}
+
+// A loop is one engine of a Sandbox: the lock, the entries, the watchdog and the async
+// calls' goroutines of one session's realms ("" for the runtime's own). It embeds the
+// Sandbox, so a realm reads the configuration through its loop (r.loop.timeouts) and
+// takes its session's lock (r.loop.lock). See the engine's doc, "Engines per session".
+type loop struct {
+	*Sandbox
+	session string
+	lock    engine.Lock
+	realms  int // open realms; guarded by Sandbox.mu
+}
+
+// acquire returns the engine of session, made if it has none, with one more open realm
+// counted. Lock not held (no engine's).
+func (l *Sandbox) acquire(session string) (*loop, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	lp := l.loops[session]
+	if lp == nil {
+		lp = &loop{Sandbox: l, session: session}
+		t := &l.timeouts
+		lp.lock.InitOwned(min(t.VM, t.Mount, t.Call), ErrClosed, &l.wg)
+		if l.loops == nil {
+			l.loops = map[string]*loop{}
+		}
+		l.loops[session] = lp
+	}
+	lp.realms++
+	return lp, nil
+}
+
+// release counts one realm of lp closed; the last one retires the engine: it leaves the
+// map (the session's next realm gets a fresh engine) and its lock closes, its watchdog
+// stopping. Lock not held (lp's: retiring takes it).
+func (lp *loop) release() {
+	l := lp.Sandbox
+	l.mu.Lock()
+	lp.realms--
+	last := lp.realms == 0
+	if last && l.loops[lp.session] == lp {
+		delete(l.loops, lp.session)
+	}
+	l.mu.Unlock()
+	if last {
+		lp.lock.Retire()
+	}
+}
+
+// Engines returns the number of engines the sandbox holds: one per session with an open
+// realm (the runtime's own realms count as one more).
+func (l *Sandbox) Engines() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.loops)
 }
 
 // New returns a Sandbox configured by opts. It panics if opts is invalid (see
@@ -205,7 +274,6 @@ func New(opts *Options) *Sandbox {
 	m.Teardown = orDefault(m.Teardown, 2*t.Call)
 	m.MaxTimerShare = orDefault(m.MaxTimerShare, DefaultMaxTimerShare)
 	m.MaxEntryAlloc = orDefault(m.MaxEntryAlloc, DefaultMaxEntryAlloc)
-	l.lock.Init(min(t.VM, t.Mount, t.Call), ErrClosed)
 	return l
 }
 
@@ -285,10 +353,20 @@ func (l *Sandbox) Timeouts() Timeouts { return l.timeouts }
 func (l *Sandbox) Limits() Limits { return l.limits }
 
 // Close stops the sandbox: later entries fail with ErrClosed, the contexts of running async Go
-// calls are cancelled, and Close waits (bounded by ctx) for their goroutines to return.
-// Close the mounts' fibers first; Close does not dispose anything in the kit.
+// calls are cancelled, and Close waits (bounded by ctx) for the goroutines of every engine
+// to return. Close the mounts' fibers first; Close does not dispose anything in the kit.
 func (l *Sandbox) Close(ctx context.Context) error {
-	if err := l.lock.Close(ctx); err != nil {
+	l.mu.Lock()
+	l.closed = true
+	loops := make([]*loop, 0, len(l.loops))
+	for _, lp := range l.loops {
+		loops = append(loops, lp)
+	}
+	l.mu.Unlock()
+	for _, lp := range loops {
+		lp.lock.Retire()
+	}
+	if err := engine.WaitAll(ctx, &l.wg); err != nil {
 		return fmt.Errorf("sandbox: closing: waiting for async Go calls: %w", err)
 	}
 	return nil

@@ -37,13 +37,13 @@ func benchToolExec(b *testing.B) (*kit.Tools, *Mount, goja.Callable) {
 	m, _ := benchMount(b, root, loop, benchTool, 1)
 	tools, _ := kit.ToolsService.Get(root)
 	var exec goja.Callable
-	loop.lock.Lock()
+	m.realm.loop.lock.Lock()
 	// The execute the tool was registered with, read back from the mount's realm.
 	v, err := m.realm.rt.RunString(`(a) => ({ n: a.n + 1 })`)
 	if err == nil {
 		exec, _ = goja.AssertFunction(v)
 	}
-	loop.lock.Unlock()
+	m.realm.loop.lock.Unlock()
 	if exec == nil {
 		b.Fatal("no execute", err)
 	}
