@@ -36,6 +36,11 @@
 // session (kit.Plugin.Shares); its other services stay its session's. Ids are minted per toolset, so a session can tell from the gaps that others
 // mount too, and nothing more.
 //
+// A session's mounts run in its own engine of the sandbox (sandbox.RunOptions.Session;
+// the sandbox package doc, "Engines per session"), and its cordis_mount and cordis_unmount
+// calls are serialized with each other only: no session's JavaScript, nor a mount in
+// progress, waits for another session's.
+//
 // # Control tools
 //
 // The three tools, and the dynamic-plugin runner's seven, are the model's control tools

@@ -72,9 +72,11 @@ type Toolset struct {
 	onError func(mount string, err error)
 	shares  []string // Options.SharedServices
 
-	// op serializes mount and unmount, which may run for as long as Timeouts.Mount; mu only
+	// ops serializes the mounts and unmounts of each session, which may run for as long as
+	// Timeouts.VM + Timeouts.Mount: a session's slow mount holds up its own session's only,
+	// as its JavaScript does (each session's realms run in an engine of their own). mu only
 	// guards the fields below, so inspection never waits for a mount in progress.
-	op     sync.Mutex
+	ops    sessionOps
 	mu     sync.Mutex
 	group  *kit.Fiber
 	nextID int
@@ -194,26 +196,27 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	id := fmt.Sprintf("dyn-%d", t.nextID)
 	t.mu.Unlock()
 	// Compiling runs no JavaScript and cannot be interrupted (the sandbox bounds its work
-	// instead), so it happens before op: a large mount must not hold up other mounts and
+	// instead), so it happens before the session's op: a large mount must not hold up other mounts and
 	// unmounts while it compiles.
 	prog, err := t.loop.Compile(id, in.Code)
 	if err != nil {
 		return decl.MountOutput{}, err
 	}
-	t.op.Lock()
-	defer t.op.Unlock()
+	session, _ := kit.SessionFrom(ctx)
+	defer t.ops.lock(session)()
 	t.mu.Lock()
 	group := t.group
 	t.mu.Unlock()
 	if group == nil {
 		return decl.MountOutput{}, errors.New("the cordis toolset is not active (its tools registry is gone); nothing can be mounted")
 	}
-	unit, err := t.loop.Run(ctx, prog)
+	// The mount's realm runs in its session's engine: its JavaScript waits for no other
+	// session's (sandbox.RunOptions.Session).
+	unit, err := t.loop.RunWith(ctx, prog, &sandbox.RunOptions{Session: session, Shares: t.shares})
 	if err != nil {
 		return decl.MountOutput{}, err
 	}
-	session, _ := kit.SessionFrom(ctx)
-	f, err := t.start(ctx, id, session, unit, group.Context())
+	f, err := t.start(ctx, id, unit, group.Context())
 	if err != nil {
 		return decl.MountOutput{}, teachMountFailure(id, err)
 	}
@@ -224,14 +227,49 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	return m.output(), nil
 }
 
-// start runs unit as a child plugin of parent, in session, and waits for it to settle, as
-// [sandbox.Mount.Start] does, with its Apply watched: an apply failure that the caller of
-// cordis_mount is not told about goes to OnError (see [applyWatch]).
-func (t *Toolset) start(ctx context.Context, id, session string, unit *sandbox.Mount, parent *kit.Context) (*kit.Fiber, error) {
+// sessionOps are one mutex per session, each kept while someone holds or waits for it.
+type sessionOps struct {
+	mu sync.Mutex
+	by map[string]*sessionOp
+}
+
+type sessionOp struct {
+	sync.Mutex
+	users int // holders and waiters; guarded by sessionOps.mu
+}
+
+// lock takes session's mutex and returns what releases it.
+func (o *sessionOps) lock(session string) (unlock func()) {
+	o.mu.Lock()
+	op := o.by[session]
+	if op == nil {
+		op = &sessionOp{}
+		if o.by == nil {
+			o.by = map[string]*sessionOp{}
+		}
+		o.by[session] = op
+	}
+	op.users++
+	o.mu.Unlock()
+	op.Lock()
+	return func() {
+		op.Unlock()
+		o.mu.Lock()
+		if op.users--; op.users == 0 {
+			delete(o.by, session)
+		}
+		o.mu.Unlock()
+	}
+}
+
+// start runs unit as a child plugin of parent, in the session it was run for, and waits
+// for it to settle, as [sandbox.Mount.Start] does, with its Apply watched: an apply
+// failure that the caller of cordis_mount is not told about goes to OnError (see
+// [applyWatch]).
+func (t *Toolset) start(ctx context.Context, id string, unit *sandbox.Mount, parent *kit.Context) (*kit.Fiber, error) {
 	w := &applyWatch{mount: id, report: t.report}
-	p := unit.Plugin()
+	p := unit.Plugin() // its Session and Shares are the RunOptions'
 	p.Apply = w.wrap(p.Apply)
-	p.Session, p.Shares = session, t.shares
 	f := parent.Plugin(p)
 	if err := f.Await(ctx); err != nil || f.State() == kit.StateFailed {
 		if err == nil {
@@ -342,8 +380,8 @@ func teachMountFailure(id string, err error) error {
 
 // Unmount implements cordis_unmount.
 func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.UnmountOutput, error) {
-	t.op.Lock()
-	defer t.op.Unlock()
+	session, _ := kit.SessionFrom(ctx)
+	defer t.ops.lock(session)()
 	t.mu.Lock()
 	i := t.find(viewOf(ctx), in.ID)
 	var m *mount
