@@ -19,7 +19,10 @@ import (
 // promise and the plugin shape checked), starts the plugin as a child fiber of the
 // runner's group (sandbox.Mount.Start: apply with the ctx façade, rolled back on failure)
 // and reads the half's handler table through the realm. Every entry is bounded by the
-// loop's Timeouts.
+// loop's Timeouts. A half runs in its Plugin's session's engine of the loop
+// (HostSpec.Session as sandbox.RunOptions.Session; the sandbox package doc, "Engines per
+// session"): its JavaScript waits for no other session's, and the engine goes when the
+// session's last run (or mount of the same loop) stops.
 type SandboxHost struct {
 	loop *sandbox.Sandbox
 
