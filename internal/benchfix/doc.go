@@ -15,6 +15,12 @@
 //     stated for). Written by internal/gen's BenchmarkPipeline and BenchmarkGenerate and
 //     by internal/cmd/benchcmp's pipeline group.
 //   - [LiveHeap]: the live heap after two collections, for every heap-per-mount figure.
+//   - The sessions figures: mount code of a spinning, a working and an echoing tool
+//     ([SpinBody], [WorkBody], [EchoBody]), a bystander's calls beside the same calls on
+//     the idle runtime ([Bystander]), and two sessions' calls with GOMAXPROCS=2 beside
+//     GOMAXPROCS=1 ([Parallel]), read by what the machine gives two threads
+//     ([ParallelGo]). Used by toolset's BenchmarkBystanderWhileTwoSessionsSpin and
+//     BenchmarkTwoSessionsParallel and by internal/cmd/benchcmp's sessions group.
 //
 // The package is for measurements only: nothing in the product imports it.
 package benchfix
