@@ -20,24 +20,32 @@ type config struct {
 	listeners int // k for the Go → JS and Go → Go figures
 	batch     batcher
 	synth     benchfix.SynthSize
+	sessions  sessionsSize
 	only      map[string]bool // groups to run; empty means all
 }
+
+// sessionsSize sizes the sessions group: how long a spinning call spins, the turns of the
+// work loop, and the calls per session on each side of the parallelism figure.
+type sessionsSize struct{ spinMs, loop, parallel int }
 
 var (
 	fullConfig = config{
 		rounds: 5, mounts: 2000, warm: 100, live: 1000, listeners: 100,
-		batch: batcher{ms: 40, warm: 3, batches: 15},
-		synth: benchfix.Budget,
+		batch:    batcher{ms: 40, warm: 3, batches: 15},
+		synth:    benchfix.Budget,
+		sessions: sessionsSize{spinMs: 50, loop: 100_000, parallel: 20},
 	}
 	quickConfig = config{
 		rounds: 2, mounts: 300, warm: 30, live: 1000, listeners: 20,
-		batch: batcher{ms: 10, warm: 1, batches: 5},
-		synth: benchfix.SynthSize{Pkgs: 2, Events: 100, Services: 40, Methods: 10, Tools: 10},
+		batch:    batcher{ms: 10, warm: 1, batches: 5},
+		synth:    benchfix.SynthSize{Pkgs: 2, Events: 100, Services: 40, Methods: 10, Tools: 10},
+		sessions: sessionsSize{spinMs: 20, loop: 50_000, parallel: 6},
 	}
 	tinyConfig = config{
 		rounds: 1, mounts: 10, warm: 2, live: 20, listeners: 3,
-		batch: batcher{ms: 1, warm: 0, batches: 2},
-		synth: benchfix.SynthSize{Pkgs: 1, Events: 5, Services: 2, Methods: 2, Tools: 1},
+		batch:    batcher{ms: 1, warm: 0, batches: 2},
+		synth:    benchfix.SynthSize{Pkgs: 1, Events: 5, Services: 2, Methods: 2, Tools: 1},
+		sessions: sessionsSize{spinMs: 5, loop: 1000, parallel: 1},
 	}
 )
 
@@ -54,6 +62,7 @@ var groups = []struct {
 	{"pipeline", (*bench).pipeline},
 	{"runner", (*bench).runnerGroup},
 	{runnerScaleGroup, (*bench).runnerScale},
+	{"sessions", (*bench).sessionsGroup},
 }
 
 // bench is one run: its configuration, its results and what the groups share.

@@ -28,6 +28,11 @@
 //   - JavaScript → Go service call through the generated binding of the kit's tools
 //     service (generated.Facade) against a hand-written native function, net of the loop
 //     around it; target ≤ 1.2×.
+//   - sessions: a bystander session's tool call p99 while two other sessions each call a
+//     tool that spins JavaScript back to back, against the same call on the idle runtime;
+//     target ≤ 3×. Two sessions' independent JavaScript, calls/s with GOMAXPROCS=2 against
+//     GOMAXPROCS=1; target ≥ 1.7×, read beside the same for a Go loop (what the machine
+//     gives two threads at the moment).
 //   - gen-cordis-api and verify-cordis-api wall time on a synthetic module (500 events,
 //     200 services × 10 methods, 50 tools) generated on the fly in a temp dir, against a
 //     bare packages.Load with the scanner's mode; target ≤ 1.3×.

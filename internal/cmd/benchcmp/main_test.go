@@ -25,7 +25,8 @@ func TestTinyRun(t *testing.T) {
 	}
 	want := []string{"mount-p50", "mount-p99", "unmount-p50", "unmount-p99", "heap", "gotojs-1", "gotojs-marginal",
 		"gotogo", "gotogo-allocs", "jstogo-raw", "jstogo-empty", "jstogo-net", "jstogo-contract", "jstogo-by-hand", "gen", "verify", "gen-scan", "gen-decls",
-		"runner-define-run-p50", "runner-invoke", "runner-package-heap"}
+		"runner-define-run-p50", "runner-invoke", "runner-package-heap",
+		"sessions-bystander-p50", "sessions-bystander-p99", "sessions-parallel", "sessions-parallel-go"}
 	for _, key := range want {
 		f, ok := res.byKey[key]
 		switch {
@@ -85,6 +86,8 @@ func TestVerdict(t *testing.T) {
 		{"value met", target{maxValue: 20}, []float64{3, 30, 4}, []float64{1, 1, 1}, "met"},
 		{"value missed", target{maxValue: 20}, []float64{21, 30, 4}, []float64{1, 1, 1}, "missed"},
 		{"both: value ok, ratio not", target{maxValue: 1500, maxRatio: 2.5}, []float64{600}, []float64{200}, "missed"},
+		{"min ratio met", target{minRatio: 1.7}, []float64{18, 19, 16}, []float64{10, 10, 10}, "met"},
+		{"min ratio missed on the median", target{minRatio: 1.7}, []float64{18, 16, 16}, []float64{10, 10, 10}, "missed"},
 		{"zero met", target{zero: true}, []float64{0, 0}, []float64{0, 0}, "met"},
 		{"zero missed", target{zero: true}, []float64{0, 1, 1}, []float64{0, 0, 0}, "missed"},
 		{"no target", target{}, []float64{1}, []float64{1}, ""},

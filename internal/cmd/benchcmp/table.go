@@ -10,6 +10,7 @@ import (
 // A target is what a figure must meet, judged on the median over the rounds.
 type target struct {
 	maxRatio float64 // the figure over its floor; 0: none
+	minRatio float64 // the figure over its floor, at least (a throughput); 0: none
 	maxValue float64 // the figure itself, in its unit; 0: none
 	zero     bool    // the figure must be exactly 0 (allocations)
 }
@@ -25,10 +26,13 @@ func (t target) String() string {
 	if t.maxRatio > 0 {
 		parts = append(parts, "ratio ≤ "+num(t.maxRatio))
 	}
+	if t.minRatio > 0 {
+		parts = append(parts, "ratio ≥ "+num(t.minRatio))
+	}
 	return strings.Join(parts, ", ")
 }
 
-func (t target) none() bool { return t.maxRatio == 0 && t.maxValue == 0 && !t.zero }
+func (t target) none() bool { return t.maxRatio == 0 && t.minRatio == 0 && t.maxValue == 0 && !t.zero }
 
 // A figure is one row of the table: a quantity measured beside its floor in every round.
 type figure struct {
@@ -64,6 +68,9 @@ func (f *figure) verdict() string {
 		ok = false
 	}
 	if f.target.maxRatio > 0 && (len(f.ratios) == 0 || spreadOf(f.ratios).med > f.target.maxRatio) {
+		ok = false
+	}
+	if f.target.minRatio > 0 && (len(f.ratios) == 0 || spreadOf(f.ratios).med < f.target.minRatio) {
 		ok = false
 	}
 	if ok {
