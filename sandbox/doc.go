@@ -17,15 +17,34 @@
 //
 // # The lock
 //
-// All realms of a Sandbox share one lock: at most one goroutine runs JavaScript at a time, and
-// any goroutine may enter (there is no owner goroutine, so delivering a Go event to a JS
-// listener costs a lock, not a channel handoff). A native function that calls into Go
-// releases the lock around the call ([Realm.Unlocked]), so a Go method that emits back into
-// JavaScript — even into the calling realm — re-enters inline. goja drains a realm's
-// promise jobs when its outermost call returns. Context-taking Go methods run on goroutines
-// the sandbox owns and settle their promise by re-entering under the lock.
-// The lock, the entries that time each call and the watchdog live in an internal package,
-// sandbox/internal/engine, whose documentation states their invariants.
+// The realms of a session share one lock (see "Engines per session"): at most one
+// goroutine runs their JavaScript at a time, and any goroutine may enter (there is no
+// owner goroutine, so delivering a Go event to a JS listener costs a lock, not a channel
+// handoff). A native function that calls into Go releases the lock around the call
+// ([Realm.Unlocked]), so a Go method that emits back into JavaScript — even into the
+// calling realm — re-enters inline. goja drains a realm's promise jobs when its outermost
+// call returns. Context-taking Go methods run on goroutines the sandbox owns and settle
+// their promise by re-entering under the lock. The lock, the entries that time each call
+// and the watchdog live in an internal package, sandbox/internal/engine, whose
+// documentation states their invariants.
+//
+// # Engines per session
+//
+// Each session's realms run in an engine of their own — its lock, its watchdog, its
+// realms — and the runtime's own realms (no session) in one more: one session's JavaScript
+// never waits for another session's, and sessions run in parallel on separate cores. A
+// session's call waits for its own session's JavaScript only (a call in progress, at most
+// its bound); other sessions' JavaScript competes with it for the cores only, as any
+// goroutine does. [Sandbox.Engines] counts the engines: one is made with a session's first
+// realm and retired when its last realm closes.
+//
+// Within a session nothing changes: one lock, cross-mount calls through the membrane, the
+// excuses of time spent in other mounts' listeners. Across engines, a service a session's
+// mount provides and the runtime author declares shared (Plugin.Shares), or one of the
+// runtime's own mounts, is reached through the same membrane with the same results; each
+// call into it leaves the caller's engine as a Go call does and takes the provider's
+// (never both locks at once, so two sessions calling each other's services at once do not
+// deadlock), and the time it runs counts against the caller's bound, as time in Go does.
 //
 // # Time bounds
 //
@@ -35,9 +54,9 @@
 // its bound is interrupted (goja's Runtime.Interrupt), fails with an error for which
 // errors.Is(err, context.DeadlineExceeded) holds, and the realm and sandbox keep serving.
 // Unbounded recursion ends the entry with a *goja.StackOverflowError ([Limits]). Time an
-// entry spends out in a Go call while another mount's listener runs inline is not
-// charged to it, up to its own bound once: whatever other mounts do, an entry ends within
-// about three times its bound (its own, the excuse, the foreign run in progress).
+// entry spends out in a Go call while another mount's listener of its engine runs inline is
+// not charged to it, up to its own bound once: whatever other mounts do, an entry ends
+// within about three times its bound (its own, the excuse, the foreign run in progress).
 //
 // A thrown or rejected value is described for Go without running the mount's code: an
 // Error by its own data name, message and stack, another object as [object Ctor], a Proxy
@@ -86,8 +105,9 @@
 //
 // # Strikes and shares
 //
-// One lock serves every realm, so a mount that holds it delays all the others. Two rules
-// bound how often one mount may do so. Both judge a run by its entry's time less the time
+// One lock serves every realm of a session, so a mount that holds it delays all the others
+// of its session (see "Engines per session"; other sessions' not at all). Two rules bound
+// how often one mount may do so. Both judge a run by its entry's time less the time
 // excused (above), as its bound does: the time it held the lock, and the time it spent in
 // synchronous Go calls while no other mount ran.
 //
@@ -198,10 +218,10 @@
 //     context-taking. Emit-mode deliveries never wait for a listener's promise, from Go or
 //     from inside the realm; a timer callback delivered while its realm is busy does not
 //     either.
-//   - One lock serves all realms of a sandbox: a mount that runs for its whole CallTimeout
-//     delays every other mount by as much. Strikes and shares (above) bound how often: an
-//     emit-mode listener is struck too, though nobody waits for its promise, so its
-//     pending work cannot pile up.
+//   - One lock serves all realms of a session: a mount that runs for its whole CallTimeout
+//     delays every other mount of its session by as much (another session's not at all).
+//     Strikes and shares (above) bound how often: an emit-mode listener is struck too,
+//     though nobody waits for its promise, so its pending work cannot pile up.
 //   - Per-mount budgets cap what one mount holds or produces, whatever each entry does:
 //     timers (Limits.MaxTimers, pending ctx.sleep included), listeners (MaxListeners),
 //     tools (MaxTools) and services (MaxServices) alive at once throw a TypeError in the

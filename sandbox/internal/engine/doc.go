@@ -1,15 +1,16 @@
-// Package engine is the concurrency engine of package sandbox: the one lock every realm of
-// a sandbox shares, the entries that time each call into JavaScript, the watchdog that
-// interrupts an entry past its bound, and the goroutines of async Go calls. It knows goja
-// only as a runtime to interrupt; what a realm is for (globals, conversions, errors a
-// model reads) stays in package sandbox.
+// Package engine is the concurrency engine of package sandbox: the lock a session's realms
+// share, the entries that time each call into JavaScript, the watchdog that interrupts an
+// entry past its bound, and the goroutines of async Go calls. A sandbox runs one engine
+// per session (see "Engines per session"). It knows goja only as a runtime to interrupt;
+// what a realm is for (globals, conversions, errors a model reads) stays in package
+// sandbox.
 //
 // # The lock
 //
-// A [Lock] serializes JavaScript: at most one goroutine runs JavaScript of any realm of the
-// sandbox at a time, but any goroutine may take the lock and enter. There is no owner
-// goroutine to hand work to — an owner would cost a goroutine hop per JS → Go call (see
-// docs/PERFORMANCE.md) — so the lock is a plain mutex plus the bookkeeping below.
+// A [Lock] serializes the JavaScript of its realms: at most one goroutine runs JavaScript
+// of any of them at a time, but any goroutine may take the lock and enter. There is no
+// owner goroutine to hand work to — an owner would cost a goroutine hop per JS → Go call
+// (see docs/PERFORMANCE.md) — so the lock is a plain mutex plus the bookkeeping below.
 //
 // Invariants:
 //
@@ -33,7 +34,7 @@
 //
 // # The watchdog
 //
-// One goroutine per lock, started when an entry begins and none runs, stopped once no
+// One goroutine per lock (so one per session with JavaScript running), started when an entry begins and none runs, stopped once no
 // entry has been active for two ticks (an idle sandbox has no goroutine). Each tick it
 // interrupts the runtime of every entry past its deadline or its allocation budget (see
 // Memory); a context given to [Realm.Begin] interrupts it when it ends. The interrupt is
@@ -49,7 +50,11 @@
 // not the suspended chain's: when an outermost entry ends, the time it ran is excused from
 // the suspended chains' entries of other realms (their clocks and deadlines move), up to
 // each entry's own limit in all — so every entry ends within twice its limit of wall time
-// (plus a tick), whatever other mounts do.
+// (plus a tick), whatever other mounts do. Excuses are per lock: JavaScript of another
+// engine that a Go call runs inline (an event to a listener of the runtime's own, a call
+// into another session's shared service) counts against the caller as the Go call's own
+// time does — it is bounded by its own entry's limit, and it does not stop the caller's
+// engine meanwhile.
 //
 // # Memory
 //
@@ -95,4 +100,31 @@
 // live heap is the process's), and garbage a collection has not yet seen (in a process
 // whose live heap is near the budget or larger, collections are that far apart; garbage
 // made at GB/s outruns them).
+//
+// # Engines per session
+//
+// Package sandbox makes one engine — a Lock, its watchdog, its realms — per session
+// (kit.Plugin.Session), and one for the runtime's own realms, so one session's JavaScript
+// never waits for another's lock and sessions run in parallel on separate cores. Like an
+// event loop of goja_nodejs, each engine has one owner and one way in:
+//
+//   - One owner. Whoever holds a Lock owns every runtime of its realms: it alone may run
+//     their JavaScript, read or write their objects and their [Realm] fields. A realm
+//     belongs to one engine for its whole life. Values never cross engines as runtime
+//     objects: the sandbox's membrane carries a copy, or a handle that is called back
+//     through the owning engine.
+//   - One way in. JavaScript runs only inside an entry: [Lock.Lock], then [Realm.Begin]
+//     and [Realm.End]. From JavaScript the one way out is [Lock.Unlocked], around every Go
+//     call; the one call from another goroutine into a running runtime is the watchdog's
+//     Interrupt.
+//   - One lock at a time. A goroutine never takes an engine's lock while it holds
+//     another's: a call into a realm of another engine — a listener, a seam, a service
+//     another session shares — is made the way a Go call is, out of Unlocked. So no two
+//     engines wait for each other's locks, whichever calls the other first.
+//   - Made on first use, retired with the last realm. The owner (the sandbox) makes a
+//     session's engine with its first realm ([Lock.InitOwned]), and retires it when the
+//     last one closes ([Lock.Retire]: closed to new entries and calls, its watchdog
+//     stopped, the contexts of its async calls cancelled); the session's next realm gets
+//     a fresh engine. The goroutines of every engine, retired ones too, are counted in the
+//     owner's WaitGroup, which the owner waits for when it closes ([WaitAll]).
 package engine
