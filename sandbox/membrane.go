@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
@@ -139,7 +140,7 @@ func (m membrane) inFrom(what string, f func()) error {
 
 // inEntry runs f as an entry of r bounded by CallTimeout, for a membrane. Lock held (r's).
 func (r *Realm) inEntry(what string, f func()) error {
-	e, err := r.begin(nil, what, "CallTimeout", r.loop.timeouts.Call)
+	e, err := r.begin(context.Background(), what, "CallTimeout", r.loop.timeouts.Call)
 	if err != nil {
 		return fmt.Errorf("the service was provided by %s, which is no longer mounted: %w", r.id, ErrClosed)
 	}
@@ -497,7 +498,7 @@ func (b *bridge) attach() goja.Value {
 // consumer's).
 func (b *bridge) settleIn() {
 	to := b.m.to
-	e, err := to.begin(nil, "settling a cross-mount promise", "CallTimeout", to.loop.timeouts.Call)
+	e, err := to.begin(context.Background(), "settling a cross-mount promise", "CallTimeout", to.loop.timeouts.Call)
 	if err != nil {
 		return // the consumer is gone
 	}
