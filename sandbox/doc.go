@@ -36,7 +36,7 @@
 // session's call waits for its own session's JavaScript only (a call in progress, at most
 // its bound); other sessions' JavaScript competes with it for the cores only, as any
 // goroutine does. [Sandbox.Engines] counts the engines: one is made with a session's first
-// realm and retired when its last realm closes.
+// realm and retired when its last realm closes (the runtime's own stays until Close).
 //
 // Within a session nothing changes: one lock, cross-mount calls through the membrane, the
 // excuses of time spent in other mounts' listeners. Across engines, a service a session's

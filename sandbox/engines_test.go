@@ -246,6 +246,26 @@ func TestEngineReleasedWithItsLastRealm(t *testing.T) {
 	}
 }
 
+// The runtime's own engine stays while its realms come and go (a mount and unmount in a
+// loop starts no watchdog each time), until the sandbox closes.
+func TestRuntimesOwnEngineStays(t *testing.T) {
+	h := newHost(t, nil)
+	m1, f1 := h.mountIn("", nil, nil, `return { name: 'one', apply(ctx) {} }`)
+	own := m1.realm.loop
+	h.unmount(m1, f1)
+	if got := h.loop.Engines(); got != 1 {
+		t.Errorf("Engines() = %d after the runtime's own only realm closed, want 1 (it stays)", got)
+	}
+	m2, f2 := h.mountIn("", nil, nil, `return { name: 'two', apply(ctx) {} }`)
+	defer h.unmount(m2, f2)
+	if m2.realm.loop != own {
+		t.Error("the runtime's own next realm got a fresh engine")
+	}
+	if out := h.eval(m2, `1 + 1`); out != "2" {
+		t.Errorf("the runtime's own engine after its realm closed: %s", out)
+	}
+}
+
 // A realm whose run fails releases its engine too.
 func TestEngineReleasedWhenTheRunFails(t *testing.T) {
 	h := newHost(t, nil)

@@ -204,14 +204,18 @@ func (l *Sandbox) acquire(session string) (*loop, error) {
 	return lp, nil
 }
 
-// release counts one realm of lp closed; the last one retires the engine: it leaves the
-// map (the session's next realm gets a fresh engine) and its lock closes, its watchdog
-// stopping. Lock not held (lp's: retiring takes it).
+// release counts one realm of lp closed; a session's last one retires the engine: it
+// leaves the map (the session's next realm gets a fresh engine) and its lock closes, its
+// watchdog stopping. The runtime's own engine stays until Close. Lock not held (lp's:
+// retiring takes it).
 func (lp *loop) release() {
 	l := lp.Sandbox
 	l.mu.Lock()
 	lp.realms--
-	last := lp.realms == 0
+	// The runtime's own engine stays: its realms come and go with the runtime's own calls
+	// (a mount and unmount in a loop), and an engine made afresh each time would start a
+	// watchdog each time.
+	last := lp.realms == 0 && lp.session != ""
 	if last && l.loops[lp.session] == lp {
 		delete(l.loops, lp.session)
 	}
@@ -222,7 +226,7 @@ func (lp *loop) release() {
 }
 
 // Engines returns the number of engines the sandbox holds: one per session with an open
-// realm (the runtime's own realms count as one more).
+// realm, and the runtime's own once it has had a realm.
 func (l *Sandbox) Engines() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

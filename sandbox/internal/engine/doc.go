@@ -125,6 +125,7 @@
 //     session's engine with its first realm ([Lock.InitOwned]), and retires it when the
 //     last one closes ([Lock.Retire]: closed to new entries and calls, its watchdog
 //     stopped, the contexts of its async calls cancelled); the session's next realm gets
-//     a fresh engine. The goroutines of every engine, retired ones too, are counted in the
+//     a fresh engine. The runtime's own engine, whose realms come and go with the
+//     runtime's own calls, stays until the owner closes. The goroutines of every engine, retired ones too, are counted in the
 //     owner's WaitGroup, which the owner waits for when it closes ([WaitAll]).
 package engine
