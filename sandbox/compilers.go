@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 )
@@ -49,9 +51,12 @@ const (
 )
 
 // reaches returns the constructors besides Function that running src may reach, by the
-// syntax each kind of function takes (see above); a match in a string or a comment only
-// guards one more constructor than needed.
+// syntax each kind of function takes (see above). The white space and comments src starts
+// with are skipped — before its first token every reader agrees on what a comment is — so
+// a comment heading the code guards nothing; a match further on, in a string or a comment,
+// only guards one more constructor than needed.
 func reaches(src string) reach {
+	src = src[codeStart(src):]
 	var r reach
 	if strings.IndexByte(src, '*') >= 0 {
 		r |= reachGenerator
@@ -60,6 +65,45 @@ func reaches(src string) reach {
 		r |= reachAsync
 	}
 	return r
+}
+
+// codeStart returns the offset of src's first token: past the white space and comments it
+// starts with, as JavaScript reads them. A line comment ends at any line terminator (LF,
+// CR, U+2028, U+2029); past a block comment that never closes there is no code (it does
+// not parse).
+func codeStart(src string) int {
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			i++
+		case strings.HasPrefix(src[i:], "//"):
+			i += 2
+			for i < len(src) {
+				r, size := utf8.DecodeRuneInString(src[i:])
+				if r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' {
+					break
+				}
+				i += size
+			}
+		case strings.HasPrefix(src[i:], "/*"):
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				return len(src)
+			}
+			i += 2 + end + 2
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(src[i:])
+			if r != '\uFEFF' && r != '\u2028' && r != '\u2029' && !unicode.Is(unicode.Zs, r) {
+				return i
+			}
+			i += size
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // asyncFunction makes an async function, whose constructor is AsyncFunction.

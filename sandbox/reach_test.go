@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/internal/childtest"
 )
 
@@ -21,6 +22,12 @@ func TestReaches(t *testing.T) {
 		{`function* g() {}`, reachGenerator},
 		{`return { *items() {} }`, reachGenerator},
 		{`x = 2 * 3; y = async () => 1`, reachGenerator | reachAsync},
+		// A comment heading the code makes nothing; after the first token a match counts.
+		{"// the BODY of an async function\n/* a *generator */ return (ctx) => {}", 0},
+		{"\ufeff\u00a0// async\r\n  return (ctx) => {} // async", reachAsync},
+		{"// a note\u2028arguments.length", reachAsync}, // U+2028 ends a line comment
+		{"/* async", 0}, // does not parse
+		{"return 1 /* async */", reachGenerator | reachAsync},
 	} {
 		if got := reaches(tt.src); got != tt.want {
 			t.Errorf("reaches(%q) = %b, want %b", tt.src, got, tt.want)
@@ -29,7 +36,8 @@ func TestReaches(t *testing.T) {
 }
 
 // TestAsyncGuardOnlyWhenReachable: mount code that can make no async function does not
-// build the AsyncFunction guard; code that can, does, before its body runs.
+// build the AsyncFunction guard (the anchors' plugin body among them); code that can,
+// does, before its body runs.
 func TestAsyncGuardOnlyWhenReachable(t *testing.T) {
 	h := newHost(t, nil)
 	for _, tt := range []struct {
@@ -39,6 +47,7 @@ func TestAsyncGuardOnlyWhenReachable(t *testing.T) {
 		{`return { name: 'plain', apply(ctx) { ctx.on('tools/change', () => {}) } }`, false},
 		{`return { name: 'async', async apply(ctx) {} }`, true},
 		{`const n = () => arguments.length; return (ctx) => {}`, true},
+		{benchfix.OnEvent(benchfix.PluginBody, "tools/change"), false}, // "async" only in its heading comment
 	} {
 		m, f := h.mustMount(tt.code)
 		if got := m.realm.compilers.async; got != tt.async {
@@ -62,6 +71,7 @@ func TestAsyncConstructorGuardedEveryWay(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"arguments.callee", `arguments.callee.constructor(` + deep + `)`},
 		{"escaped arguments", `\u0061rguments.callee.constructor(` + deep + `)`},
+		{"arguments after a line comment ended by U+2028", "// note\u2028arguments.callee.constructor(" + deep + ")"},
 		{"eval'd async function", `eval('(as' + 'ync function () {})').constructor(` + deep + `)`},
 		{"Function's async arrow", `Function('return as' + 'ync () => 1')().constructor(` + deep + `)`},
 	} {
@@ -71,7 +81,7 @@ func TestAsyncConstructorGuardedEveryWay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(tc.name, "arguments") != (p.reach&reachAsync != 0) {
+			if strings.Contains(tc.name, "arguments") && p.reach&reachAsync == 0 {
 				t.Fatalf("reach %b", p.reach)
 			}
 			m, f := h.mustMount(code)
