@@ -44,7 +44,9 @@
 // runtime's own mounts, is reached through the same membrane with the same results; each
 // call into it leaves the caller's engine as a Go call does and takes the provider's
 // (never both locks at once, so two sessions calling each other's services at once do not
-// deadlock), and the time it runs counts against the caller's bound, as time in Go does.
+// deadlock), and the time it waits for the provider's engine and runs there counts against
+// the caller's bound, as time in Go does: a caller that chose another session's service
+// waits for that session's JavaScript in progress, as every caller of that service does.
 //
 // # Time bounds
 //
