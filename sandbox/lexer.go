@@ -23,23 +23,25 @@ const (
 	tokValue                // a number, a string, a regular expression, a template without substitutions, or a template's end
 )
 
-// A token is one lexeme. off is its byte offset in the source.
+// A token is one lexeme. off is its byte offset in the source. (Its fields are ordered so
+// it packs into 40 bytes: the checks copy one per token.)
 type token struct {
-	kind tokKind
 	text string
 	off  int
-	nl   bool // a line terminator precedes it
 	// opens counts the brackets inside a regular expression literal's body: a regex the
 	// lexer guessed where the parser sees a division must not hide nesting from the check.
 	opens int
+	kind  tokKind
 	kw    keyword // what a tokWord is as a keyword (0 for any other word and token)
+	nl    bool    // a line terminator precedes it
 }
 
 // A lexer produces the tokens of src one at a time.
 type lexer struct {
 	src     string
 	i       int
-	prev    token  // the last token returned; kind tokPunct with empty text at the start
+	tok     token  // the token next returned
+	prev    token  // the one before it; kind tokPunct with empty text at the start
 	tmpl    []int  // per open template substitution, the { opened inside it and not closed
 	resume  bool   // the last } closed a substitution: template text follows
 	problem string // why lexing stopped early (an unclosed comment or template), or ""
@@ -48,27 +50,20 @@ type lexer struct {
 func newLexer(src string) *lexer { return &lexer{src: src} }
 
 // next returns the next token, or false at the end of the source (or of what it can read:
-// see problem).
-func (lx *lexer) next() (token, bool) {
+// see problem). The token is the lexer's own, overwritten by the next call: the checks
+// read it in place rather than copying it around.
+func (lx *lexer) next() (*token, bool) {
+	lx.prev = lx.tok
 	if lx.resume {
 		lx.resume = false
-		return lx.template(lx.i, false)
+		return &lx.tok, lx.template(lx.i, false)
 	}
 	nl, ok := lx.skipSpace()
-	if !ok {
-		return token{}, false
+	if !ok || !lx.scan() {
+		return nil, false
 	}
-	t, ok := lx.scan()
-	t.nl = nl
-	if !ok {
-		return token{}, false
-	}
-	return lx.emit(t), true
-}
-
-func (lx *lexer) emit(t token) token {
-	lx.prev = t
-	return t
+	lx.tok.nl = nl
+	return &lx.tok, true
 }
 
 // skipSpace skips white space and comments, reporting whether they held a line terminator.
@@ -112,14 +107,15 @@ func (lx *lexer) skipSpace() (nl, ok bool) {
 	return nl, false
 }
 
-// scan reads the token at lx.i (not white space).
-func (lx *lexer) scan() (token, bool) {
+// scan reads the token at lx.i (not white space) into lx.tok.
+func (lx *lexer) scan() bool {
 	start := lx.i
 	c := lx.src[start]
 	switch {
 	case c == '\'' || c == '"':
 		lx.i = skipString(lx.src, start)
-		return token{kind: tokValue, text: lx.src[start:lx.i], off: start}, true
+		lx.tok = token{kind: tokValue, text: lx.src[start:lx.i], off: start}
+		return true
 	case c == '`':
 		return lx.template(start+1, true)
 	case c == '(' || c == '[' || c == '{':
@@ -127,7 +123,8 @@ func (lx *lexer) scan() (token, bool) {
 			lx.tmpl[len(lx.tmpl)-1]++
 		}
 		lx.i++
-		return token{kind: tokOpen, text: lx.src[start:lx.i], off: start}, true
+		lx.tok = token{kind: tokOpen, text: lx.src[start:lx.i], off: start}
+		return true
 	case c == ')' || c == ']' || c == '}':
 		lx.i++
 		if c == '}' && len(lx.tmpl) > 0 {
@@ -138,28 +135,33 @@ func (lx *lexer) scan() (token, bool) {
 				lx.resume = true
 			}
 		}
-		return token{kind: tokClose, text: lx.src[start:lx.i], off: start}, true
+		lx.tok = token{kind: tokClose, text: lx.src[start:lx.i], off: start}
+		return true
 	case c >= '0' && c <= '9' || c == '.' && start+1 < len(lx.src) && isDigit(lx.src[start+1]):
 		lx.i = skipNumber(lx.src, start)
-		return token{kind: tokValue, text: lx.src[start:lx.i], off: start}, true
-	case c == '/' && regexAllowed(lx.prev):
+		lx.tok = token{kind: tokValue, text: lx.src[start:lx.i], off: start}
+		return true
+	case c == '/' && regexAllowed(&lx.prev):
 		if end, opens, ok := skipRegex(lx.src, start); ok {
 			lx.i = end
-			return token{kind: tokValue, text: lx.src[start:end], off: start, opens: opens}, true
+			lx.tok = token{kind: tokValue, text: lx.src[start:end], off: start, opens: opens}
+			return true
 		}
 	case isWordByte(c):
 		lx.i = skipWord(lx.src, start)
 		text := lx.src[start:lx.i]
-		return token{kind: tokWord, text: text, off: start, kw: keywordOf(text)}, true
+		lx.tok = token{kind: tokWord, text: text, off: start, kw: keywordOf(text)}
+		return true
 	}
 	lx.i += punctLen(lx.src[start:])
-	return token{kind: tokPunct, text: lx.src[start:lx.i], off: start}, true
+	lx.tok = token{kind: tokPunct, text: lx.src[start:lx.i], off: start}
+	return true
 }
 
 // template reads template text from i up to its end (a tokValue "`", or the whole literal
 // when head is set and it has no substitution) or to a ${ (a tokOpen). Text after a
 // substitution follows the } that closed it, already returned.
-func (lx *lexer) template(i int, head bool) (token, bool) {
+func (lx *lexer) template(i int, head bool) bool {
 	start := i - 1
 	for i < len(lx.src) {
 		switch lx.src[i] {
@@ -169,27 +171,30 @@ func (lx *lexer) template(i int, head bool) (token, bool) {
 		case '`':
 			lx.i = i + 1
 			if head {
-				return lx.emit(token{kind: tokValue, text: lx.src[start:lx.i], off: start}), true
+				lx.tok = token{kind: tokValue, text: lx.src[start:lx.i], off: start}
+				return true
 			}
-			return lx.emit(token{kind: tokValue, text: "`", off: i}), true
+			lx.tok = token{kind: tokValue, text: "`", off: i}
+			return true
 		case '$':
 			if i+1 < len(lx.src) && lx.src[i+1] == '{' {
 				lx.i = i + 2
 				lx.tmpl = append(lx.tmpl, 0)
-				return lx.emit(token{kind: tokOpen, text: "${", off: i}), true
+				lx.tok = token{kind: tokOpen, text: "${", off: i}
+				return true
 			}
 		}
 		i++
 	}
 	lx.i = len(lx.src)
 	lx.problem = "a template literal (`) is never closed"
-	return token{}, false
+	return false
 }
 
 // regexAllowed reports whether a / after prev starts a regular expression literal rather
 // than a division: after an operator, an opening bracket, a } (which usually ends a block)
 // or a keyword that takes an operand.
-func regexAllowed(prev token) bool {
+func regexAllowed(prev *token) bool {
 	switch prev.kind {
 	case tokPunct, tokOpen:
 		return true

@@ -70,7 +70,7 @@ func (c *nestingCheck) run(code string) *nestingError {
 	}
 }
 
-func (c *nestingCheck) token(t token) *nestingError {
+func (c *nestingCheck) token(t *token) *nestingError {
 	c.restart(t)
 	top := &c.stack[len(c.stack)-1]
 	if t.kind != tokWord && !(t.kind == tokPunct && t.text == ",") {
@@ -84,7 +84,7 @@ func (c *nestingCheck) token(t token) *nestingError {
 	}
 	switch {
 	case t.kind == tokOpen:
-		if t.text != "{" && endsOperand(c.prev, c.prevHeadEnd) {
+		if t.text != "{" && endsOperand(&c.prev, c.prevHeadEnd) {
 			top.chain++ // a call, an index or a tagged template continues the chain
 			c.depth++
 		}
@@ -103,7 +103,7 @@ func (c *nestingCheck) token(t token) *nestingError {
 			c.closed = l
 			c.stack[len(c.stack)-1].work += l.work
 		}
-		c.prev = t
+		c.prev = *t
 		return nil
 	case t.kind == tokPunct && t.text == ",":
 		c.depth -= top.chain
@@ -115,7 +115,7 @@ func (c *nestingCheck) token(t token) *nestingError {
 		c.depth++
 	}
 	c.prevHeadEnd = false
-	c.prev = t
+	c.prev = *t
 	d := c.depth + t.opens
 	c.peak = max(c.peak, d)
 	if d > c.max {
@@ -132,10 +132,10 @@ func (c *nestingCheck) token(t token) *nestingError {
 // restart ends the current level's chain if the token before t ended a statement: a ; (not
 // followed by else), or a line break or a } between an operand and a token that starts a
 // new one.
-func (c *nestingCheck) restart(t token) {
+func (c *nestingCheck) restart(t *token) {
 	p := c.pending
 	c.pending = 0
-	if p == 0 && (t.nl && endsOperand(c.prev, c.prevHeadEnd) || c.prev.text == "}") && startsStatement(t) {
+	if p == 0 && (t.nl && endsOperand(&c.prev, c.prevHeadEnd) || c.prev.text == "}") && startsStatement(t) {
 		p = 2 // a word after a block, as in minified function a(){}function b(){}, is a new statement too
 	}
 	if p == 0 || t.kind == tokWord && (t.kw&kwElse != 0 || p == 2 && t.kw&kwContinue != 0) {
@@ -147,7 +147,7 @@ func (c *nestingCheck) restart(t token) {
 }
 
 // endsOperand reports whether an expression may end with t.
-func endsOperand(t token, headEnd bool) bool {
+func endsOperand(t *token, headEnd bool) bool {
 	switch t.kind {
 	case tokValue:
 		return true
@@ -162,7 +162,7 @@ func endsOperand(t token, headEnd bool) bool {
 // startsStatement reports whether t, after a line break that follows an operand, starts a
 // new statement (JavaScript inserts a semicolon there) rather than continuing the
 // expression: a word or a literal does, an operator, a bracket or a template does not.
-func startsStatement(t token) bool {
+func startsStatement(t *token) bool {
 	switch t.kind {
 	case tokWord:
 		return t.kw&kwContinue == 0
