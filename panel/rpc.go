@@ -166,6 +166,7 @@ var verbs = map[string]verb{
 	}),
 	"undefineFromPanel": handle("agentId, pluginId", agentOfPlugin, (*runner.Runner).UndefineFromPanel),
 	"revokeGrant":       handle("agentId, pluginId, packageId, future", agentOfRevoke, (*runner.Runner).RevokeGrant),
+	"reviewPackage":     handle("session, pluginId, packageId", agentOfReview, reviewPackage),
 	"reportRenderFailure": handle("agentId, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a renderFailureArgs) (any, error) {
 		r.ReportRenderFailure(ctx, a.ReportArgs, a.Failure)
 		return nil, nil
