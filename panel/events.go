@@ -17,12 +17,12 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 )
 
-// The wire payloads of the streamed events (docs/dynamic-plugins.md, "Events").
+// The wire payloads of the streamed events, with the names of spec §9.
 type (
 	requestRunWire struct {
 		RequestID        string      `json:"requestId"`
 		Ticket           string      `json:"ticket"`
-		AgentID          string      `json:"agentId"`
+		AgentID          string      `json:"session"`
 		PluginID         string      `json:"pluginId"`
 		PackageID        string      `json:"packageId"`
 		Mode             runner.Mode `json:"mode"`
@@ -43,7 +43,7 @@ type (
 		Name        string `json:"name,omitempty"`
 	}
 	definitionWire struct {
-		AgentID   string                  `json:"agentId"`
+		AgentID   string                  `json:"session"`
 		PluginID  string                  `json:"pluginId"`
 		PackageID string                  `json:"packageId,omitempty"`
 		Change    runner.DefinitionChange `json:"change"`
@@ -57,7 +57,7 @@ type (
 	}
 	inspectWire struct {
 		RequestID string          `json:"requestId"`
-		AgentID   string          `json:"agentId,omitempty"`
+		AgentID   string          `json:"session,omitempty"`
 		Provider  string          `json:"provider,omitempty"`
 		Method    string          `json:"method,omitempty"`
 		Input     json.RawMessage `json:"input,omitempty"`
@@ -474,8 +474,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer hb.leave(wake, sc)
-	// The page's client inspect providers live as long as this stream (docs/dynamic-plugins.md,
-	// "Client providers and queries").
+	// The page's client inspect providers live as long as this stream (spec §13.1).
 	page := h.r.ConnectPage(req.Context())
 	hb.own(func(o *owners) { o.pages[page] = sc.session })
 	defer hb.own(func(o *owners) { delete(o.pages, page) })

@@ -93,11 +93,12 @@ func TestBadVerbRequests(t *testing.T) {
 		status             int
 		code, says         string
 	}{
-		{"POST", "/rpc/stopFromPanel", "{not json", 400, "bad-request", "agentId, pluginId"},
+		{"POST", "/rpc/stopFromPanel", "{not json", 400, "bad-request", "session, pluginId"},
+		{"POST", "/rpc/stopFromPanel", `{"agentId":"s1","pluginId":"x"}`, 400, "bad-request", `the field "agentId" is now "session"`},
 		{"POST", "/rpc/stopFromPanel", `["x"]`, 400, "bad-request", "not a JSON object"},
-		{"POST", "/rpc/stopFromPanel", `{"agentId":"s1","plugin":"x"}`, 400, "bad-request", `unknown field "plugin"`},
-		{"POST", "/rpc/stopFromPanel", `{"agentId":"s1"} {}`, 400, "bad-request", "data after its JSON object"},
-		{"POST", "/rpc/stopFromPanel", `{"agentId":"` + strings.Repeat("x", 100) + `"}`, 413, "too-large", "MaxBodyBytes"},
+		{"POST", "/rpc/stopFromPanel", `{"session":"s1","plugin":"x"}`, 400, "bad-request", `unknown field "plugin"`},
+		{"POST", "/rpc/stopFromPanel", `{"session":"s1"} {}`, 400, "bad-request", "data after its JSON object"},
+		{"POST", "/rpc/stopFromPanel", `{"session":"` + strings.Repeat("x", 100) + `"}`, 413, "too-large", "MaxBodyBytes"},
 		{"POST", "/rpc/launch", `{}`, 404, "unknown-verb", "getClientCode, inventory, invoke"},
 		{"GET", "/rpc/inventory", ``, 405, "method-not-allowed", "POST"},
 	} {
@@ -123,7 +124,7 @@ func TestVerbsOverHTTP(t *testing.T) {
 		t.Fatalf("inventory = %+v", inv)
 	}
 	var hh runner.HostHalfResult
-	e.value("runHostHalf", map[string]any{"agentId": "s1", "pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run", "requestId": nil, "approveFutureVersions": false}, &hh)
+	e.value("runHostHalf", map[string]any{"session": "s1", "pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run", "requestId": nil, "approveFutureVersions": false}, &hh)
 	if !hh.OK || hh.Capability == "" || hh.PluginRunID != "run-1" {
 		t.Fatalf("runHostHalf = %+v", hh)
 	}
@@ -140,8 +141,8 @@ func TestVerbsOverHTTP(t *testing.T) {
 	}{
 		{"invoke", map[string]any{"pluginId": d.PluginID, "pluginRunId": hh.PluginRunID, "capability": "guess", "method": "now"}, "invalid-capability"},
 		{"invoke", map[string]any{"pluginId": d.PluginID, "pluginRunId": hh.PluginRunID, "capability": hh.Capability, "method": "nope"}, "method-not-found"},
-		{"getClientCode", map[string]any{"agentId": "s1", "pluginId": d.PluginID, "pluginRunId": hh.PluginRunID}, "invalid-input"},
-		{"stopFromPanel", map[string]any{"agentId": "s2", "pluginId": d.PluginID}, "plugin-missing"},
+		{"getClientCode", map[string]any{"session": "s1", "pluginId": d.PluginID, "pluginRunId": hh.PluginRunID}, "invalid-input"},
+		{"stopFromPanel", map[string]any{"session": "s2", "pluginId": d.PluginID}, "plugin-missing"},
 	} {
 		status, en := e.call(c.verb, c.args)
 		if status != 200 || en.OK || en.Error == nil || en.Error.Code != c.code || en.Error.Message == "" {
@@ -149,7 +150,7 @@ func TestVerbsOverHTTP(t *testing.T) {
 		}
 	}
 	var stop map[string]bool
-	e.value("stopFromPanel", map[string]any{"agentId": "s1", "pluginId": d.PluginID}, &stop)
+	e.value("stopFromPanel", map[string]any{"session": "s1", "pluginId": d.PluginID}, &stop)
 	if !stop["ok"] {
 		t.Fatalf("stop = %v", stop)
 	}
@@ -158,7 +159,7 @@ func TestVerbsOverHTTP(t *testing.T) {
 		t.Fatalf("invoke after stop = %+v", en.Error)
 	}
 	var un runner.UndefineOutput
-	e.value("undefineFromPanel", map[string]any{"agentId": "s1", "pluginId": d.PluginID}, &un)
+	e.value("undefineFromPanel", map[string]any{"session": "s1", "pluginId": d.PluginID}, &un)
 	inv = runner.InventoryPage{}
 	e.value("inventory", nil, &inv)
 	if un.PluginID != d.PluginID || inv.Rows == nil || len(inv.Rows) != 0 || inv.Plugins != 0 {

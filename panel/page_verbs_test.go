@@ -51,7 +51,7 @@ func TestClientInspectOverTheWire(t *testing.T) {
 			t.Fatalf("inspect query event = %+v", ev)
 		}
 		var acc runner.Accepted
-		e.value("resolveInspectQuery", map[string]any{"page": page, "agentId": q.AgentID, "requestId": q.RequestID, "resolution": resolution}, &acc)
+		e.value("resolveInspectQuery", map[string]any{"page": page, "session": q.AgentID, "requestId": q.RequestID, "resolution": resolution}, &acc)
 		if !acc.Accepted {
 			t.Fatalf("the page's answer was refused: %s", acc.Message)
 		}
@@ -96,7 +96,7 @@ func TestLateAnswerIsToldHowTheRequestEnded(t *testing.T) {
 
 	// A second page answers after the first: refused, and told how the request ended.
 	var hh hostHalfAnswer
-	e.value("runHostHalf", map[string]any{"agentId": "s1", "pluginId": q.PluginID, "packageId": q.PackageID, "mode": "run", "requestId": q.RequestID, "ticket": q.Ticket}, &hh)
+	e.value("runHostHalf", map[string]any{"session": "s1", "pluginId": q.PluginID, "packageId": q.PackageID, "mode": "run", "requestId": q.RequestID, "ticket": q.Ticket}, &hh)
 	if hh.OK || hh.Settled != runner.OutcomeRejected {
 		t.Fatalf("a late approval = %+v", hh)
 	}
@@ -106,7 +106,7 @@ func TestLateAnswerIsToldHowTheRequestEnded(t *testing.T) {
 	}
 	// A request nobody knows carries no outcome: that refusal is a real one.
 	hh = hostHalfAnswer{}
-	e.value("runHostHalf", map[string]any{"agentId": "s1", "pluginId": q.PluginID, "packageId": q.PackageID, "mode": "run", "requestId": "approval-99", "ticket": "x"}, &hh)
+	e.value("runHostHalf", map[string]any{"session": "s1", "pluginId": q.PluginID, "packageId": q.PackageID, "mode": "run", "requestId": "approval-99", "ticket": "x"}, &hh)
 	if hh.OK || hh.Settled != "" || hh.Reason != runner.ReasonNotAuthorised {
 		t.Fatalf("an unknown request = %+v", hh)
 	}

@@ -23,7 +23,7 @@ type verb struct {
 }
 
 // handle makes a verb of a runner method that takes one argument struct decoded from the
-// body's JSON object. agent points at the argument that names the session (agentId): a
+// body's JSON object. agent points at the argument that names the session: a
 // session's page speaks for its own session whatever it sent, so the runner's ownership
 // check answers another session's Plugin as one that does not exist.
 func handle[A, R any](args string, agent func(*A) *string, f func(*runner.Runner, context.Context, A) (R, error)) verb {
@@ -154,30 +154,29 @@ type invokeArgs struct {
 
 type noArgs struct{}
 
-// verbs are the page verbs (docs/dynamic-plugins.md, "Verbs") by wire name. None is the
-// operator's alone: a session's page calls each of them, for its own session.
+// verbs are the page verbs of spec §14.1 by wire name. None is the operator's alone: a
+// session's page calls each of them, for its own session.
 var verbs = map[string]verb{
-	"runHostHalf":       handleH("agentId, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", agentOfRun, runHostHalf),
-	"getClientCode":     handle("agentId, pluginId, pluginRunId", agentOfCode, (*runner.Runner).GetClientCode),
+	"runHostHalf":       handleH("session, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", agentOfRun, runHostHalf),
+	"getClientCode":     handle("session, pluginId, pluginRunId", agentOfCode, (*runner.Runner).GetClientCode),
 	"resolveRequestRun": handleH("requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", nil, resolveRequestRun),
-	"settleUserRun":     handle("agentId, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", agentOfSettle, answer((*runner.Runner).SettleUserRun)),
-	"stopFromPanel": handle("agentId, pluginId", agentOfPlugin, func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
+	"settleUserRun":     handle("session, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", agentOfSettle, answer((*runner.Runner).SettleUserRun)),
+	"stopFromPanel": handle("session, pluginId", agentOfPlugin, func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
 		return map[string]bool{"ok": true}, r.StopFromPanel(ctx, a)
 	}),
-	"undefineFromPanel": handle("agentId, pluginId", agentOfPlugin, (*runner.Runner).UndefineFromPanel),
-	"revokeGrant":       handle("agentId, pluginId, packageId, future", agentOfRevoke, (*runner.Runner).RevokeGrant),
-	"reviewPackage":     handle("session, pluginId, packageId", agentOfReview, reviewPackage),
-	"reportRenderFailure": handle("agentId, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a renderFailureArgs) (any, error) {
+	"undefineFromPanel": handle("session, pluginId", agentOfPlugin, (*runner.Runner).UndefineFromPanel),
+	"revokeGrant":       handle("session, pluginId, packageId, future", agentOfRevoke, (*runner.Runner).RevokeGrant),
+	"reportRenderFailure": handle("session, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a renderFailureArgs) (any, error) {
 		r.ReportRenderFailure(ctx, a.ReportArgs, a.Failure)
 		return nil, nil
 	}),
-	"reportClientGuardFailure": handle("agentId, pluginId, pluginRunId, capability, failure {message, stack}", agentOfGuard, func(r *runner.Runner, ctx context.Context, a guardFailureArgs) (any, error) {
+	"reportClientGuardFailure": handle("session, pluginId, pluginRunId, capability, failure {message, stack}", agentOfGuard, func(r *runner.Runner, ctx context.Context, a guardFailureArgs) (any, error) {
 		r.ReportClientGuardFailure(ctx, a.ReportArgs, a.Failure.Message, a.Failure.Stack)
 		return nil, nil
 	}),
 	"inventory":           handleH("none (send {})", nil, inventory),
 	"syncInspectManifest": handleH("page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]", nil, syncInspectManifest),
-	"resolveInspectQuery": handleH("page, agentId, requestId, resolution {ok, data, error {code, message}}", agentOfQuery, resolveInspectQuery),
+	"resolveInspectQuery": handleH("page, session, requestId, resolution {ok, data, error {code, message}}", agentOfQuery, resolveInspectQuery),
 	"activity": handleH("none (send {})", nil, func(h *Handler, _ context.Context, sc scope, _ noArgs) ([]activityWire, error) {
 		return h.activity.list(sc), nil
 	}),
@@ -248,6 +247,9 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if strings.Contains(err.Error(), `unknown field "agentId"`) {
+			return &badArgs{`the field "agentId" is now "session" (reload a panel page opened before the upgrade; a program sends "session")`}
+		}
 		return &badArgs{"the body is not valid JSON for this verb: " + strings.TrimPrefix(err.Error(), "json: ")}
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -256,8 +258,7 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-// okAnswer and errAnswer are every verb's answer (docs/dynamic-plugins.md, "Transport and
-// answers").
+// okAnswer and errAnswer are every verb's answer (spec §14.1's carrier).
 type okAnswer struct {
 	OK    bool `json:"ok"` // always true
 	Value any  `json:"value"`

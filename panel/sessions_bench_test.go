@@ -22,9 +22,9 @@ func BenchmarkForeignVersusMissing(b *testing.B) {
 		for _, target := range []struct{ name, id string }{{"foreign", alice.running.PluginID}, {"missing", ghost}} {
 			args, _ := json.Marshal(map[string]any{"pluginId": target.id, "pluginRunId": alice.runID, "capability": alice.capability, "method": "now"})
 			if verb != "invoke" {
-				args, _ = json.Marshal(map[string]any{"agentId": "alice", "pluginId": target.id, "pluginRunId": alice.runID})
+				args, _ = json.Marshal(map[string]any{"session": "alice", "pluginId": target.id, "pluginRunId": alice.runID})
 				if verb == "stopFromPanel" {
-					args, _ = json.Marshal(map[string]any{"agentId": "alice", "pluginId": target.id})
+					args, _ = json.Marshal(map[string]any{"session": "alice", "pluginId": target.id})
 				}
 			}
 			b.Run(verb+"/"+target.name, func(b *testing.B) {

@@ -401,7 +401,7 @@ func TestSessionCannotAnswerAnotherSessionsRequest(t *testing.T) {
 	ghostPlugin := alice.asking.PluginID[:strings.LastIndex(alice.asking.PluginID, "-")] + "-999"
 	for _, agent := range []string{"alice", "bob"} {
 		approve := func(plugin string) string {
-			_, _, body := e.callAs(bobToken, "runHostHalf", map[string]any{"agentId": agent, "pluginId": plugin, "packageId": alice.asking.PackageID,
+			_, _, body := e.callAs(bobToken, "runHostHalf", map[string]any{"session": agent, "pluginId": plugin, "packageId": alice.asking.PackageID,
 				"mode": "run", "requestId": alice.request, "ticket": alice.ticket, "approveFutureVersions": true})
 			return body
 		}
@@ -476,7 +476,7 @@ func TestSessionCannotReachAnotherSessionsPlugin(t *testing.T) {
 			ask := func(plugin string) string {
 				args := map[string]any{"pluginId": plugin}
 				if c.verb != "invoke" {
-					args["agentId"] = agent
+					args["session"] = agent
 				}
 				for k, v := range c.args {
 					args[k] = v
@@ -548,7 +548,7 @@ func TestSessionInspectQueriesStayInTheSession(t *testing.T) {
 	for _, page := range []string{pb, pa} {
 		for _, agent := range []string{"alice", "bob"} {
 			answer := func(id string) string {
-				_, _, body := e.callAs(bobToken, "resolveInspectQuery", map[string]any{"page": page, "agentId": agent, "requestId": id,
+				_, _, body := e.callAs(bobToken, "resolveInspectQuery", map[string]any{"page": page, "session": agent, "requestId": id,
 					"resolution": map[string]any{"ok": true, "data": map[string]string{"said": "bob speaking"}}})
 				return body
 			}
@@ -557,7 +557,7 @@ func TestSessionInspectQueriesStayInTheSession(t *testing.T) {
 	}
 	// Alice's page answers it.
 	var acc runner.Accepted
-	if _, en, _ := e.callAs(aliceToken, "resolveInspectQuery", map[string]any{"page": pa, "agentId": "alice", "requestId": q.RequestID,
+	if _, en, _ := e.callAs(aliceToken, "resolveInspectQuery", map[string]any{"page": pa, "session": "alice", "requestId": q.RequestID,
 		"resolution": map[string]any{"ok": true, "data": map[string]string{"said": "hi"}}}); !en.OK || json.Unmarshal(en.Value, &acc) != nil || !acc.Accepted {
 		t.Fatalf("alice's own answer: %+v %s", en.Error, en.Value)
 	}

@@ -13,7 +13,7 @@ import (
 // Compact.
 type InventoryRow struct {
 	PluginID         string       `json:"pluginId"`
-	AgentID          string       `json:"agentId"`
+	AgentID          string       `json:"session"`
 	Packages         []PackageRow `json:"packages"`
 	PackageCount     int          `json:"packageCount"`
 	CurrentPackageID string       `json:"currentPackageId,omitempty"`

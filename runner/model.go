@@ -154,7 +154,7 @@ func (a *Attempt) clone() *Attempt {
 // of it (it is never stored).
 type Plugin struct {
 	ID       string    `json:"pluginId"`
-	Session  string    `json:"agentId"`
+	Session  string    `json:"session"`
 	Packages []Package `json:"packages"`
 	// Current is the last Package whose activation completed; Next the target being
 	// approved, attempted, waited for or failed most recently. "" means none.

@@ -9,7 +9,7 @@ import (
 
 // ClientCodeArgs are the arguments of getClientCode.
 type ClientCodeArgs struct {
-	AgentID     string `json:"agentId"`
+	AgentID     string `json:"session"`
 	PluginID    string `json:"pluginId"`
 	PluginRunID string `json:"pluginRunId"`
 }
@@ -189,7 +189,7 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 
 // SettleUserRunArgs are the arguments of settleUserRun.
 type SettleUserRunArgs struct {
-	AgentID    string     `json:"agentId"`
+	AgentID    string     `json:"session"`
 	PluginID   string     `json:"pluginId"`
 	Resolution Resolution `json:"resolution"`
 }
@@ -227,7 +227,7 @@ func (r *Runner) SettleUserRun(ctx context.Context, a SettleUserRunArgs) Accepte
 
 // PanelPluginArgs name a Plugin for stopFromPanel and undefineFromPanel.
 type PanelPluginArgs struct {
-	AgentID  string `json:"agentId"`
+	AgentID  string `json:"session"`
 	PluginID string `json:"pluginId"`
 }
 
@@ -258,7 +258,7 @@ func (r *Runner) UndefineFromPanel(ctx context.Context, a PanelPluginArgs) (Unde
 // RevokeArgs are the arguments of revokeGrant: a per-Package grant (PackageID) and/or the
 // grant for future versions (Future).
 type RevokeArgs struct {
-	AgentID   string `json:"agentId"`
+	AgentID   string `json:"session"`
 	PluginID  string `json:"pluginId"`
 	PackageID string `json:"packageId,omitempty"`
 	Future    bool   `json:"future,omitempty"`

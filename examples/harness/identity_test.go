@@ -442,7 +442,7 @@ func TestMCPHTTPOneTokenPerPerson(t *testing.T) {
 	}
 	// Alice's panel token cannot stop bob's Plugin, whatever session she names.
 	for _, agent := range []string{"bob", "alice"} {
-		code, body := panelPost(t, p.panel, aliceTok, "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, agent, ids["bob"]))
+		code, body := panelPost(t, p.panel, aliceTok, "stopFromPanel", fmt.Sprintf(`{"session":%q,"pluginId":%q}`, agent, ids["bob"]))
 		if code != http.StatusOK || !strings.Contains(body, `"ok":false`) || !strings.Contains(body, `"code":"plugin-missing"`) {
 			t.Errorf("alice stops bob's %s as %s: %d %s; want plugin-missing", ids["bob"], agent, code, body)
 		}

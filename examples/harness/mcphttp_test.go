@@ -112,7 +112,7 @@ func TestMCPHTTP(t *testing.T) {
 	if rows[0].PluginID != ids[a] {
 		t.Fatalf("the panel's inventory %+v does not list a's %s first", inv.Value, ids[a])
 	}
-	panelVerb(t, panelURL, panelTok, "stopFromPanel", fmt.Sprintf(`{"agentId":%q,"pluginId":%q}`, rows[0].AgentID, ids[a]))
+	panelVerb(t, panelURL, panelTok, "stopFromPanel", fmt.Sprintf(`{"session":%q,"pluginId":%q}`, rows[0].AgentID, ids[a]))
 	select {
 	case msg := <-a.logs:
 		if msg["pluginId"] != ids[a] || !strings.Contains(fmt.Sprint(msg["text"]), "The user stopped "+ids[a]) {

@@ -1,7 +1,7 @@
-// The Cordis panel (docs/dynamic-plugins.md, "The panel's readings and cards"): what the
-// model defined, what runs, and what waits for the person. Plain JavaScript with
-// React.createElement, no build step. Client halves run in sandboxed frames (frames
-// below); this page keeps the run capabilities and calls the verbs for them.
+// The Cordis panel (spec §15): what the model defined, what runs, and what waits for the
+// person. Plain JavaScript with React.createElement, no build step. Client halves run in
+// sandboxed frames (frames below); this page keeps the run capabilities and calls the
+// verbs for them.
 (function () {
   'use strict';
   var h = React.createElement;
@@ -60,9 +60,8 @@
   function publish() { version++; listeners.forEach(function (f) { f(); }); }
   function subscribe(f) { listeners.add(f); return function () { listeners.delete(f); }; }
 
-  // The inventory store (docs/dynamic-plugins.md, "What a page does"): one read at a time
-  // (a trigger during a read asks for one more after it), reset on reconnect (a stale
-  // answer is ignored by generation).
+  // The inventory store (§15.3): one read at a time (a trigger during a read asks for one
+  // more after it), reset on reconnect (a stale answer is ignored by generation).
   var inv = { gen: 0, inflight: null, again: false };
   // clock orders what this page learnt against inventory reads: a read that began before
   // a request or a frame arrived says nothing about it.
@@ -153,9 +152,8 @@
 
   // reconcile drops requests the host no longer lists (answered elsewhere, cancelled,
   // expired, lost on a restart) and frames whose run is gone. It never starts anything, so
-  // a refused answer cannot be re-driven in a loop (docs/dynamic-plugins.md, "What a page
-  // does"). From an answer that is not whole it judges only the Plugins it lists: one it
-  // left out may still run and ask.
+  // a refused answer cannot be re-driven in a loop (§8.5). From an answer that is not
+  // whole it judges only the Plugins it lists: one it left out may still run and ask.
   function reconcile(rows, started, whole) {
     var listed = new Set();
     var byId = new Map();
@@ -173,7 +171,7 @@
     });
   }
 
-  // ---- requests and orchestration (docs/dynamic-plugins.md, "What a page does") ------
+  // ---- requests and orchestration (§14.2, §14.3) ---------------------------------------
 
   function openRequest(q) {
     q.at = tick();
@@ -183,10 +181,10 @@
     if (!q.requiresApproval) {
       if (!driven.has(q.requestId)) {
         driven.add(q.requestId);
-        orchestrate({ agentId: q.agentId, pluginId: q.pluginId, packageId: q.packageId, mode: q.mode, requestId: q.requestId, ticket: q.ticket, hasClientHalf: q.hasClientHalf });
+        orchestrate({ session: q.session, pluginId: q.pluginId, packageId: q.packageId, mode: q.mode, requestId: q.requestId, ticket: q.ticket, hasClientHalf: q.hasClientHalf });
       }
     } else if (!act || act.phase !== 'orchestrating') {
-      state.activity.set(q.pluginId, { phase: 'awaiting-approval', requestId: q.requestId, agentId: q.agentId, packageId: q.packageId, mode: q.mode, name: q.name, purpose: q.purpose, hasClientHalf: q.hasClientHalf });
+      state.activity.set(q.pluginId, { phase: 'awaiting-approval', requestId: q.requestId, session: q.session, packageId: q.packageId, mode: q.mode, name: q.name, purpose: q.purpose, hasClientHalf: q.hasClientHalf });
       attention(q.pluginId);
     }
     publish();
@@ -206,7 +204,7 @@
     var q = state.requests.get(requestId);
     var act = q && state.activity.get(q.pluginId);
     if (!q || !act || act.phase !== 'awaiting-approval' || act.requestId !== requestId) return;
-    orchestrate({ agentId: q.agentId, pluginId: q.pluginId, packageId: q.packageId, mode: q.mode, requestId: requestId, ticket: q.ticket, future: future, hasClientHalf: q.hasClientHalf });
+    orchestrate({ session: q.session, pluginId: q.pluginId, packageId: q.packageId, mode: q.mode, requestId: requestId, ticket: q.ticket, future: future, hasClientHalf: q.hasClientHalf });
   }
 
   function decline(requestId) {
@@ -225,7 +223,7 @@
   function orchestrate(o) {
     var running = orchestrations.get(o.pluginId);
     if (running) return running;
-    state.activity.set(o.pluginId, { phase: 'orchestrating', agentId: o.agentId, packageId: o.packageId, mode: o.mode, requestId: o.requestId });
+    state.activity.set(o.pluginId, { phase: 'orchestrating', session: o.session, packageId: o.packageId, mode: o.mode, requestId: o.requestId });
     state.runError.delete(o.pluginId);
     state.actionError.delete(o.pluginId);
     state.notes.delete(o.pluginId);
@@ -246,7 +244,7 @@
   async function drive(o) {
     var hh;
     try {
-      hh = await rpc('runHostHalf', { agentId: o.agentId, pluginId: o.pluginId, packageId: o.packageId, mode: o.mode, requestId: o.requestId || null, approveFutureVersions: !!o.future, ticket: o.ticket || '' });
+      hh = await rpc('runHostHalf', { session: o.session, pluginId: o.pluginId, packageId: o.packageId, mode: o.mode, requestId: o.requestId || null, approveFutureVersions: !!o.future, ticket: o.ticket || '' });
     } catch (e) { hh = { ok: false, reason: 'host-half-failed', message: e.message }; }
     if (!hh.ok) {
       // A request another page answered first is no failure of this one.
@@ -258,11 +256,11 @@
     if (!o.hasClientHalf) return;
     var code;
     try {
-      code = await rpc('getClientCode', { agentId: o.agentId, pluginId: o.pluginId, pluginRunId: hh.pluginRunId });
+      code = await rpc('getClientCode', { session: o.session, pluginId: o.pluginId, pluginRunId: hh.pluginRunId });
     } catch (e) {
       return settle(o, hh, { ok: false, reason: 'client-half-failed', message: 'getClientCode: ' + e.message });
     }
-    var res = await frames.load(code, o.agentId);
+    var res = await frames.load(code, o.session);
     if (res.ok) return settle(o, hh, { ok: true, waitingFor: res.waitingFor });
     var msg = res.stage + ': ' + res.message;
     state.runError.set(o.pluginId, { reason: 'client-half-failed', stage: res.stage, message: res.message });
@@ -279,7 +277,7 @@
     try {
       acc = o.requestId
         ? await rpc('resolveRequestRun', { requestId: o.requestId, ticket: o.ticket || '', resolution: resolution })
-        : await rpc('settleUserRun', { agentId: o.agentId, pluginId: o.pluginId, resolution: resolution });
+        : await rpc('settleUserRun', { session: o.session, pluginId: o.pluginId, resolution: resolution });
     } catch (e) { acc = { accepted: false, message: e.message }; }
     if (!acc.accepted && acc.message) state.actionError.set(o.pluginId, acc.message);
   }
@@ -315,10 +313,10 @@
     return p.catch(function (e) { state.actionError.set(pluginId, e.message); }).then(function () { publish(); refresh(); });
   }
 
-  // ---- frames: one sandboxed frame per loaded client half ("Client halves in frames") ---
+  // ---- frames: one sandboxed frame per loaded client half (§14.4) ----------------------
 
   var frames = {
-    recs: new Map(),   // pluginId → {iframe, pluginId, packageId, pluginRunId, agentId, capability, epoch}
+    recs: new Map(),   // pluginId → {iframe, pluginId, packageId, pluginRunId, session, capability, epoch}
     slots: new Map(),  // pluginId → the card's slot element
     refs: new Map(),   // pluginId → stable ref callback
     waiters: new Map(),
@@ -358,7 +356,7 @@
       });
     },
 
-    load: function (code, agentId) {
+    load: function (code, session) {
       var self = this;
       return this.enqueue(code.pluginId, async function () {
         var old = self.recs.get(code.pluginId);
@@ -371,7 +369,7 @@
         iframe.setAttribute('referrerpolicy', 'no-referrer');
         iframe.title = code.name + ' (' + code.pluginId + ')';
         iframe.className = 'client-frame';
-        var rec = { iframe: iframe, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId, agentId: agentId, capability: code.capability, at: tick() };
+        var rec = { iframe: iframe, pluginId: code.pluginId, packageId: code.packageId, pluginRunId: code.pluginRunId, session: session, capability: code.capability, at: tick() };
         var result = new Promise(function (resolve) {
           rec.onResult = resolve;
           rec.timer = setTimeout(function () { resolve({ ok: false, stage: 'evaluate', message: 'the client half did not finish loading within 15 s (an await that never settles?)', stack: '' }); }, 15000);
@@ -420,7 +418,7 @@
     },
 
     report: function (rec) {
-      return { agentId: rec.agentId, pluginId: rec.pluginId, pluginRunId: rec.pluginRunId, capability: rec.capability };
+      return { session: rec.session, pluginId: rec.pluginId, pluginRunId: rec.pluginRunId, capability: rec.capability };
     },
 
     // onMessage routes a frame's message: only frames this page made are heard, and each
@@ -454,7 +452,7 @@
   };
   window.addEventListener('message', frames.onMessage);
 
-  // ---- the client inspect plane: what this page offers the model ---------------------
+  // ---- the client inspect plane (§13): what this page offers the model ------------------
 
   // SLOTS are the slots a client half registers into (ctx.slots.register); the frames get
   // this list with their code, and the Slots provider describes it.
@@ -482,24 +480,24 @@
 
   function closedObject(props) { return { type: 'object', properties: props || {}, additionalProperties: false }; }
 
-  // occupants lists the runs in slot that belong to session agentId: a query of one
+  // occupants lists the runs in slot that belong to session: a query of one
   // session never learns what another session runs, even on the operator's page.
-  function occupants(slot, agentId) {
+  function occupants(slot, session) {
     var out = [];
     frames.recs.forEach(function (rec) {
-      if (rec.agentId === agentId && (rec.slots || []).indexOf(slot) >= 0) out.push({ pluginId: rec.pluginId, packageId: rec.packageId, pluginRunId: rec.pluginRunId });
+      if (rec.session === session && (rec.slots || []).indexOf(slot) >= 0) out.push({ pluginId: rec.pluginId, packageId: rec.packageId, pluginRunId: rec.pluginRunId });
     });
     return out;
   }
 
-  function listSubTree(input, agentId) {
+  function listSubTree(input, session) {
     var root = input.root;
     var under = function (s) { return root === undefined || s.name === root || s.name.indexOf(root + '.') === 0; };
-    var out = { trees: SLOTS.filter(under).map(function (s) { return { name: s.name, description: s.description, occupants: occupants(s.name, agentId).length }; }), referencedTypes: [] };
+    var out = { trees: SLOTS.filter(under).map(function (s) { return { name: s.name, description: s.description, occupants: occupants(s.name, session).length }; }), referencedTypes: [] };
     if (root !== undefined) {
       var sel = SLOTS.find(function (s) { return s.name === root; });
       out.requestedRoot = { name: root, available: out.trees.length > 0 };
-      if (sel) out.selected = Object.assign({}, sel, { props: SLOT_PROPS, order: 'the newest registration renders', occupants: occupants(sel.name, agentId) });
+      if (sel) out.selected = Object.assign({}, sel, { props: SLOT_PROPS, order: 'the newest registration renders', occupants: occupants(sel.name, session) });
     }
     return out;
   }
@@ -513,8 +511,7 @@
     return { mode: 'service', service: s, referencedTypes: [] };
   }
 
-  // PROVIDERS are this page's client inspect providers, one method each
-  // (docs/dynamic-plugins.md, "Client providers and queries").
+  // PROVIDERS are this page's client inspect providers, one method each (§13.4).
   var PROVIDERS = [
     { id: 'Builtin', description: 'What a client half has in the Cordis panel: its parameters (React, host, styles, console) and the ctx its plugin gets.',
       method: 'listBuiltins', methodDescription: "List the client half's parameters and ctx verbs.", input: closedObject(),
@@ -555,7 +552,7 @@
     var p = PROVIDERS.find(function (x) { return x.id === q.provider; });
     if (!p) throw inspectFailure('provider-missing', 'this panel page offers no client provider ' + JSON.stringify(q.provider) + '; it offers ' + PROVIDERS.map(function (x) { return x.id; }).join(', '));
     if (q.method !== p.method) throw inspectFailure('method-missing', 'unknown ' + p.id + ' inspect method ' + JSON.stringify(q.method) + '; its method is ' + p.method);
-    return p.query(q.input && typeof q.input === 'object' ? q.input : {}, q.agentId);
+    return p.query(q.input && typeof q.input === 'object' ? q.input : {}, q.session);
   }
 
   // answerQuery answers a cordis/inspect-query once: the data, or why this page cannot
@@ -572,7 +569,7 @@
       return { ok: false, error: { code: e.code || 'provider-error', message: (e && e.message) || String(e) } };
     }).then(function (resolution) {
       if (inspect.seen.get(q.requestId) === 'resolved' || page !== inspect.page) return null;
-      return rpc('resolveInspectQuery', { page: page, agentId: q.agentId, requestId: q.requestId, resolution: resolution });
+      return rpc('resolveInspectQuery', { page: page, session: q.session, requestId: q.requestId, resolution: resolution });
     }).catch(function (e) { console.error('[cordis] answering inspect query ' + q.requestId + ': ' + e.message); });
   }
 
@@ -630,7 +627,7 @@
     }, 50);
   }
 
-  // ---- readings (docs/dynamic-plugins.md, "The panel's readings and cards") ----------
+  // ---- readings (§15.1, §15.2) ---------------------------------------------------------
 
   function pkgOf(row, id) { return (row.packages || []).find(function (k) { return k.packageId === id; }); }
   function lastPkg(row) { var ks = row.packages || []; return ks.length ? ks[ks.length - 1] : null; }
@@ -675,13 +672,13 @@
     var rows = state.rows.map(function (r) { return { row: r, act: state.activity.get(r.pluginId) }; });
     state.activity.forEach(function (act, id) {
       if (act.phase === 'awaiting-approval' && !knows(id) && !state.removed.has(id)) {
-        rows.push({ row: { pluginId: id, agentId: act.agentId, packages: [{ packageId: act.packageId, name: act.name, purpose: act.purpose, hasClientHalf: act.hasClientHalf }], grants: {} }, act: act });
+        rows.push({ row: { pluginId: id, session: act.session, packages: [{ packageId: act.packageId, name: act.name, purpose: act.purpose, hasClientHalf: act.hasClientHalf }], grants: {} }, act: act });
       }
     });
     return rows.map(function (x) {
       var sel = selected(x.row, x.act);
       var st = status(x.row, x.act, sel);
-      return { row: x.row, act: x.act, sel: sel, status: st, session: (x.act && x.act.agentId) || x.row.agentId, inputs: rowInputs(x.row, x.act, sel, st) };
+      return { row: x.row, act: x.act, sel: sel, status: st, session: (x.act && x.act.session) || x.row.session, inputs: rowInputs(x.row, x.act, sel, st) };
     });
   }
 
@@ -755,11 +752,11 @@
     if (st === 'client-pending' && ar && ar.packageId === sel) {
       out.push(button('Load into this page', function () { startRun(row, ar.packageId, 'run'); }, 'primary', { key: 'load', disabled: busy }));
     }
-    if (ar) out.push(button('Stop', function () { control(id, rpc('stopFromPanel', { agentId: row.agentId, pluginId: id })); }, '', { key: 'stop' }));
+    if (ar) out.push(button('Stop', function () { control(id, rpc('stopFromPanel', { session: row.session, pluginId: id })); }, '', { key: 'stop' }));
     out.push(h(RemoveButton, { key: 'rm', row: row }));
     if (row.grants && row.grants.future) {
       out.push(h('span', { key: 'g', className: 'grant' }, 'Future versions approved ',
-        button('Revoke', function () { control(id, rpc('revokeGrant', { agentId: row.agentId, pluginId: id, future: true })); }, 'link')));
+        button('Revoke', function () { control(id, rpc('revokeGrant', { session: row.session, pluginId: id, future: true })); }, 'link')));
     }
     return h('div', { className: 'actions' }, out);
   }
@@ -771,7 +768,7 @@
     var n = row.packageCount || (row.packages || []).length;
     return h('span', { className: 'confirm' }, 'Remove ' + row.pluginId + ' and ' + (n > 1 ? 'all its ' + n + ' versions' : 'its version') + '? ',
       button('Remove', function () {
-        control(row.pluginId, rpc('undefineFromPanel', { agentId: row.agentId, pluginId: row.pluginId }).then(function () {
+        control(row.pluginId, rpc('undefineFromPanel', { session: row.session, pluginId: row.pluginId }).then(function () {
           frames.unload(row.pluginId);
           retire(row.pluginId);
         }));
@@ -781,7 +778,7 @@
 
   function startRun(row, pkgId, mode) {
     var k = pkgOf(row, pkgId);
-    orchestrate({ agentId: row.agentId, pluginId: row.pluginId, packageId: pkgId, mode: mode, requestId: null, hasClientHalf: !!(k && k.hasClientHalf) });
+    orchestrate({ session: row.session, pluginId: row.pluginId, packageId: pkgId, mode: mode, requestId: null, hasClientHalf: !!(k && k.hasClientHalf) });
   }
 
   function Transition(props) {
@@ -861,13 +858,12 @@
       h('div', { className: 'rows' }, props.items.map(function (x) { return h(MemoRow, { key: x.row.pluginId, x: x }); })));
   }
 
-  // ---- the activity list: what the model did (its cards), newest first ---------------
+  // ---- the activity list: what the model did (§15.5 cards), newest first ---------------
 
   function rowById(id) { return state.rows.find(function (r) { return r.pluginId === id; }); }
 
-  // defineReading and runReading are the card readings (docs/dynamic-plugins.md, "The
-  // panel's readings and cards") on this page (as DefineCard.Reading and RunCard.Reading
-  // in Go).
+  // defineReading and runReading are the card readings of §15.5 on this page (as
+  // DefineCard.Reading and RunCard.Reading in Go).
   function defineReading(d) {
     if (!d.pluginId) return '';
     if (state.removed.has(d.pluginId)) return 'removed';
@@ -978,7 +974,7 @@
     var me = currentSession();
     // The badge counts every live run, wherever it runs, and says how many of them have a
     // client half this page has not loaded ("Not loaded here" on their rows): the running
-    // rows reading running alone would read "0 running" while a host half runs.
+    // rows of spec §15.4 alone would read "0 running" while a host half runs.
     var running = all.filter(function (x) { return x.row.activeRun; }).length;
     var notHere = all.filter(function (x) { return x.status === 'client-pending'; }).length;
     var waiting = all.filter(function (x) { return x.status === 'awaiting-approval'; }).length;
