@@ -10,7 +10,8 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 )
 
-// The activity list: what the model did, as the cards of spec §15.5, newest first. The
+// The activity list: what the model did, as the cards of docs/dynamic-plugins.md, "The panel's
+// readings and cards", newest first. The
 // runner announces each call of its registered tools (runner.ToolCall) and the handler
 // records it; a runtime that replays calls it kept from before this process started hands
 // them to Handler.Record. Each card is derived from its call alone, so a page that reads

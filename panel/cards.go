@@ -8,11 +8,11 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 )
 
-// The card models of spec §15.5: what a chat UI shows for the model's cordis_define,
-// cordis_run, cordis_stop and cordis_undefine calls. A card's fields come only from the
-// call and its result as the transcript keeps them, so a replay renders the same card;
-// only its reading, which says what the Plugin does now, looks at the page (the
-// inventory, what was removed, what this page loaded).
+// The card models (docs/dynamic-plugins.md, "The panel's readings and cards"): what a chat
+// UI shows for the model's cordis_define, cordis_run, cordis_stop and cordis_undefine
+// calls. A card's fields come only from the call and its result as the transcript keeps
+// them, so a replay renders the same card; only its reading, which says what the Plugin
+// does now, looks at the page (the inventory, what was removed, what this page loaded).
 
 // A Call is one tool call as a transcript keeps it.
 type Call struct {
@@ -56,7 +56,8 @@ func (c Call) State() CardState {
 // Reading is what a card says its Plugin does now.
 type Reading string
 
-// Readings of a card: the row readings of spec §15.1, and two of cards only.
+// Readings of a card: the row readings (docs/dynamic-plugins.md, "The panel's readings and
+// cards"), and two of cards only.
 const (
 	ReadingIdle             Reading = "idle"
 	ReadingRunning          Reading = "running"
@@ -89,7 +90,7 @@ func (p Page) row(pluginID string) (runner.InventoryRow, bool) {
 	return runner.InventoryRow{}, false
 }
 
-// VisibleStatus is spec §15.1: the reading of Package packageID of row on a page that
+// VisibleStatus is the reading of Package packageID of row on a page that
 // loaded the runs loaded. A host-only run reads running on every page; a client-bearing
 // one only on the page that loaded exactly that run.
 func VisibleStatus(row runner.InventoryRow, packageID string, loaded []LoadedRun) Reading {
@@ -199,8 +200,9 @@ func RunCardOf(c Call) RunCard {
 func (r RunCard) ViewKey() string { return r.PluginID + "." + r.PackageID }
 
 // Reading is the card's reading on p, with cards the session's other run cards (for
-// superseded), checked in the order of spec §15.5: removed, superseded,
-// awaiting-approval, failed (the attempt of this run), the visible status, idle.
+// superseded), checked in the order docs/dynamic-plugins.md, "The panel's readings and
+// cards", gives: removed, superseded, awaiting-approval, failed (the attempt of this run),
+// the visible status, idle.
 func (r RunCard) Reading(p Page, cards []RunCard) Reading {
 	if p.Removed[r.PluginID] {
 		return ReadingRemoved

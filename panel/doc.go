@@ -110,7 +110,8 @@
 // # Verbs
 //
 // POST <base>/rpc/<verb> with a JSON object of the verb's wire arguments (the names of
-// spec §14.1; unknown fields are refused, so a misspelt argument is named):
+// docs/dynamic-plugins.md, "Verbs", lists them with their fields; unknown fields are
+// refused, so a misspelt argument is named):
 //
 //	runHostHalf              session, pluginId, packageId, mode, requestId (null: a direct run), approveFutureVersions, ticket
 //	getClientCode            session, pluginId, pluginRunId
@@ -156,11 +157,12 @@
 // # Events
 //
 // GET <base>/events is a text/event-stream. Each runner event is sent as
-// "event: cordis/…" with JSON data under the names of spec §9 (cordis/request-run with
+// "event: cordis/…" with JSON data whose fields docs/dynamic-plugins.md, "Events", lists
+// (cordis/request-run with
 // its ticket, cordis/request-run-resolved, cordis/dynamic-package,
 // cordis/dynamic-retract, cordis/inspect-query, cordis/inspect-query-resolved, and
 // cordis/definition-changed {session, pluginId, packageId, change: "defined" |
-// "undefined"}, which spec §9 lacks: a define starts nothing, so without it a page would
+// "undefined"}: a define starts nothing, so without it a page would
 // have to poll for new definitions) and an id
 // "<epoch>-<n>" ("<epoch>-s<n>" on a session's stream, above). cordis/activity carries one card of the activity list (below). The
 // stream starts with "retry: 500" (a dropped stream's EventSource reconnects after
@@ -198,9 +200,10 @@
 // (a session token's; else Options.Session, or #session=<id>) and the others, with the
 // readings idle,
 // client-pending ("not loaded here"), running, awaiting-approval and failed, their
-// controls, and the error lines of spec §15. Its badge counts every live run wherever it
+// controls, and its error lines (docs/dynamic-plugins.md, "The
+// panel's readings and cards"). Its badge counts every live run wherever it
 // runs, and in brackets those whose client half this page has not loaded ("2 running (1
-// not loaded here)"), where spec §15.4 counts only the rows reading running; then the
+// not loaded here)"), not only the rows reading running; then the
 // approvals waiting.
 //
 // Each client half runs in its own frame (GET <base>/frame) with sandbox="allow-scripts"
@@ -240,9 +243,9 @@
 // # Cards
 //
 // A runtime with its own chat UI shows the model's cordis_define, cordis_run,
-// cordis_stop and cordis_undefine calls as the cards of spec §15.5: DefineCardOf,
-// RunCardOf and RowCardOf derive a card from a Call (its arguments and result) alone, so
-// a replay renders the same card; DefineCard.Reading and RunCard.Reading say what the
-// Plugin does now on a Page (inventory, removed Plugins, loaded runs), and VisibleStatus
-// is the reading of spec §15.1.
+// cordis_stop and cordis_undefine calls as cards (docs/dynamic-plugins.md, "The panel's
+// readings and cards"): DefineCardOf, RunCardOf and RowCardOf derive a card from a Call
+// (its arguments and result) alone, so a replay renders the same card; DefineCard.Reading
+// and RunCard.Reading say what the Plugin does now on a Page (inventory, removed Plugins,
+// loaded runs), and VisibleStatus is the reading of a Package on a page.
 package panel

@@ -17,7 +17,7 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 )
 
-// The wire payloads of the streamed events, with the names of spec §9.
+// The wire payloads of the streamed events (docs/dynamic-plugins.md, "Events").
 type (
 	requestRunWire struct {
 		RequestID        string      `json:"requestId"`
@@ -474,7 +474,8 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer hb.leave(wake, sc)
-	// The page's client inspect providers live as long as this stream (spec §13.1).
+	// The page's client inspect providers live as long as this stream (docs/dynamic-plugins.md,
+	// "Client providers and queries").
 	page := h.r.ConnectPage(req.Context())
 	hb.own(func(o *owners) { o.pages[page] = sc.session })
 	defer hb.own(func(o *owners) { delete(o.pages, page) })

@@ -154,8 +154,8 @@ type invokeArgs struct {
 
 type noArgs struct{}
 
-// verbs are the page verbs of spec §14.1 by wire name. None is the operator's alone: a
-// session's page calls each of them, for its own session.
+// verbs are the page verbs (docs/dynamic-plugins.md, "Verbs") by wire name. None is the
+// operator's alone: a session's page calls each of them, for its own session.
 var verbs = map[string]verb{
 	"runHostHalf":       handleH("session, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", agentOfRun, runHostHalf),
 	"getClientCode":     handle("session, pluginId, pluginRunId", agentOfCode, (*runner.Runner).GetClientCode),
@@ -166,6 +166,7 @@ var verbs = map[string]verb{
 	}),
 	"undefineFromPanel": handle("session, pluginId", agentOfPlugin, (*runner.Runner).UndefineFromPanel),
 	"revokeGrant":       handle("session, pluginId, packageId, future", agentOfRevoke, (*runner.Runner).RevokeGrant),
+	"reviewPackage":     handle("session, pluginId, packageId", agentOfReview, reviewPackage),
 	"reportRenderFailure": handle("session, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a renderFailureArgs) (any, error) {
 		r.ReportRenderFailure(ctx, a.ReportArgs, a.Failure)
 		return nil, nil
@@ -258,7 +259,8 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-// okAnswer and errAnswer are every verb's answer (spec §14.1's carrier).
+// okAnswer and errAnswer are every verb's answer (docs/dynamic-plugins.md, "Transport and
+// answers").
 type okAnswer struct {
 	OK    bool `json:"ok"` // always true
 	Value any  `json:"value"`

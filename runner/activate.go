@@ -46,8 +46,9 @@ type startResult struct {
 // activate makes run att of Package k the live run of Plugin p: it attaches to that run
 // when it is live or starting, otherwise starts the host half and installs the run in
 // place of whatever runs. A restart or an update starts the new half beside the working
-// run and swaps only on success (spec §17.7), unless the two would clash (see [beside]):
-// then the working run is retracted before the new half is evaluated (spec §6.4).
+// run and swaps only on success, unless the two would clash (see [beside]):
+// then the working run is retracted before the new half is evaluated
+// (docs/dynamic-plugins.md, "Activation").
 // token is the answer token of the page starting it ("" for the model), forRequest the
 // request it is started for. It commits nothing: the caller does.
 func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *Attempt, token, forRequest string) startResult {
@@ -289,9 +290,9 @@ func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, 
 	return r.store.Update(ctx, id, c)
 }
 
-// commit makes the live run's Package current (spec §6.4 Commit). first, if not nil,
-// records what settled the run on its attempt (a half started) in the same Store change,
-// so the commit is one write. r.mu held.
+// commit makes the live run's Package current (docs/dynamic-plugins.md, "Activation").
+// first, if not nil, records what settled the run on its attempt (a half started) in the
+// same Store change, so the commit is one write. r.mu held.
 func (r *Runner) commit(ctx context.Context, id string, run *liveRun, first func(*Attempt)) (Plugin, error) {
 	run.forRequest = ""
 	return r.updateAttempt(ctx, id, run.id, Change{Current: ptr(run.pkg), Next: ptr(""), Running: ptr(true)}, func(a *Attempt) {

@@ -185,8 +185,9 @@ func TestDeclineCancelExpire(t *testing.T) {
 	}
 }
 
-// Spec §8.4: two pages answer one request. The second attaches (never a spurious "already
-// starting"), gets no token, and its failure cannot win over the starter's success.
+// docs/dynamic-plugins.md, "Races: the first answer wins": two pages answer one request.
+// The second attaches (never a spurious "already starting"), gets no token, and its
+// failure cannot win over the starter's success.
 func TestTwoPagesRace(t *testing.T) {
 	for i := range 20 {
 		e := newEnv(t, nil)

@@ -108,7 +108,8 @@ func (r *Runner) admitDefine(ctx context.Context, d Definition) error {
 	return nil
 }
 
-// checkDefine runs define's checks in the order of spec §5.4 and returns the Definition.
+// checkDefine runs define's checks in the order of docs/dynamic-plugins.md,
+// "cordis_define", and returns the Definition.
 func (r *Runner) checkDefine(in DefineInput) (Definition, error) {
 	d := Definition{Name: strings.TrimSpace(in.Name), Purpose: strings.TrimSpace(in.Purpose)}
 	switch {

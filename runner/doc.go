@@ -1,4 +1,4 @@
-// Package runner is the dynamic-plugin runner (seed 003): the durable path a model uses to
+// Package runner is the dynamic-plugin runner: the durable path a model uses to
 // build something a person keeps. A Plugin ("clock-1", owned by the session that defined
 // it) holds immutable Packages ("pkg-N": name, purpose, an optional host half and an
 // optional client half); a run starts one Package; stop ends it and keeps the definition;
@@ -61,15 +61,16 @@
 //
 // # Pages, tokens and capabilities
 //
-// The page verbs of spec §14.1 are Go methods whose argument structs carry the wire's
-// names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun, StopFromPanel,
-// UndefineFromPanel, RevokeGrant, ReportRenderFailure, ReportClientGuardFailure,
-// InventoryPage), ready for the panel to serve over HTTP. Three secrets replace the original's
-// trust in predictable ids: a request's ticket (in its RequestRun event, and listed by
-// PendingRequests for the runtime's own Go code) starts or declines it; the token
-// RunHostHalf returns to the page that started a run settles it (an attached page's
-// answer never wins); the run capability (from RunHostHalf or GetClientCode;
-// RunCapability for Go code of the owning session) binds Invoke and reports to the run.
+// The page verbs (docs/dynamic-plugins.md, "Verbs") are Go methods whose argument structs
+// carry the wire's names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun,
+// StopFromPanel, UndefineFromPanel, RevokeGrant, ReportRenderFailure,
+// ReportClientGuardFailure, InventoryPage), ready for the panel to serve over HTTP. Three
+// secrets replace the original's trust in predictable ids: a request's ticket (in its
+// RequestRun event, and listed by PendingRequests for the runtime's own Go code) starts or
+// declines it; the token RunHostHalf returns to the page that started a run settles it (an
+// attached page's answer never wins); the run capability (from RunHostHalf or
+// GetClientCode; RunCapability for Go code of the owning session) binds Invoke and reports
+// to the run.
 //
 // # Deadlines and grants
 //
@@ -158,11 +159,11 @@
 // acts for the session on its ctx — kit.WithSession, or invoke.Invoker.InvokeSession and
 // Server, where each MCP client session is its own — and every tool but
 // cordis_inspect_list refuses a call without one. Arguments are decoded strictly (an
-// unknown field is a teaching error) and checked in the order of the spec; cordis_run has
-// one answer shape whatever the halves. They are control tools: a runtime's gate passes
-// its ctx through GateContext (and the toolset's), so no host half's listener stands
-// between the model and them. Subscribe makes the Runner the mcpkit.MessageSource that
-// forwards each session's ModelMessage to its MCP client.
+// unknown field is a teaching error) and checked in the order docs/dynamic-plugins.md
+// gives for each; cordis_run has one answer shape whatever the halves. They are control
+// tools: a runtime's gate passes its ctx through GateContext (and the toolset's), so no
+// host half's listener stands between the model and them. Subscribe makes the Runner the
+// mcpkit.MessageSource that forwards each session's ModelMessage to its MCP client.
 //
 // # Harness
 //

@@ -123,10 +123,11 @@ type InspectQueryResolvedEvent struct {
 }
 
 // ModelMessage carries a message from the runner to the model of the session that owns a
-// Plugin (spec §10): an outcome that arrives after cordis_run returned, a runtime failure,
-// or what a person did in the panel. An agent loop consumes it; a steer wakes an idle
-// session, an inject is context for its next step. Messages for a session that is not
-// connected are kept (Runner.Connect, Runner.Messages) and delivered when it connects.
+// Plugin (docs/dynamic-plugins.md, "Messages to the model"): an outcome that arrives after
+// cordis_run returned, a runtime failure, or what a person did in the panel. An agent loop
+// consumes it; a steer wakes an idle session, an inject is context for its next step.
+// Messages for a session that is not connected are kept (Runner.Connect, Runner.Messages)
+// and delivered when it connects.
 var ModelMessage = kit.NewEvent[ModelMessageEvent]("cordis/model-message")
 
 // ModelMessageEvent is the payload of ModelMessage.

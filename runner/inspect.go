@@ -76,10 +76,10 @@ type hostProvider struct {
 func (r *Runner) Catalog() *catalog.Catalog { return r.inspect.cat }
 
 // RegisterInspectProvider adds a host inspect provider after the others. Its manifest is
-// checked (spec §13.1) and copied; an id already registered is refused. The returned func
-// removes the provider, once: calling it again, or after another registration took the id,
-// changes nothing. Host providers belong to the process, not to a session: register each
-// once, beside the Runner, never per session.
+// checked (docs/dynamic-plugins.md, "Inspect providers") and copied; an id already
+// registered is refused. The returned func removes the provider, once: calling it again,
+// or after another registration took the id, changes nothing. Host providers belong to the
+// process, not to a session: register each once, beside the Runner, never per session.
 func (r *Runner) RegisterInspectProvider(p InspectProvider) (unregister func(), err error) {
 	if p.Query == nil {
 		return nil, errors.New("runner: RegisterInspectProvider: Query is nil; give the function that answers the manifest's methods")
@@ -118,9 +118,9 @@ func (reg *inspectRegistry) hostProvider(id string) *hostProvider {
 	return nil
 }
 
-// InspectList is cordis_inspect_list (spec §5.1): every host provider in registration
-// order, then the client providers the connected pages publish. It needs no session and
-// never fails.
+// InspectList is cordis_inspect_list (docs/dynamic-plugins.md, "cordis_inspect_list"):
+// every host provider in registration order, then the client providers the connected pages
+// publish. It needs no session and never fails.
 func (r *Runner) InspectList(ctx context.Context, _ decl.InspectListInput) (decl.InspectListOutput, error) {
 	reg := r.inspect
 	reg.mu.Lock()
@@ -135,11 +135,12 @@ func (r *Runner) InspectList(ctx context.Context, _ decl.InspectListInput) (decl
 	return out, nil
 }
 
-// InspectQuery is cordis_inspect_query (spec §5.2, §13.2): it checks, in order, that the
-// provider exists on the platform, that it has the method and that the input (absent: {})
-// satisfies the method's inputSchema, then asks the provider. A host provider answers on
-// this goroutine; a client query is sent to the pages that publish the method and waits,
-// at most Options.InspectQueryTimeout, for one of them to answer.
+// InspectQuery is cordis_inspect_query (docs/dynamic-plugins.md, "cordis_inspect_query"):
+// it checks, in order, that the provider exists on the platform, that it has the method
+// and that the input (absent: {}) satisfies the method's inputSchema, then asks the
+// provider. A host provider answers on this goroutine; a client query is sent to the pages
+// that publish the method and waits, at most Options.InspectQueryTimeout, for one of them
+// to answer.
 func (r *Runner) InspectQuery(ctx context.Context, in decl.InspectQueryInput) (decl.InspectQueryOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
@@ -164,7 +165,7 @@ func (r *Runner) InspectQuery(ctx context.Context, in decl.InspectQueryInput) (d
 	return decl.InspectQueryOutput{Platform: in.Platform, Provider: in.Provider, Method: in.Method, Data: data}, nil
 }
 
-// queryHost runs a host provider's method (spec §13.2, host platform).
+// queryHost runs a host provider's method (docs/dynamic-plugins.md, "Host providers").
 func (r *Runner) queryHost(ctx context.Context, session, provider, method string, input json.RawMessage) (json.RawMessage, error) {
 	reg := r.inspect
 	reg.mu.Lock()

@@ -19,9 +19,10 @@ type builtinsOut struct {
 	ReferencedTypes []typeShape `json:"referencedTypes"`
 }
 
-// hostBuiltins lists what a host half has (spec §11.2, §11.3): the ctx it is handed, its
-// globals, and the Node.js APIs that throw and teach the alternative. The ctx verbs come
-// from catalog.FacadeVerbs, the list the sandbox implements and cordis_inspect shows.
+// hostBuiltins lists what a host half has (docs/dynamic-plugins.md, "The host half"): the
+// ctx it is handed, its globals, and the Node.js APIs that throw and teach the
+// alternative. The ctx verbs come from catalog.FacadeVerbs, the list the sandbox
+// implements and cordis_inspect shows.
 func hostBuiltins() []builtin {
 	out := []builtin{{Name: "ctx", Kind: "object", Signature: "apply(ctx)",
 		Description: "the plugin's restricted context, handed to apply (not a global): the verbs below, ctx.tools, and the services named in inject. Framework internals (root, fiber, plugin, extend, emit, …) are not there."}}

@@ -13,11 +13,12 @@ import (
 	"unicode/utf8"
 )
 
-// Client inspect providers live in the panel pages (spec §13.1, §13.3). Unlike the
-// original's one process-wide mirror that the last page to publish overwrites and that
-// outlives every page, each page's manifest is its own and lasts only while the page is
-// connected; a query is asked of the pages that publish its method, and settles on the
-// first valid answer, on a failure from every page asked, or at its deadline.
+// Client inspect providers live in the panel pages (docs/dynamic-plugins.md, "Client
+// providers and queries"). Unlike the original's one process-wide mirror that the last
+// page to publish overwrites and that outlives every page, each page's manifest is its own
+// and lasts only while the page is connected; a query is asked of the pages that publish
+// its method, and settles on the first valid answer, on a failure from every page asked,
+// or at its deadline.
 
 // maxFailureBytes bounds a page's failure message as the model is shown it.
 const maxFailureBytes = 1000
@@ -166,10 +167,10 @@ type SyncInspectManifestArgs struct {
 	Providers []InspectManifest `json:"providers"`
 }
 
-// SyncInspectManifest replaces the client inspect providers page a.Page publishes (spec
-// §13.1) with a.Providers, each checked like a host provider's manifest; a repeated id, or
-// more than Options.MaxInspectMethods methods in all, is refused and changes nothing.
-// Other pages' manifests are untouched.
+// SyncInspectManifest replaces the client inspect providers page a.Page publishes
+// (docs/dynamic-plugins.md, "Client providers and queries") with a.Providers, each checked
+// like a host provider's manifest; a repeated id, or more than Options.MaxInspectMethods
+// methods in all, is refused and changes nothing. Other pages' manifests are untouched.
 func (r *Runner) SyncInspectManifest(ctx context.Context, a SyncInspectManifestArgs) error {
 	n := 0
 	for _, m := range a.Providers {
@@ -204,7 +205,8 @@ func (r *Runner) SyncInspectManifest(ctx context.Context, a SyncInspectManifestA
 }
 
 // queryClient sends a client query to the pages that publish the method and waits for
-// their answer, the tool call's end or the deadline (spec §13.2, client platform).
+// their answer, the tool call's end or the deadline (docs/dynamic-plugins.md, "Client
+// providers and queries").
 func (r *Runner) queryClient(ctx context.Context, session, provider, method string, input, given json.RawMessage) (json.RawMessage, error) {
 	q, err := r.askPages(ctx, session, provider, method, input)
 	if err != nil {
@@ -323,7 +325,8 @@ type ResolveInspectQueryArgs struct {
 	Resolution InspectResolution `json:"resolution"`
 }
 
-// ResolveInspectQuery takes a page's answer to a client inspect query (spec §13.3). Only a
+// ResolveInspectQuery takes a page's answer to a client inspect query (docs/dynamic-plugins.md,
+// "Client providers and queries"). Only a
 // page that was asked (it published the method when the query was made) answers, once.
 // Valid data — JSON that satisfies the outputSchema that page published — settles the
 // query; a failure, or data its schema rejects, is counted as that page's failure, and the

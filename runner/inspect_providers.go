@@ -14,10 +14,10 @@ import (
 	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
-// The first-party host providers (spec §13.4): Service, Event, Builtin and Tool, built
-// from the merged catalog and the live runtime. They are registered once, when the Runner
-// starts, so every session reads the same providers (the original registers them per
-// session, and a second session's registration fails).
+// The first-party host providers (docs/dynamic-plugins.md, "Host providers"): Service,
+// Event, Builtin and Tool, built from the merged catalog and the live runtime. They are
+// registered once, when the Runner starts, so every session reads the same providers (the
+// original registers them per session, and a second session's registration fails).
 
 // initInspect builds the inspect registry over cat merged with the kit's core tier, and
 // registers the first-party host providers.
@@ -75,7 +75,7 @@ func withCoreTier(cat *catalog.Catalog) (*catalog.Catalog, error) {
 }
 
 // Schemas of the first-party methods. Inputs are closed objects; outputs are permissive
-// (spec §13.4), with a description of the shape.
+// (docs/dynamic-plugins.md, "Host providers"), with a description of the shape.
 const (
 	serviceInput  = `{"type":"object","properties":{"service":{"type":"string","description":"A catalogued service key, such as \"timer\". Omit it to list every catalogued service."}},"additionalProperties":false}`
 	serviceOutput = `{"type":"object","description":"Without service: {mode:\"catalog\", services:[{key, description, abstract, running, methods:[{name, signature}]}]}. With service: {mode:\"service\", service:{key, description, abstract, running, provider, access:{inject, expression, note}, methods:[{name, signature, description}]}, referencedTypes:[{name, kind, declaration, description}]}."}`
@@ -285,7 +285,7 @@ type eventOut struct {
 }
 
 // hiddenEvent reports whether an event is kept from the model: the runner's own cordis/*
-// events, which the panel consumes (spec §9).
+// events, which the panel consumes (docs/dynamic-plugins.md, "Events").
 func hiddenEvent(name string) bool { return strings.HasPrefix(name, "cordis/") }
 
 func (r *Runner) queryEvent(_ context.Context, call InspectCall) (any, error) {

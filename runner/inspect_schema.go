@@ -138,9 +138,10 @@ func (c *inspectEntry) methodNames() string {
 	return strings.Join(names, ", ")
 }
 
-// compileInspectManifest checks m (spec §13.1: a non-empty trimmed id and description, method
-// names non-empty and unique, each with a description and supported schemas) and returns
-// a copy the caller cannot change. where names the manifest in errors.
+// compileInspectManifest checks m (docs/dynamic-plugins.md, "Inspect providers": a
+// non-empty trimmed id and description, method names non-empty and unique, each with a
+// description and supported schemas) and returns a copy the caller cannot change. where
+// names the manifest in errors.
 func compileInspectManifest(m InspectManifest, where string) (*inspectEntry, error) {
 	c := &inspectEntry{manifest: InspectManifest{ID: strings.TrimSpace(m.ID), Description: strings.TrimSpace(m.Description)},
 		methods: map[string]*inspectMethodSchemas{}}

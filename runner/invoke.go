@@ -8,13 +8,14 @@ import (
 	"fmt"
 )
 
-// Invoke calls handler method of the live run pluginRunID of Plugin pluginID (spec §12),
-// with JSON args (empty means null). capability is the run's, which only pages that
-// loaded the run hold (runHostHalf, getClientCode) and Go code of the owning session reads
-// with RunCapability: predictable ids are not enough to call a handler. Failures are an
-// *InvokeError whose Code is checked in this order: plugin-not-running, stale-run,
-// invalid-capability, method-not-found (also invalid-args), handler-error. A handler error
-// also steers the owning session's model, once per run and (method, message).
+// Invoke calls handler method of the live run pluginRunID of Plugin pluginID
+// (docs/dynamic-plugins.md, "Invoke"), with JSON args (empty means null). capability is
+// the run's, which only pages that loaded the run hold (runHostHalf, getClientCode) and Go
+// code of the owning session reads with RunCapability: predictable ids are not enough to
+// call a handler. Failures are an *InvokeError whose Code is checked in this order:
+// plugin-not-running, stale-run, invalid-capability, method-not-found (also invalid-args),
+// handler-error. A handler error also steers the owning session's model, once per run and
+// (method, message).
 func (r *Runner) Invoke(ctx context.Context, pluginID, pluginRunID, capability, method string, args json.RawMessage) (json.RawMessage, error) {
 	run, ie := r.invokedRun(pluginID, pluginRunID, method)
 	switch {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 )
 
-// The page-facing verbs (spec §14.1). Their argument structs carry the wire's argument
-// names as JSON tags, so the panel decodes a POST body straight into them. Pages are
-// anonymous; what authorises them is what only a page that took part holds: the ticket of
-// a cordis/request-run event (to start or decline that request), the token runHostHalf
-// returned to the page that started a run (to settle it), and the run capability (to
-// invoke handlers and report on the run).
+// The page-facing verbs (docs/dynamic-plugins.md, "Verbs"). Their argument structs carry
+// the wire's argument names as JSON tags, so the panel decodes a POST body straight into
+// them. Pages are anonymous; what authorises them is what only a page that took part
+// holds: the ticket of a cordis/request-run event (to start or decline that request), the
+// token runHostHalf returned to the page that started a run (to settle it), and the run
+// capability (to invoke handlers and report on the run).
 
 // RunHostHalfArgs are the arguments of runHostHalf.
 type RunHostHalfArgs struct {
@@ -83,7 +83,8 @@ func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHo
 	}
 	att := p.Latest.clone()
 	if q.started {
-		// Another page started it: attach (spec §8.4 race B: never a spurious failure).
+		// Another page started it: attach (never a spurious failure: docs/dynamic-plugins.md,
+		// "Races: the first answer wins").
 		r.mu.Unlock()
 		return attached(p, k, r.activate(ctx, p, k, att, "", q.id))
 	}

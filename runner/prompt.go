@@ -18,9 +18,10 @@ type PromptConfig struct {
 	ApprovalTimeout, InspectQueryTimeout time.Duration
 }
 
-// PromptSection returns the runner's system-prompt section (spec §5.9) for r's options and
-// Store: the text a runtime adds to the system prompt of every session that has the seven
-// tools (the original's section "tool:cordis", order 115).
+// PromptSection returns the runner's system-prompt section (docs/dynamic-plugins.md,
+// "References and the system prompt") for r's options and Store: the text a runtime adds
+// to the system prompt of every session that has the seven tools (the original's section
+// "tool:cordis", order 115).
 func (r *Runner) PromptSection() string {
 	_, mem := r.store.(*memoryStore)
 	return PromptSection(PromptConfig{Durable: !mem, ApproveHostHalves: r.opts.ApproveHostHalves,

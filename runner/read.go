@@ -31,10 +31,10 @@ func (r *Runner) liveFor(ctx context.Context, a ReportArgs) (*liveRun, Plugin, b
 }
 
 // ReportRenderFailure records that the client half of a live run crashed while rendering
-// (spec §6.10). The run stays live and its status stays what it is: the failure is kept
-// beside it (Attempt.RenderFailure), so later runtime failures are still reported. The
-// first report of a run steers the owner. Reports that do not name the live run with its
-// capability are dropped.
+// (docs/dynamic-plugins.md, "A run attempt's status"). The run stays live and its status
+// stays what it is: the failure is kept beside it (Attempt.RenderFailure), so later
+// runtime failures are still reported. The first report of a run steers the owner. Reports
+// that do not name the live run with its capability are dropped.
 func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f RenderFailure) {
 	run, p, ok := r.liveFor(ctx, a)
 	if !ok {

@@ -11,7 +11,8 @@ import (
 )
 
 // FindReferences returns the Plugin ids text mentions as "@clock-1", each once, in the
-// order of their first mention (spec §5.10). A mention is "@" (or the full-width "＠" a
+// order of their first mention (docs/dynamic-plugins.md, "References and
+// the system prompt"). A mention is "@" (or the full-width "＠" a
 // CJK input method types), an id prefix of 3–6 lowercase letters, "-" and a number without
 // leading zeros, standing apart from the words around it: punctuation, spaces and CJK
 // characters delimit it ("请修改@clock-1的显示", "(@clock-1)", "@clock-1.", "@clock-1,@panel-2"),
@@ -98,10 +99,11 @@ func isWordRune(r rune) bool {
 }
 
 // ReferenceBlocks returns, for each Plugin that text mentions (FindReferences), the
-// context message a runtime adds after the user's message for the model's next step (spec
-// §5.10): what the Plugin is now, or that it is unavailable. Only Plugins of the calling
-// session on ctx resolve; another session's read as unavailable, like removed ones. Scan
-// the user's text as the model will see it (after earlier rewrites), not the original.
+// context message a runtime adds after the user's message for the model's next step
+// (docs/dynamic-plugins.md, "References and the system prompt"): what the Plugin is now,
+// or that it is unavailable. Only Plugins of the calling session on ctx resolve; another
+// session's read as unavailable, like removed ones. Scan the user's text as the model will
+// see it (after earlier rewrites), not the original.
 func (r *Runner) ReferenceBlocks(ctx context.Context, text string) []string {
 	ids := FindReferences(text)
 	out := make([]string, 0, len(ids))

@@ -36,9 +36,10 @@ type HostState struct {
 }
 
 // Run starts Package in.PackageID of Plugin in.PluginID for the calling session (the model
-// path, spec §6.3). A host-only Package runs inside the call (unless Options.
-// ApproveHostHalves and no grant: then like a client-bearing one); a Package with a
-// client half becomes a run request that pages answer, and Run returns at once.
+// path; docs/dynamic-plugins.md, "cordis_run"). A host-only Package runs inside the call
+// (unless Options. ApproveHostHalves and no grant: then like a client-bearing one); a
+// Package with a client half becomes a run request that pages answer, and Run returns at
+// once.
 func (r *Runner) Run(ctx context.Context, in RunInput) (RunOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
@@ -95,8 +96,8 @@ func pendingRefusal(id string, q *request) *Error {
 	return refuse(ReasonTransitionInFlight, "%s already has a pending run request %s for %s (%s); wait for the outcome (it arrives as a message), or cordis_stop %s to cancel it", id, q.id, q.pkg, q.runID, id)
 }
 
-// plan resolves a run: ownership, the Package, and the mode rules (spec §6.2, §5.5), which
-// do not depend on whether anything runs.
+// plan resolves a run: ownership, the Package, and the mode rules
+// (docs/dynamic-plugins.md, "cordis_run"), which do not depend on whether anything runs.
 func (r *Runner) plan(ctx context.Context, session, pluginID, packageID string, mode Mode) (Plugin, Package, error) {
 	p, err := r.owned(ctx, session, pluginID)
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 	"github.com/dop251/goja"
 )
 
-// handlerTable is one run's harness.handle registrations (spec §11.5). It belongs to the
+// handlerTable is one run's harness.handle registrations (docs/dynamic-plugins.md, "The host
+// half"). It belongs to the
 // run, not to a fiber: handlers stay callable while the fiber is parked and go only when
 // the run stops. JavaScript adds and removes entries with the realm's lock held; Go reads
 // them (Handlers, Invoke) under mu without entering JavaScript. It holds at most max

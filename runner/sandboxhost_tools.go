@@ -5,10 +5,11 @@ import (
 	"github.com/dop251/goja"
 )
 
-// defineTool is harness.defineTool(definition) (spec §11.9): it checks the definition as
-// ctx.tools.register does (sandbox.Realm.CheckTool, with the same teaching errors under
-// its own name) and returns a read-only copy stamped with marker, the run's private
-// symbol, which is what harness.registerTool takes. Defining registers nothing.
+// defineTool is harness.defineTool(definition) (docs/dynamic-plugins.md, "The host half"):
+// it checks the definition as ctx.tools.register does (sandbox.Realm.CheckTool, with the
+// same teaching errors under its own name) and returns a read-only copy stamped with
+// marker, the run's private symbol, which is what harness.registerTool takes. Defining
+// registers nothing.
 func defineTool(r *sandbox.Realm, marker *goja.Symbol) func(goja.FunctionCall) goja.Value {
 	rt := r.Runtime()
 	return func(call goja.FunctionCall) goja.Value {
@@ -26,12 +27,12 @@ func defineTool(r *sandbox.Realm, marker *goja.Symbol) func(goja.FunctionCall) g
 	}
 }
 
-// registerTool is harness.registerTool(ctx, tool) (spec §11.9): tool must be a product of
-// this run's harness.defineTool (checked first), and it is handed to ctx.tools.register of
-// the ctx the plugin's apply received — the mount's one registration path, so the tool is
-// an effect of the run's fiber (gone at stop, update and undefine), counts toward
-// Limits.MaxTools and is refused under a name another plugin holds. It returns the
-// registration's disposer.
+// registerTool is harness.registerTool(ctx, tool) (docs/dynamic-plugins.md, "The host
+// half"): tool must be a product of this run's harness.defineTool (checked first), and it
+// is handed to ctx.tools.register of the ctx the plugin's apply received — the mount's one
+// registration path, so the tool is an effect of the run's fiber (gone at stop, update and
+// undefine), counts toward Limits.MaxTools and is refused under a name another plugin
+// holds. It returns the registration's disposer.
 func registerTool(rt *goja.Runtime, marker *goja.Symbol) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		tool, ok := call.Argument(1).(*goja.Object)

@@ -22,9 +22,9 @@ type UndefineOutput struct {
 }
 
 // Stop ends the Plugin's run and keeps its definition, Packages, pointers and grants
-// (spec §6.8). A pending request is cancelled; a start in flight is cancelled and waited
-// for, so once Stop returns nothing of the Plugin runs. Stopping a Plugin that is not
-// running succeeds.
+// (docs/dynamic-plugins.md, "Stop, undefine and retract"). A pending request is cancelled;
+// a start in flight is cancelled and waited for, so once Stop returns nothing of the
+// Plugin runs. Stopping a Plugin that is not running succeeds.
 func (r *Runner) Stop(ctx context.Context, in PluginInput) (StopOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {

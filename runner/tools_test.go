@@ -92,8 +92,9 @@ func TestToolsRegistered(t *testing.T) {
 	}
 }
 
-// cordis_define's checks run in the order of spec §5.4: each row fails every check after
-// the one it names too, and only the first failing check answers.
+// cordis_define's checks run in the order of docs/dynamic-plugins.md, "cordis_define":
+// each row fails every check after the one it names too, and only the first failing check
+// answers.
 func TestDefineToolValidationOrder(t *testing.T) {
 	e := newEnv(t, nil)
 	inv := e.invoker()
@@ -145,7 +146,8 @@ func jsonString(s string) string {
 }
 
 // cordis_run answers in one shape for a host-only and a client-bearing Package, and
-// refuses in the order of spec §5.5 with the runner's teaching text.
+// refuses in the order of docs/dynamic-plugins.md, "cordis_run", with the runner's
+// teaching text.
 func TestRunToolShapeAndRefusals(t *testing.T) {
 	e := newEnv(t, nil)
 	inv := e.invoker()
@@ -225,9 +227,10 @@ func TestRunToolShapeAndRefusals(t *testing.T) {
 	}
 }
 
-// cordis_inspect_self checks in the order of spec §5.3, and its three modes carry the
-// latest run with its diagnostic; rejected and cancelled stay distinct; the listing
-// shows messages kept for a session that is not connected.
+// cordis_inspect_self checks in the order of docs/dynamic-plugins.md,
+// "cordis_inspect_self", and its three modes carry the latest run with its diagnostic;
+// rejected and cancelled stay distinct; the listing shows messages kept for a session that
+// is not connected.
 func TestInspectSelfTool(t *testing.T) {
 	e := newEnv(t, nil)
 	inv := e.invoker()

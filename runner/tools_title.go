@@ -8,7 +8,8 @@ import (
 )
 
 // Title returns the one-line title of a call of one of the seven tools, for a transcript
-// or a UI card (spec §5); "" for any other tool. It is a pure function of the arguments.
+// or a UI card (docs/dynamic-plugins.md, "The seven tools"); "" for any other tool. It is
+// a pure function of the arguments.
 func Title(tool string, args json.RawMessage) string {
 	var a struct {
 		decl.DefineInput

@@ -20,11 +20,11 @@ return { name: 'clock', apply(ctx) { harness.registerTool(ctx, sub)%s } }`
 // addHost is toolHost (clock_add returning v) with a handler "now".
 func addHost(v string) string { return "harness.handle('now', () => 42);\n" + fmt.Sprintf(toolHost, v) }
 
-// Spec §17.7: an update whose new host half fails — on load, or in apply after it
-// registered a tool of its own — started beside the working run, so the working run keeps
-// running (its handler answers, its tool stays registered), the model is told so,
-// currentPackageId stays the old Package and the Plugin reads running with the failed
-// attempt as its latest run.
+// docs/dynamic-plugins.md, "Activation": an update whose new host half fails — on load, or
+// in apply after it registered a tool of its own — started beside the working run, so the
+// working run keeps running (its handler answers, its tool stays registered), the model is
+// told so, currentPackageId stays the old Package and the Plugin reads running with the
+// failed attempt as its latest run.
 func TestFailedUpdateKeepsTheWorkingRun(t *testing.T) {
 	tests := []struct{ name, code, want string }{
 		{"fails on load", "throw new Error('broken')",

@@ -18,9 +18,9 @@ func (e *env) messageTexts() []string {
 	return texts
 }
 
-// Spec §17.1: a host half that never settles — a synchronous loop, or an apply whose
-// promise never settles — is bounded, and does not wedge its Plugin: a fixed Package of the
-// same Plugin runs and stops normally afterwards.
+// docs/dynamic-plugins.md, "Activation": a host half that never settles — a synchronous
+// loop, or an apply whose promise never settles — is bounded, and does not wedge its
+// Plugin: a fixed Package of the same Plugin runs and stops normally afterwards.
 func TestWeaknessNeverSettlingHostHalf(t *testing.T) {
 	tests := []struct {
 		name, code, want string
@@ -61,11 +61,12 @@ func TestWeaknessNeverSettlingHostHalf(t *testing.T) {
 	}
 }
 
-// Spec §17.5: Options.ClientTimeout bounds the wait for a client half that needs no
-// approval. A granted run request whose starting page never reports its client half, and a
-// direct run from the panel whose page never reports, both expire after ClientTimeout: the
-// run is retracted, the model is told, and the Plugin runs again normally. The runner's
-// clock is a ManualClock: each run expires when the test moves it past ClientTimeout.
+// docs/dynamic-plugins.md, "Deadlines and limits": Options.ClientTimeout bounds the wait
+// for a client half that needs no approval. A granted run request whose starting page
+// never reports its client half, and a direct run from the panel whose page never reports,
+// both expire after ClientTimeout: the run is retracted, the model is told, and the Plugin
+// runs again normally. The runner's clock is a ManualClock: each run expires when the test
+// moves it past ClientTimeout.
 func TestWeaknessClientTimeout(t *testing.T) {
 	clock := &ManualClock{}
 	e := newEnv(t, &Options{ClientTimeout: 200 * time.Millisecond, Clock: clock})
@@ -142,8 +143,8 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	}
 }
 
-// Spec §17.6: revoking the grant of one Package leaves its live run running, and its next
-// run asks for approval again.
+// docs/dynamic-plugins.md, "Grants": revoking the grant of one Package leaves its live run
+// running, and its next run asks for approval again.
 func TestWeaknessRevokePackageGrant(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
@@ -185,10 +186,11 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	}
 }
 
-// Spec §17.7: a restart of the running Package starts the new host half beside the working
-// run and swaps only on success, so a restart that fails — declined, or whose host half
-// fails — leaves the working run running, and the error and cordis_inspect_self say so. A
-// restart that succeeds replaces the working run (retract, then the new run).
+// docs/dynamic-plugins.md, "Activation": a restart of the running Package starts the new
+// host half beside the working run and swaps only on success, so a restart that fails —
+// declined, or whose host half fails — leaves the working run running, and the error and
+// cordis_inspect_self say so. A restart that succeeds replaces the working run (retract,
+// then the new run).
 func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	h := &fakeHost{}
 	e := newEnv(t, &Options{Host: h})
@@ -279,9 +281,9 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	}
 }
 
-// Spec §17.8: a render failure keeps a live run running — its status, and the steering of
-// later runtime failures, which still reach the owner once each. A report without the run's
-// capability is dropped.
+// docs/dynamic-plugins.md, "A run attempt's status": a render failure keeps a live run
+// running — its status, and the steering of later runtime failures, which still reach the
+// owner once each. A report without the run's capability is dropped.
 func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	e := newEnv(t, &Options{Host: &fakeHost{}})
 	ctx := as("s1")
@@ -325,9 +327,10 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	}
 }
 
-// Spec §17.10: page verbs do not trust predictable ids. A decline with a forged ticket, with
-// another request's ticket, or of an unknown request is refused and changes nothing;
-// getClientCode for another session or for a run that is not live is refused.
+// docs/dynamic-plugins.md, "Secrets: tickets, tokens and capabilities": page verbs do not
+// trust predictable ids. A decline with a forged ticket, with another request's ticket, or
+// of an unknown request is refused and changes nothing; getClientCode for another session
+// or for a run that is not live is refused.
 func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")

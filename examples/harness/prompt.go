@@ -24,15 +24,17 @@ cordis_mount adds a throw-away plugin of your own, shared by every session, and
 cordis_unmount removes it; for a Plugin the user keeps, use the dynamic-plugin tools below.`
 
 // systemPrompt is the system prompt an agent loop gives the model of every session of
-// this runtime: its own part, then the dynamic-plugin runner's section (spec §5.9), which
-// says what this runner's options and store mean for the model.
+// this runtime: its own part, then the dynamic-plugin runner's section
+// (docs/dynamic-plugins.md, "References and the system prompt"), which says what this
+// runner's options and store mean for the model.
 func (h *harness) systemPrompt() string {
 	return basePrompt + "\n\n" + h.r.PromptSection()
 }
 
 // userTurn is what an agent loop does with a user's message in session: begin the turn
 // (agent/turn-start) and return the context messages to put after the user's message,
-// one reference block per Plugin the message mentions as @pluginId (spec §5.10).
+// one reference block per Plugin the message mentions as @pluginId
+// (docs/dynamic-plugins.md, "References and the system prompt").
 func (h *harness) userTurn(ctx context.Context, session, text string) (turn int, blocks []string) {
 	turn = h.rt.BeginTurn(session, text)
 	return turn, h.r.ReferenceBlocks(kit.WithSession(ctx, session), text)

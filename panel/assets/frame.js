@@ -1,8 +1,8 @@
-// The client runner of one client half (spec §14.4–14.5). This document is a sandboxed
-// frame with an opaque origin: it has no cookie, no token, no network (its CSP says
-// connect-src 'none') and cannot touch the panel's DOM. It talks only to its parent, the
-// panel page, which routes host.call to this run's handlers with the run capability it
-// keeps to itself.
+// The client runner of one client half (docs/dynamic-plugins.md, "Client halves in
+// frames"). This document is a sandboxed frame with an opaque origin: it has no cookie, no
+// token, no network (its CSP says connect-src 'none') and cannot touch the panel's DOM. It
+// talks only to its parent, the panel page, which routes host.call to this run's handlers
+// with the run capability it keeps to itself.
 (function () {
   'use strict';
   var parentWin = window.parent;

@@ -1,7 +1,7 @@
-// The Cordis panel (spec §15): what the model defined, what runs, and what waits for the
-// person. Plain JavaScript with React.createElement, no build step. Client halves run in
-// sandboxed frames (frames below); this page keeps the run capabilities and calls the
-// verbs for them.
+// The Cordis panel (docs/dynamic-plugins.md, "The panel's readings and cards"): what the
+// model defined, what runs, and what waits for the person. Plain JavaScript with
+// React.createElement, no build step. Client halves run in sandboxed frames (frames
+// below); this page keeps the run capabilities and calls the verbs for them.
 (function () {
   'use strict';
   var h = React.createElement;
@@ -60,8 +60,9 @@
   function publish() { version++; listeners.forEach(function (f) { f(); }); }
   function subscribe(f) { listeners.add(f); return function () { listeners.delete(f); }; }
 
-  // The inventory store (§15.3): one read at a time (a trigger during a read asks for one
-  // more after it), reset on reconnect (a stale answer is ignored by generation).
+  // The inventory store (docs/dynamic-plugins.md, "What a page does"): one read at a time
+  // (a trigger during a read asks for one more after it), reset on reconnect (a stale
+  // answer is ignored by generation).
   var inv = { gen: 0, inflight: null, again: false };
   // clock orders what this page learnt against inventory reads: a read that began before
   // a request or a frame arrived says nothing about it.
@@ -152,8 +153,9 @@
 
   // reconcile drops requests the host no longer lists (answered elsewhere, cancelled,
   // expired, lost on a restart) and frames whose run is gone. It never starts anything, so
-  // a refused answer cannot be re-driven in a loop (§8.5). From an answer that is not
-  // whole it judges only the Plugins it lists: one it left out may still run and ask.
+  // a refused answer cannot be re-driven in a loop (docs/dynamic-plugins.md, "What a page
+  // does"). From an answer that is not whole it judges only the Plugins it lists: one it
+  // left out may still run and ask.
   function reconcile(rows, started, whole) {
     var listed = new Set();
     var byId = new Map();
@@ -171,7 +173,7 @@
     });
   }
 
-  // ---- requests and orchestration (§14.2, §14.3) ---------------------------------------
+  // ---- requests and orchestration (docs/dynamic-plugins.md, "What a page does") ------
 
   function openRequest(q) {
     q.at = tick();
@@ -313,7 +315,7 @@
     return p.catch(function (e) { state.actionError.set(pluginId, e.message); }).then(function () { publish(); refresh(); });
   }
 
-  // ---- frames: one sandboxed frame per loaded client half (§14.4) ----------------------
+  // ---- frames: one sandboxed frame per loaded client half ("Client halves in frames") ---
 
   var frames = {
     recs: new Map(),   // pluginId → {iframe, pluginId, packageId, pluginRunId, session, capability, epoch}
@@ -452,7 +454,7 @@
   };
   window.addEventListener('message', frames.onMessage);
 
-  // ---- the client inspect plane (§13): what this page offers the model ------------------
+  // ---- the client inspect plane: what this page offers the model ---------------------
 
   // SLOTS are the slots a client half registers into (ctx.slots.register); the frames get
   // this list with their code, and the Slots provider describes it.
@@ -511,7 +513,8 @@
     return { mode: 'service', service: s, referencedTypes: [] };
   }
 
-  // PROVIDERS are this page's client inspect providers, one method each (§13.4).
+  // PROVIDERS are this page's client inspect providers, one method each
+  // (docs/dynamic-plugins.md, "Client providers and queries").
   var PROVIDERS = [
     { id: 'Builtin', description: 'What a client half has in the Cordis panel: its parameters (React, host, styles, console) and the ctx its plugin gets.',
       method: 'listBuiltins', methodDescription: "List the client half's parameters and ctx verbs.", input: closedObject(),
@@ -627,7 +630,7 @@
     }, 50);
   }
 
-  // ---- readings (§15.1, §15.2) ---------------------------------------------------------
+  // ---- readings (docs/dynamic-plugins.md, "The panel's readings and cards") ----------
 
   function pkgOf(row, id) { return (row.packages || []).find(function (k) { return k.packageId === id; }); }
   function lastPkg(row) { var ks = row.packages || []; return ks.length ? ks[ks.length - 1] : null; }
@@ -858,12 +861,13 @@
       h('div', { className: 'rows' }, props.items.map(function (x) { return h(MemoRow, { key: x.row.pluginId, x: x }); })));
   }
 
-  // ---- the activity list: what the model did (§15.5 cards), newest first ---------------
+  // ---- the activity list: what the model did (its cards), newest first ---------------
 
   function rowById(id) { return state.rows.find(function (r) { return r.pluginId === id; }); }
 
-  // defineReading and runReading are the card readings of §15.5 on this page (as
-  // DefineCard.Reading and RunCard.Reading in Go).
+  // defineReading and runReading are the card readings (docs/dynamic-plugins.md, "The
+  // panel's readings and cards") on this page (as DefineCard.Reading and RunCard.Reading
+  // in Go).
   function defineReading(d) {
     if (!d.pluginId) return '';
     if (state.removed.has(d.pluginId)) return 'removed';
@@ -974,7 +978,7 @@
     var me = currentSession();
     // The badge counts every live run, wherever it runs, and says how many of them have a
     // client half this page has not loaded ("Not loaded here" on their rows): the running
-    // rows of spec §15.4 alone would read "0 running" while a host half runs.
+    // rows reading running alone would read "0 running" while a host half runs.
     var running = all.filter(function (x) { return x.row.activeRun; }).length;
     var notHere = all.filter(function (x) { return x.status === 'client-pending'; }).length;
     var waiting = all.filter(function (x) { return x.status === 'awaiting-approval'; }).length;

@@ -2,9 +2,10 @@ package decl
 
 import "encoding/json"
 
-// The input and output types of cordis_inspect_list and cordis_inspect_query (spec §5.1,
-// §5.2). The runner answers them (Runner.InspectList, Runner.InspectQuery); their names all
-// start with Inspect so that they cannot clash with other types in a merged catalog.
+// The input and output types of cordis_inspect_list and cordis_inspect_query
+// (docs/dynamic-plugins.md, "cordis_inspect_list" and "cordis_inspect_query"). The runner
+// answers them (Runner.InspectList, Runner.InspectQuery); their names all start with
+// Inspect so that they cannot clash with other types in a merged catalog.
 
 // InspectPlatform says where an inspect provider runs.
 type InspectPlatform string

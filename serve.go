@@ -1,0 +1,88 @@
+package cordiskit
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/cordiskit/cordiskit/mcpkit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A serve is one ServeMCP or ServeMCPHTTP call in progress: Close cancels it.
+type serve struct {
+	cancel context.CancelCauseFunc
+}
+
+// ServeMCP serves the runtime's tools over t — &mcp.StdioTransport{} for the process
+// that started this one, or any other transport of one client — until the client goes
+// away, ctx is done or Close is called, with the MCP server mcpkit.Serve builds from
+// Options.MCP. It returns nil when Close ended it, and otherwise what mcpkit.Serve
+// returns. Each call is one client session; calls may run at once. It fails without
+// serving when Options.MCP is nil or Close has begun (ErrClosed).
+func (rt *Runtime) ServeMCP(ctx context.Context, t mcp.Transport) error {
+	sctx, end, err := rt.beginServe(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	return endedByClose(ctx, sctx, mcpkit.Serve(sctx, rt.root, t, rt.mcpOptions()))
+}
+
+// ServeMCPHTTP serves the runtime's tools over MCP's streamable HTTP transport on ln (at
+// mcpkit.HTTPPath) to any number of clients, each the session its bearer token proves
+// (Options.MCP.HTTP), until ctx is done or Close is called; then it cancels open
+// requests, ends every client session and closes ln, as mcpkit.ServeHTTP does. It
+// returns nil after a shutdown that ctx or Close began. It fails without serving, and
+// closes ln, when Options.MCP is nil or Close has begun (ErrClosed).
+func (rt *Runtime) ServeMCPHTTP(ctx context.Context, ln net.Listener) error {
+	sctx, end, err := rt.beginServe(ctx)
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
+	defer end()
+	return endedByClose(ctx, sctx, mcpkit.ServeHTTP(sctx, rt.root, ln, rt.mcpOptions()))
+}
+
+// beginServe records a serve, unless Close has begun or there is nothing to serve with:
+// sctx is ctx, also cancelled (with cause ErrClosed) by Close; end records its return.
+func (rt *Runtime) beginServe(ctx context.Context) (sctx context.Context, end func(), err error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	switch {
+	case rt.closing:
+		return nil, nil, ErrClosed
+	case rt.opts.MCP == nil:
+		return nil, nil, errors.New("cordiskit: no MCP server to serve: set Options.MCP (&mcpkit.Options{} for defaults)")
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	s := &serve{cancel: cancel}
+	rt.serves[s] = struct{}{}
+	return sctx, func() {
+		cancel(nil)
+		rt.mu.Lock()
+		delete(rt.serves, s)
+		if rt.closing && len(rt.serves) == 0 {
+			close(rt.drained)
+		}
+		rt.mu.Unlock()
+	}, nil
+}
+
+// endedByClose is err, or nil when Close ended the serve (and ctx, the caller's, did not).
+func endedByClose(ctx, sctx context.Context, err error) error {
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// mcpOptions are the options every serve builds its MCP server with: Options.MCP, with
+// the runner as the source of messages unless it names another.
+func (rt *Runtime) mcpOptions() *mcpkit.Options {
+	o := *rt.opts.MCP
+	if o.Messages == nil && rt.runner != nil {
+		o.Messages = rt.runner
+	}
+	return &o
+}
