@@ -65,7 +65,9 @@ func TestInlineDeliveryIsNotChargedToTheCaller(t *testing.T) {
 
 // A listener that times out now and then is not removed: only consecutive timeouts count.
 func TestListenerStrikesReset(t *testing.T) {
-	h := newHost(t, &Timeouts{VM: 150 * time.Millisecond, Mount: 150 * time.Millisecond, Call: 100 * time.Millisecond})
+	// The spinning calls each take the call bound; the quick ones must stay far from it on a
+	// loaded machine under -race, or they too would count as timeouts.
+	h := newHost(t, &Timeouts{VM: 5 * time.Second, Mount: 5 * time.Second, Call: 500 * time.Millisecond})
 	ma, fa := h.mustMount(`return { name: 'flaky', apply(ctx) {
 		globalThis.calls = 0
 		ctx.on('tools/change', (tool, registered) => { calls++; if (registered && tool !== 'ok') for (;;) {} })

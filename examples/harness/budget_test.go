@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cordiskit/cordiskit/internal/childtest"
 )
@@ -40,13 +39,12 @@ func TestServiceArgumentBudget(t *testing.T) {
 	}
 	h := bootTest(t)
 	id := h.mustMount(t, amplifier)
-	start := time.Now()
+	// Each refusal names the place where the conversion passed its bound (cmd.args[3] of
+	// many, the sparse array's length before its first element): the budget stops the copy
+	// there rather than judging it after.
 	out, err := h.callTool(t, "amplify", map[string]any{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 5*time.Second { // well under a second on an idle machine
-		t.Errorf("the refusals took %v", d)
 	}
 	teach := "; shared references count each time they are copied (the bound is Limits.MaxBytes); pass less, or page it"
 	for _, want := range []string{
