@@ -1,0 +1,109 @@
+// Package pgstore is the runner.Store on PostgreSQL: the dynamic-plugin runner's
+// definitions, grants and id counters in a database that several runtime processes
+// share, so that every process sees the Plugins any of them defined, a restarted or
+// replaced process finds them, and no id is minted twice whichever process mints it.
+//
+//	s, err := pgstore.Open(ctx, os.Getenv("CORDIS_STORE_DSN"), nil)
+//	defer s.Close()
+//	r, err := runner.New(root, &runner.Options{Store: s, RestartAtBoot: true})
+//
+// It is its own package so that a runtime keeping definitions in memory
+// (runner.NewMemoryStore) or in one SQLite file (runner/sqlstore) does not link a
+// PostgreSQL driver. The driver is github.com/jackc/pgx/v5 with its pool, pgxpool,
+// used directly rather than through database/sql: batches, arrays and the server's
+// error codes without a translation layer.
+//
+// # The DSN
+//
+// Open takes what libpq takes: a URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full,
+// or keyword/value pairs, "host=/run/postgresql dbname=cordis user=cordis". The
+// environment variables libpq reads (PGHOST, PGPASSWORD, PGSSLMODE, …) and a password
+// file (~/.pgpass) fill in what the DSN leaves out; pool_max_conns and the other pgxpool
+// settings are read from it too. Keep the password out of the command line, which every
+// local user can read (ps): put it in PGPASSWORD or a password file. Every message and log
+// line the store writes names the DSN with its password masked (Redact); a connection
+// that takes longer than 10 seconds fails, unless the DSN's connect_timeout says
+// otherwise.
+//
+// # What it guarantees
+//
+// The same as every runner.Store (runner/storetest is the suite each passes), across
+// processes:
+//
+//   - Each call is one transaction: a Define with its new Plugin, its Package, both id
+//     counters and the pruning it causes; an Update with its grant, revocation and latest
+//     attempt. A call that returned nil is committed and seen by every later read of
+//     every process; a call that returned an error changed nothing — except when the
+//     connection was lost after the change reached the server and before the server
+//     answered, which no client of a network database can rule out: then the error is a
+//     *pgstore.Error with Unknown set, and says the change may have been recorded.
+//   - Writes of one Plugin from several processes are serialized: Update and a Define of
+//     a new Package lock the Plugin's row (SELECT … FOR UPDATE) for their transaction.
+//   - Writes are seen through: a write does not end when its caller's context is
+//     cancelled, only after Options.WriteTimeout (30 s), so that a write the server
+//     received is not abandoned half-way by a client that went away.
+//   - Reads go to the database every time (one statement each, so one snapshot): a
+//     Plugin another process defined, changed or removed reads as it is now. The store
+//     keeps nothing in memory but its pool.
+//   - The store survives the server going away: calls fail with a *pgstore.Error while it
+//     is gone (naming the DSN and saying the store reconnects by itself), and succeed
+//     again once it is back, with the same Store; nothing needs reopening. A write that
+//     never left the process, or that the server aborted for a deadlock or a
+//     serialization failure, is made again, up to three times.
+//
+// Plugin.Restored says that a Plugin was not defined by this Store: by an earlier
+// process, or by another process sharing the database.
+//
+// # Ids
+//
+// Ids keep the format of the other stores: "<prefix>-N" (one counter for every prefix),
+// "pkg-N", "run-N" and "approval-N". The numbers are minted by the database: each is a
+// row of the counters table, incremented in the transaction that uses the number, whose
+// row lock orders the processes minting at once. So no number is minted twice, a number is
+// taken only by a change that committed (a refused or failed define consumes none), and
+// counters never go back, so a removed Plugin's ids are never reused. A define holds the
+// counters' rows only while its one statement runs.
+//
+// Open raises, never lowers, a counter that is below the ids the database stores (the
+// counters table edited, or restored from an older copy): each counter that is missing or
+// below the highest number of its kind stored anywhere — a Plugin's row and id, the
+// Packages and every Package a Plugin names (current, next, latest, granted, revoked),
+// the run and the approval request of each latest attempt — is set to that number, in the
+// transaction that opens the store, and each raise is logged (Options.Logger, at Warn).
+//
+// # Schema and migrations
+//
+// The store's tables live in a PostgreSQL schema of their own, "cordis" unless
+// Options.Schema says otherwise, created when missing (the DSN's user needs the CREATE
+// privilege on the database the first time, and on the schema's tables after). Its
+// store_version table holds the schema version. Open migrates an older schema forward,
+// one numbered step at a time, in the transaction that opens the store, holding an
+// advisory lock so that processes starting at once migrate one at a time. Open refuses,
+// naming the DSN and what to do, and never resets: a schema that holds another
+// application's tables, and a version newer than this build knows (ErrRefused) — every
+// process sharing a store must run a build that knows its schema, so upgrade them all
+// before any process opens the store with a newer build; a server it cannot reach, or that
+// refuses the DSN's user, password or database (ErrUnreachable); a DSN that does not parse
+// (ErrInvalidDSN).
+//
+// # Retention
+//
+// Options.KeepPackages prunes, at each define, the Packages of that Plugin that are
+// neither current, next, the latest attempt's, granted, nor among its newest N; what a
+// run uses is always one of the first three.
+//
+// # Tests
+//
+// The tests start a throwaway PostgreSQL cluster (internal/pgtest): initdb and pg_ctl in a
+// temporary directory, on a unix socket there, as an unprivileged user when the tests run
+// as root, a fresh database per test.
+//
+//	go test -race ./runner/pgstore
+//
+// They need PostgreSQL's server programs: Debian's postgresql package (apt-get install
+// postgresql; /usr/lib/postgresql/VERSION/bin), or any installation whose initdb, pg_ctl
+// and postgres are on PATH or in $PG_BINDIR. Without them the tests are skipped, and fail
+// under CI=true. The benchmarks set each figure beside its floor on the same server:
+//
+//	go test -run '^$' -bench . -benchtime 2000x ./runner/pgstore
+package pgstore

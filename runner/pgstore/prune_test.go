@@ -1,0 +1,61 @@
+package pgstore
+
+import (
+	"testing"
+
+	"github.com/cordiskit/cordiskit/internal/pgtest"
+	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/storetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPrune keeps, of a Plugin's Packages, the current, the next, the latest attempt's,
+// the granted and the newest N, in what Define returns as in the database; other Plugins
+// are untouched.
+func TestPrune(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, &Options{KeepPackages: 2})
+	def := func(plugin string) runner.Plugin {
+		p, _ := storetest.MustDefine(t, s, storetest.Def(map[string]string{"clock-1": "s1", "other-2": "s2"}[plugin], "", plugin))
+		return p
+	}
+	keeps := func(p runner.Plugin, want ...string) {
+		t.Helper()
+		if diff := cmp.Diff(want, packageIDs(p)); diff != "" {
+			t.Fatalf("%s keeps (-want +got):\n%s", p.ID, diff)
+		}
+		stored, err := s.Plugin(bg, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, packageIDs(stored)); diff != "" {
+			t.Fatalf("%s keeps in the database (-want +got):\n%s", p.ID, diff)
+		}
+	}
+	storetest.MustDefine(t, s, storetest.Def("s1", "clock", "")) // pkg-1
+	storetest.MustUpdate(t, s, "clock-1", runner.Change{Current: new("pkg-1")})
+	storetest.MustDefine(t, s, storetest.Def("s2", "other", "")) // pkg-2
+	def("clock-1")                                               // pkg-3
+	def("clock-1")                                               // pkg-4
+	storetest.MustUpdate(t, s, "clock-1", runner.Change{Grant: "pkg-3"})
+	for range 4 { // clock-1: pkg-5, 7, 9, 11; other-2: pkg-6, 8, 10, 12
+		def("clock-1")
+		def("other-2")
+	}
+	o, _ := s.Plugin(bg, "other-2")
+	keeps(o, "pkg-10", "pkg-12")
+	storetest.MustUpdate(t, s, "clock-1", runner.Change{Next: new("pkg-9"), Attempt: storetest.MintAttempt(t, s, "pkg-11")})
+	keeps(def("clock-1"), "pkg-1", "pkg-3", "pkg-9", "pkg-11", "pkg-13") // current, granted, next, latest attempt's, newest
+	storetest.MustUpdate(t, s, "clock-1", runner.Change{Next: new(""), Attempt: storetest.MintAttempt(t, s, "pkg-13")})
+	keeps(def("clock-1"), "pkg-1", "pkg-3", "pkg-13", "pkg-14")
+	storetest.MustUpdate(t, s, "clock-1", runner.Change{Revoke: "pkg-3"})
+	keeps(def("clock-1"), "pkg-1", "pkg-13", "pkg-14", "pkg-15")
+}
+
+func packageIDs(p runner.Plugin) []string {
+	var out []string
+	for _, k := range p.Packages {
+		out = append(out, k.ID)
+	}
+	return out
+}
