@@ -57,11 +57,13 @@ type Options struct {
 	// fails with ErrNoHTTPToken. Stdio and in-memory transports do not read it.
 	HTTP *HTTPOptions
 	// Messages, if non-nil, is where messages for the models of sessions come from (a
-	// *runner.Runner): each client session receives its session's as log notifications
-	// (notifications/message, level MessageLevel, logger MessageLogger, data {kind,
-	// pluginId, text}) while its log level (logging/setLevel) is MessageLevel or lower.
-	// Until then, and after the client goes, the source keeps them for the session. The
-	// server then advertises the logging capability.
+	// *runner.Runner). Each tool result a client session receives, whatever the tool and
+	// the protocol version, carries the messages its session's model has not been given
+	// yet, after the tool's own content, each in a block of its own marked as a message
+	// of the runtime (see the package doc, "Messages for the model"). A client on a
+	// protocol before 2026-07-28 whose log level (logging/setLevel) is MessageLevel or
+	// lower also gets each new one as a log notification (logger MessageLogger, data
+	// {kind, pluginId, text}); the server then advertises the logging capability.
 	Messages MessageSource
 
 	// ShutdownTimeout bounds how long [Server.Run] (and [Serve]) waits, once the client
@@ -85,7 +87,7 @@ type Server struct {
 
 	sessMu     sync.Mutex
 	ids        map[*mcp.ServerSession]string     // the kit session of each live client session
-	forwarders map[*mcp.ServerSession]*forwarder // messages to clients that enabled them
+	forwarders map[*mcp.ServerSession]*forwarder // notification copies to clients that asked
 	closing    bool                              // Close began: no new forwarders
 	forwards   sync.WaitGroup                    // forwarder goroutines
 	watches    sync.WaitGroup                    // watch goroutines, one per client session seen
@@ -138,8 +140,8 @@ func NewServer(c *kit.Context, opts *Options) (*Server, error) {
 	if caps.Tools == nil {
 		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
 	}
-	if caps.Logging == nil && s.opts.Messages != nil {
-		caps.Logging = &mcp.LoggingCapabilities{}
+	if s.opts.Messages != nil {
+		withLogging(caps)
 	}
 	so.Capabilities = caps
 	s.mcp = mcp.NewServer(impl, &so)
@@ -170,7 +172,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // Close detaches the Server from the runtime by disposing its fiber: it stops following
 // the registry and removes every tool from the MCP tool list (connected clients are
-// notified), and stops forwarding messages (Options.Messages keeps them again). Sessions
+// notified), and stops the notification copies of messages. Sessions
 // stay open. ctx bounds the wait, as in kit.Fiber.Dispose.
 func (s *Server) Close(ctx context.Context) error {
 	s.stopForwarders()
@@ -392,24 +394,31 @@ func (a servedTool) equal(b servedTool) bool {
 // sees it; protocol errors are left to the SDK (an unknown tool name, a broken request).
 func (s *Server) handler(name string, structured bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx = kit.WithSession(ctx, s.sessionOf(req.Session, req.Extra))
-		args := req.Params.Arguments
-		var err error
-		if s.opts.Before != nil {
-			if args, err = s.opts.Before(ctx, name, args); err != nil {
-				return s.fit(name, toolError(err)), nil
-			}
-		}
-		out, err := s.inv.Invoke(ctx, name, args)
-		if err != nil {
-			return s.fit(name, toolError(err)), nil
-		}
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: resultText(out)}}}
-		if structured && len(out) > 0 {
-			res.StructuredContent = out
-		}
-		return s.fit(name, res), nil
+		session := s.sessionOf(req.Session, req.Extra)
+		ctx = kit.WithSession(ctx, session)
+		res := s.fit(name, s.call(ctx, name, structured, req.Params.Arguments))
+		s.addMessages(ctx, session, res)
+		return res, nil
 	}
+}
+
+// call runs one tool: Options.Before, then the tool through the Invoker.
+func (s *Server) call(ctx context.Context, name string, structured bool, args json.RawMessage) *mcp.CallToolResult {
+	var err error
+	if s.opts.Before != nil {
+		if args, err = s.opts.Before(ctx, name, args); err != nil {
+			return toolError(err)
+		}
+	}
+	out, err := s.inv.Invoke(ctx, name, args)
+	if err != nil {
+		return toolError(err)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: resultText(out)}}}
+	if structured && len(out) > 0 {
+		res.StructuredContent = out
+	}
+	return res
 }
 
 func toolError(err error) *mcp.CallToolResult {
