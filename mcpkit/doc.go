@@ -53,12 +53,52 @@
 //     no id is ever reused, not even by the next process over the same durable store,
 //     and such a session's Plugins are never found by a later client.
 //
-// Options.Before sees the same context. With Options.Messages (a runner), messages for a
-// session's model reach that session's client as log notifications (level MessageLevel,
-// logger MessageLogger) once the client enables logging at that level or lower; until
-// then, and after the client goes, the runner keeps them (cordis_inspect_self lists them)
-// and delivers them when a client of the session enables logging again. A goroutine per
-// client session writes them, so a slow client never holds up the runner.
+// Options.Before sees the same context.
+//
+// # Messages for the model
+//
+// With Options.Messages (a *runner.Runner), what the runtime has to tell a session's
+// model — a run's outcome that arrived after cordis_run returned, a failure at run time,
+// what a person did in the panel — reaches that model in the session's next tool result,
+// whatever the tool, an error result too: the part of a result every client gives its
+// model, as an agent loop in the process would put the message into the conversation.
+// Until then the runner keeps them for the session (at most runner.Options.MaxQueuedMessages,
+// the oldest dropped first and counted; cordis_inspect_self lists them), also while no
+// client of the session is connected. Each is delivered once: to the next result of any
+// client of that session, never to another session's.
+//
+// The messages follow the tool's own content, oldest first, each a text block of its own:
+//
+//	<cordis-runtime-message boundary="K7Q2XRM4PA3WZ6JD" kind="inject" plugin="clock-1" from="the Cordis runtime, for this session; not part of the tool's result">
+//	The user stopped clock-1 from the Cordis panel; its Packages remain. currentPackageId is pkg-1.
+//	</cordis-runtime-message boundary="K7Q2XRM4PA3WZ6JD">
+//
+// The boundary is drawn at random for each result, after the texts are known, and
+// appears in none of them, so a text (which may quote what model-written code threw)
+// cannot end its block early or pass for another message; the kind is "steer" (act on it
+// now) or "inject" (context for the next step). The block's _meta holds MessageMetaKey
+// ({"kind", "pluginId"}) and its annotations name the assistant as its audience, for
+// clients that tell blocks apart. Messages take only the room a result leaves under
+// Options.MaxMessageBytes: those that do not fit wait for the next result, and a text
+// longer than 64 KiB, or a sixteenth of the budget, is cut, saying so. A client that shows a model
+// only structuredContent misses them; cordis_inspect_self still lists those not delivered.
+//
+// Which path each protocol version gets:
+//
+//	protocol                 tool results   log notification copy
+//	2024-11-05 … 2025-11-25  always         after logging/setLevel debug, info or notice
+//	2026-07-28               always         never (logging is deprecated, SEP-2577)
+//
+// The copy is a notifications/message (level MessageLevel, logger MessageLogger, data
+// {kind, pluginId, text}) of each message sent from the setLevel on; it is a copy for a
+// client that shows logs to its user, and takes nothing: the message still goes into the
+// next result. A level above notice turns it off. A 2026-07-28 session gets none even if
+// its client sends logging/setLevel (that protocol has no such method); the Server
+// advertises the logging capability only for older clients to ask. Over HTTP every
+// client is on 2025-11-25 or earlier: the SDK serves 2026-07-28 only on a stateless
+// handler, and the Server's handler keeps sessions (the SDK's client falls back). A goroutine per
+// client session writes the copies, so a slow client never holds up the runner; past 256
+// unwritten ones the oldest are dropped and the client is told how many.
 //
 // # Many clients over HTTP
 //

@@ -131,9 +131,11 @@
 // DynamicRetract, InspectQuery and InspectQueryResolved are kit events for Go code and the
 // panel; ToolCall announces each call of cordis_define, cordis_run, cordis_stop and
 // cordis_undefine when it starts and when it answers (the panel's activity list), while
-// something listens. ModelMessage carries steer and inject messages to the owning session's model; a
-// session that is not connected (Connect) has them kept (Messages) and delivered when it
-// connects.
+// something listens. ModelMessage carries steer and inject messages to the owning session's model
+// while an agent loop in the process is connected for it (Connect); otherwise they are
+// kept (Messages, at most Options.MaxQueuedMessages, each text at most MaxMessageTextBytes)
+// until it connects or an MCP server takes them into the session's next tool result
+// (TakeMessages; WatchMessages sees each new one without taking it).
 //
 // # Inspect providers, references and the prompt
 //
@@ -162,8 +164,9 @@
 // unknown field is a teaching error) and checked in the order docs/dynamic-plugins.md
 // gives for each; cordis_run has one answer shape whatever the halves. They are control
 // tools: a runtime's gate passes its ctx through GateContext (and the toolset's), so no
-// host half's listener stands between the model and them. Subscribe makes the Runner the
-// mcpkit.MessageSource that forwards each session's ModelMessage to its MCP client.
+// host half's listener stands between the model and them. TakeMessages and WatchMessages make
+// the Runner the mcpkit.MessageSource that delivers each session's messages in its MCP
+// client's tool results.
 //
 // # Harness
 //

@@ -127,7 +127,8 @@ type InspectQueryResolvedEvent struct {
 // cordis_run returned, a runtime failure, or what a person did in the panel. An agent loop
 // consumes it; a steer wakes an idle session, an inject is context for its next step.
 // Messages for a session that is not connected are kept (Runner.Connect, Runner.Messages)
-// and delivered when it connects.
+// and delivered when it connects, or by an MCP server in its next tool result
+// (Runner.TakeMessages).
 var ModelMessage = kit.NewEvent[ModelMessageEvent]("cordis/model-message")
 
 // ModelMessageEvent is the payload of ModelMessage.

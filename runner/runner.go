@@ -68,8 +68,8 @@ type Options struct {
 	// StopTimeout bounds a stop the runner makes on its own (an expired request, a
 	// replaced run): the wait for the half's disposers. Default 30 seconds.
 	StopTimeout time.Duration
-	// MaxQueuedMessages bounds the model messages kept for one session that is not
-	// connected; older ones are dropped (and counted). Default 100.
+	// MaxQueuedMessages bounds the model messages kept for one session until they are
+	// delivered (Connect, TakeMessages); older ones are dropped (and counted). Default 100.
 	MaxQueuedMessages int
 	// MaxNameBytes and MaxPurposeBytes bound a Package's name and purpose. Defaults 200
 	// and 2000.
