@@ -97,7 +97,7 @@ func BenchmarkHostCallRoundTrip(b *testing.B) {
 	e.open(ctx)
 	d := e.define(echoHost, roundTripClient)
 	e.run(d)
-	press(b, ctx, d.PluginID, "Approve once")
+	press(b, ctx, d.PluginID, "Approve this version")
 	rowIs(b, ctx, d.PluginID, "running")
 	_, f := frameText(b, ctx, "#ready", "ready")
 	if f.opts != nil {
@@ -323,7 +323,7 @@ const timeClick = `new Promise((resolve, reject) => {
 // BenchmarkThousandDefinitions: the panel with 1,000 Plugins against the empty panel
 // (another runner). Each iteration, per side and alternating which goes first: a reload
 // (its first render), then a new Plugin (an approved Package is not asked about again)
-// whose "Remove" and "Approve once" are clicked, so the sides have 1–N and 1,001–1,000+N
+// whose "Remove" and "Approve this version" are clicked, so the sides have 1–N and 1,001–1,000+N
 // cards. One warm-up iteration comes first.
 func BenchmarkThousandDefinitions(b *testing.B) {
 	ctx := longBrowser(b)
@@ -347,8 +347,8 @@ func BenchmarkThousandDefinitions(b *testing.B) {
 	}
 	report(b, "render", "first render of 1,000 cards (median)", p50(load[1]), p50(load[0]), "ms", "empty panel")
 	report(b, "remove", "click Remove → confirm, 1,001+ cards", p50(remove[1]), p50(remove[0]), "ms", "1+ cards")
-	report(b, "approve", "click Approve once → running, 1,001+ cards", p50(ok[1]), p50(ok[0]), "ms", "1+ cards")
-	b.Logf("loads: empty %.1f, 1,000 %.1f; Remove: %.1f / %.1f; Approve once: %.1f / %.1f; %d and %d cards at the end",
+	report(b, "approve", "click Approve this version → running, 1,001+ cards", p50(ok[1]), p50(ok[0]), "ms", "1+ cards")
+	b.Logf("loads: empty %.1f, 1,000 %.1f; Remove: %.1f / %.1f; Approve this version: %.1f / %.1f; %d and %d cards at the end",
 		load[0], load[1], remove[0], remove[1], ok[0], ok[1], empty.cards, full.cards)
 }
 
@@ -398,7 +398,7 @@ func (s *thousandSide) reload() float64 {
 }
 
 // clicks defines a new Plugin with a client half and times, in the page, "Remove" until
-// its confirmation shows ("Keep" then keeps it) and "Approve once" of its run until it
+// its confirmation shows ("Keep" then keeps it) and "Approve this version" of its run until it
 // reads running; then it stops the run.
 func (s *thousandSide) clicks() (remove, approve float64) {
 	t := s.e.t
@@ -419,7 +419,7 @@ func (s *thousandSide) clicks() (remove, approve float64) {
 	press(t, s.tab, id, "Keep")
 	s.e.run(d)
 	rowIs(t, s.tab, id, "awaiting-approval")
-	approve = click("Approve once", fmt.Sprintf("#row-%s[data-status=running]", id))
+	approve = click("Approve this version", fmt.Sprintf("#row-%s[data-status=running]", id))
 	if _, err := s.e.r.Stop(as("s1"), runner.PluginInput{PluginID: id}); err != nil {
 		t.Fatal(err)
 	}

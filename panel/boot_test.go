@@ -179,7 +179,7 @@ func TestBrowserBootRequests(t *testing.T) {
 	rowIs(t, ctx, "web-1", "running")
 	frameText(t, ctx, "#booted", "back after the restart")
 	rowIs(t, ctx, "gate-2", "awaiting-approval")
-	press(t, ctx, "gate-2", "Approve once")
+	press(t, ctx, "gate-2", "Approve this version")
 	rowIs(t, ctx, "gate-2", "running")
 	for _, id := range []string{"web-1", "gate-2"} {
 		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != runner.StatusRunning {

@@ -40,10 +40,10 @@ func TestBrowserApproveFutureVersions(t *testing.T) {
 	d := e.define(clockHost, versionClient("1"))
 	e.run(d)
 	rowIs(t, ctx, d.PluginID, "awaiting-approval")
-	press(t, ctx, d.PluginID, "Approve for future versions")
+	press(t, ctx, d.PluginID, "Approve this and future versions")
 	rowIs(t, ctx, d.PluginID, "running")
 	frameText(t, ctx, "#version", "Clock view 1")
-	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s .grant').innerText.includes('Future versions approved')`, d.PluginID))
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s .grant[data-grant=future]').innerText.includes('every future version')`, d.PluginID))
 
 	// The model defines a new version and switches to it: the page loads it without asking.
 	watchApprovals(t, ctx)
@@ -81,16 +81,16 @@ func TestBrowserTwoPagesFirstAnswerWins(t *testing.T) {
 	rowIs(t, first, d.PluginID, "awaiting-approval")
 	rowIs(t, second, d.PluginID, "awaiting-approval")
 	// Both pages offer the answer, so the second one's card has something to close.
-	waitJS(t, second, fmt.Sprintf(`[...document.querySelectorAll('#row-%s .approval button')].some(b => b.textContent === 'Approve once')`, d.PluginID))
+	waitJS(t, second, fmt.Sprintf(`[...document.querySelectorAll('#row-%s .approval button')].some(b => b.textContent === 'Approve this version')`, d.PluginID))
 
 	// The second page hears late (its stream is held): its person clicks after the first
 	// page answered. That is no failure: the page says, calmly, that it was answered
 	// elsewhere, and closes the buttons.
 	gate.hold(2)
-	press(t, first, d.PluginID, "Approve once")
+	press(t, first, d.PluginID, "Approve this version")
 	rowIs(t, first, d.PluginID, "running")
 	e.told("completed; currentPackageId is pkg-1")
-	press(t, second, d.PluginID, "Approve once")
+	press(t, second, d.PluginID, "Approve this version")
 	waitJS(t, second, fmt.Sprintf(`((document.querySelector('#row-%s .settled') || {}).innerText || '').includes('Already answered in another panel page: approved.')`, d.PluginID))
 	waitJS(t, second, fmt.Sprintf(`document.querySelector('#row-%s .approval') === null`, d.PluginID))
 	shoot(t, second, "answered-elsewhere")
@@ -101,7 +101,7 @@ func TestBrowserTwoPagesFirstAnswerWins(t *testing.T) {
 	waitJS(t, second, fmt.Sprintf(`document.querySelector('#row-%s .approval') === null`, d.PluginID))
 	rowIs(t, second, d.PluginID, "client-pending")
 	waitJS(t, second, `document.querySelector('.b-wait b').textContent === '0' && !document.title.startsWith('(')`)
-	for _, label := range []string{"Approve once", "Approve for future versions", "Decline"} {
+	for _, label := range []string{"Approve this version", "Approve this and future versions", "Decline"} {
 		js := fmt.Sprintf(`[...document.querySelectorAll('#row-%s button')].some(b => b.textContent === %q)`, d.PluginID, label)
 		if still, err := chromedp.Run(second, chromedp.Evaluate[bool](js)); err != nil || still {
 			t.Fatalf("the second page still offers %q (err %v)", label, err)
@@ -134,7 +134,7 @@ func TestBrowserRenderCrash(t *testing.T) {
 	d := e.define(clockHost, crashClient)
 	e.run(d)
 	rowIs(t, ctx, d.PluginID, "awaiting-approval")
-	press(t, ctx, d.PluginID, "Approve once")
+	press(t, ctx, d.PluginID, "Approve this version")
 	// The run is live (a render crash is no load failure); the row shows the slot and why.
 	rowIs(t, ctx, d.PluginID, "running")
 	want := "slot cordis.card: your entry in slot cordis.card crashed while React rendered it: boom while rendering"
@@ -172,7 +172,7 @@ func TestBrowserReload(t *testing.T) {
 	both := e.define(clockHost, clockClient)
 	e.run(both)
 	rowIs(t, ctx, both.PluginID, "awaiting-approval")
-	press(t, ctx, both.PluginID, "Approve once")
+	press(t, ctx, both.PluginID, "Approve this version")
 	rowIs(t, ctx, both.PluginID, "running")
 	frameText(t, ctx, "#answer", "Not asked yet.")
 
@@ -219,7 +219,7 @@ func TestBrowserTwoPagesAnswerAtOnce(t *testing.T) {
 
 	// Both people press at the same moment: one answer reaches the model, the other is no
 	// second answer and no error; both pages then read the run.
-	js := fmt.Sprintf(`([...document.querySelectorAll('#row-%s button')].find(b => b.textContent === 'Approve once').click(), true)`, d.PluginID)
+	js := fmt.Sprintf(`([...document.querySelectorAll('#row-%s button')].find(b => b.textContent === 'Approve this version').click(), true)`, d.PluginID)
 	errs := make([]error, len(pages))
 	var wg sync.WaitGroup
 	for i, p := range pages {

@@ -70,7 +70,7 @@ func TestBrowserClientInspectPlane(t *testing.T) {
 	// A client half in a card: the Slots provider reports it as the occupant.
 	d := e.define(clockHost, clockClient)
 	e.run(d)
-	press(t, ctx, d.PluginID, "Approve once")
+	press(t, ctx, d.PluginID, "Approve this version")
 	rowIs(t, ctx, d.PluginID, "running")
 	frameText(t, ctx, "#answer", "Not asked yet.")
 
@@ -195,7 +195,7 @@ func TestBrowserActivityList(t *testing.T) {
 		t.Fatalf("the define card shows %d sources, want the host and client halves", n)
 	}
 
-	press(t, ctx, d.PluginID, "Approve once")
+	press(t, ctx, d.PluginID, "Approve this version")
 	rowIs(t, ctx, d.PluginID, "running")
 	waitJS(t, ctx, `[...document.querySelectorAll('.activity .card')].every(c => c.dataset.reading === 'running')`)
 	shoot(t, ctx, "activity")
@@ -232,7 +232,7 @@ func TestBrowserServerRestart(t *testing.T) {
 	rowIs(t, ctx, hostOnly.PluginID, "running")
 	withView := old.define(clockHost, clockClient)
 	old.run(withView)
-	press(t, ctx, withView.PluginID, "Approve once")
+	press(t, ctx, withView.PluginID, "Approve this version")
 	rowIs(t, ctx, withView.PluginID, "running")
 	frameText(t, ctx, "#answer", "Not asked yet.")
 

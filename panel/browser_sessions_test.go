@@ -32,7 +32,7 @@ func TestBrowserSessionPageShowsOnlyItsSession(t *testing.T) {
 	rowIs(t, ctx, alice.PluginID, "awaiting-approval")
 	waitJS(t, ctx, `document.querySelector('.who[data-scope="session"]').textContent === 'Session alice'`)
 	waitJS(t, ctx, `[...document.querySelectorAll('.group > h2')].map(h => h.firstChild.textContent).join('|') === 'Your plugins|What the model did'`)
-	press(t, ctx, alice.PluginID, "Approve once")
+	press(t, ctx, alice.PluginID, "Approve this version")
 	rowIs(t, ctx, alice.PluginID, "running")
 	clickInFrame(t, ctx, "#ask")
 	frameText(t, ctx, "#answer", "The host says t = 42")

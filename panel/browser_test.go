@@ -87,14 +87,15 @@ func waitJS(t testing.TB, ctx context.Context, cond string) {
 // press clicks the button with this text in the card of pluginID.
 func press(t testing.TB, ctx context.Context, pluginID, label string) {
 	t.Helper()
-	js := fmt.Sprintf(`(() => { const b = [...document.querySelectorAll('#row-%s button')].find(b => b.textContent === %q); if (!b) return false; b.click(); return true })()`, pluginID, label)
+	js := fmt.Sprintf(`(() => { const b = [...document.querySelectorAll('#row-%s button')].find(b => b.textContent === %q); if (!b || b.disabled) return false; b.click(); return true })()`, pluginID, label)
 	waitJS(t, ctx, js)
 }
 
-// rowStatus is the reading of pluginID's card.
+// rowIs waits for pluginID's card to read status; a card awaiting approval, also for its
+// approve buttons, which wait for the code they approve to show.
 func rowIs(t testing.TB, ctx context.Context, pluginID, status string) {
 	t.Helper()
-	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s[data-status=%q]')`, pluginID, status))
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s[data-status=%q]') && !document.querySelector('#row-%s .approval button[data-grants]:disabled')`, pluginID, status, pluginID))
 }
 
 // A frame is a client-half frame to query: its own target when Chromium runs it in another
@@ -264,7 +265,7 @@ func TestBrowserApproveRunStopRemove(t *testing.T) {
 	waitJS(t, ctx, `document.querySelector('.b-wait.hot b').textContent === '1' && document.title.startsWith('(1)')`)
 	shoot(t, ctx, "awaiting-approval")
 
-	press(t, ctx, d.PluginID, "Approve once")
+	press(t, ctx, d.PluginID, "Approve this version")
 	rowIs(t, ctx, d.PluginID, "running")
 	e.told("completed; currentPackageId is pkg-1")
 	clickInFrame(t, ctx, "#ask")
@@ -314,7 +315,7 @@ func TestBrowserClientHalfFailures(t *testing.T) {
 		d := e.define(clockHost, c.code)
 		e.run(d)
 		rowIs(t, ctx, d.PluginID, "awaiting-approval")
-		press(t, ctx, d.PluginID, "Approve once")
+		press(t, ctx, d.PluginID, "Approve this version")
 		rowIs(t, ctx, d.PluginID, "failed")
 		want := "Its client half failed at " + c.stage + ": "
 		waitJS(t, ctx, fmt.Sprintf(`(() => { const t = document.querySelector('#row-%s .errors').innerText; return t.includes(%q) && t.includes(%q) })()`, d.PluginID, want, c.says))
@@ -350,12 +351,12 @@ func TestBrowserClientHalfIsIsolated(t *testing.T) {
 	// A sibling frame to reach for: another Plugin's client half.
 	other := e.define(clockHost, clockClient)
 	e.run(other)
-	press(t, ctx, other.PluginID, "Approve once")
+	press(t, ctx, other.PluginID, "Approve this version")
 	rowIs(t, ctx, other.PluginID, "running")
 	d := e.define(clockHost, isolationClient)
 	e.run(d)
 	rowIs(t, ctx, d.PluginID, "awaiting-approval")
-	press(t, ctx, d.PluginID, "Approve once")
+	press(t, ctx, d.PluginID, "Approve this version")
 	rowIs(t, ctx, d.PluginID, "running")
 	text, _ := frameText(t, ctx, "#out", "fetchTrap")
 	var got map[string]string

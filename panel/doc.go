@@ -88,7 +88,7 @@
 //     check, the same work for a Plugin that exists elsewhere and for none, and nothing
 //     of it waits on the other session.
 //   - so a client half of one session never loads in another session's page: its code
-//     (getClientCode) and its capability are its session's alone.
+//     (getClientCode, reviewPackage) and its capability are its session's alone.
 //   - the page says whose it is ("Session alice"), lists only that session, and ignores
 //     #session=; the operator's page says "Every session" when session tokens exist and
 //     names the session of each card.
@@ -120,6 +120,7 @@
 //	stopFromPanel            session, pluginId
 //	undefineFromPanel        session, pluginId
 //	revokeGrant              session, pluginId, packageId, future
+//	reviewPackage            session, pluginId, packageId: what the approval card shows (Approvals, below)
 //	reportRenderFailure      session, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}
 //	reportClientGuardFailure session, pluginId, pluginRunId, capability, failure {message, stack}
 //	inventory                (none; send {}): {rows, plugins, omitted, truncated}, bounded (below)
@@ -215,6 +216,32 @@
 // args) is a message to the page, which invokes only that frame's run with the run
 // capability it keeps. A failed load names its stage: evaluate, module-import (the code
 // returned no plugin) or activate (apply threw).
+//
+// # Approvals
+//
+// A run that needs a person (a client half, or a host half under
+// runner.Options.ApproveHostHalves, when no grant covers its Package) shows an approval
+// card, and the card shows what would run. The verb reviewPackage answers the Package's
+// halves as text and, when the Plugin has a version the person let run before
+// (runner.Review.Base: the newest other Package a grant names or that is current), what
+// changed since it, half by half: new, same, changed, added or removed. A changed half
+// comes as a unified diff made with go-internal/diff: hunks of lines marked " ", "+" or
+// "-", each with its number in both versions, and three lines of context; the page folds
+// the unchanged lines between hunks. The page shows code only as text, never as markup,
+// and folds a half after 24 lines and a diff after 60 ("Show all"). Its approve buttons
+// wait until the code is shown.
+//
+// What reviewPackage sends is bounded: of each half, its source up to MaxReviewBytes (256
+// KiB, cut at a line end; lines and bytes count the whole source) and its diff lines up
+// to about as many (hunksCut says that the rest was left out), so an answer stays near 1
+// MiB however large a model made its code. A session's page reads only its own
+// session's Packages: another session's Plugin is answered as one that does not exist.
+//
+// The buttons say what they grant. "Approve this version" grants the Package: it runs now
+// and in every later run, after a restart too, until the grant is revoked. "Approve this
+// and future versions" also grants every later Package of the Plugin. A Plugin's card
+// lists its grants ("Approved to run without asking"), each with Revoke (the verb
+// revokeGrant): a revoked Package that runs keeps running, and its next run asks again.
 //
 // # The client inspect plane
 //

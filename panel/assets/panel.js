@@ -52,6 +52,7 @@
     picks: new Map(),      // pluginId → the version the person picked
     notes: new Map(),      // pluginId → a calm line: a request this page answered too late
     cards: new Map(),      // "<session> <seq>" → an activity card (what the model did)
+    reviews: new Map(),    // requestId → {review} | {error} | {} (reading): what its approval card shows
     epoch: '',             // the server's event-id epoch: another one is another server
     connection: 'connecting'
   };
@@ -122,6 +123,7 @@
     state.read = false;
     state.requests.clear();
     state.cards.clear();
+    state.reviews.clear();
     state.activity.forEach(function (a, id) { if (a.phase === 'awaiting-approval') state.activity.delete(id); });
     publish();
   }
@@ -196,6 +198,7 @@
   function closeRequest(id) {
     var q = state.requests.get(id);
     state.requests.delete(id);
+    state.reviews.delete(id);
     if (!q) return;
     var act = state.activity.get(q.pluginId);
     if (act && act.phase === 'awaiting-approval' && act.requestId === id) state.activity.delete(q.pluginId);
@@ -236,6 +239,9 @@
       orchestrations.delete(o.pluginId);
       var act = state.activity.get(o.pluginId);
       if (act && act.phase === 'orchestrating') state.activity.delete(o.pluginId);
+      // A request that came while this page drove the run (the model asked to update as
+      // soon as it ran) waits for its answer now.
+      state.requests.forEach(function (q) { if (q.pluginId === o.pluginId && q.requestId !== o.requestId && q.requiresApproval && !state.activity.has(o.pluginId)) openRequest(q); });
       publish();
       refresh();
     });
@@ -691,7 +697,8 @@
   function rowInputs(row, act, sel, st) {
     var id = row.pluginId;
     return [row, act, act && act.declining, sel, st, act && act.requestId && state.requests.has(act.requestId), orchestrations.has(id),
-      state.notes.get(id), state.loaded.get(id), state.runError.get(id), state.actionError.get(id), state.renderFailure.get(id)];
+      state.notes.get(id), state.loaded.get(id), state.runError.get(id), state.actionError.get(id), state.renderFailure.get(id),
+      act && state.reviews.get(act.requestId)];
   }
   function sameRow(a, b) {
     var x = a.x.inputs, y = b.x.inputs;
@@ -716,19 +723,62 @@
     return 'a host half (runs in the agent)';
   }
 
+  // loadReview reads what request act of pluginId would run (the verb reviewPackage),
+  // once per request; the card renders again when it arrives.
+  function loadReview(pluginId, act) {
+    var id = act.requestId;
+    if (!id || state.reviews.has(id)) return;
+    state.reviews.set(id, {});
+    var g = inv.gen;
+    var put = function (v) { if (g === inv.gen && state.reviews.has(id)) { state.reviews.set(id, v); publish(); } };
+    rpc('reviewPackage', { session: act.session, pluginId: pluginId, packageId: act.packageId })
+      .then(function (rv) { put({ review: rv }); }, function (e) { put({ error: e.message }); });
+  }
+
+  // Approval asks the person: what the model wants to run, the code that would run (or
+  // what changed since the version they last approved), and buttons that say what each
+  // approval grants.
   function Approval(props) {
     var act = props.act, row = props.row;
     var q = act.requestId && state.requests.get(act.requestId);
     var k = pkgOf(row, act.packageId) || {};
+    React.useEffect(function () { loadReview(row.pluginId, act); }, [act.requestId]);
+    var rv = state.reviews.get(act.requestId) || {};
+    var reading = !rv.review && !rv.error;
     var what = act.mode === 'update' ? 'switch ' + row.pluginId + ' to ' : 'run ';
+    var off = !!act.declining || reading;
     return h('div', { className: 'approval' },
       h('p', { className: 'ask' }, 'The model asks to ', what, h('strong', null, act.name || k.name || act.packageId), ' (', act.packageId, ').'),
       h('p', { className: 'halves' }, 'It has ', halves(k) || (act.hasClientHalf ? 'a client half (runs in this page)' : 'a host half'), '.'),
-      q ? h('div', { className: 'actions' },
-        button('Approve once', function () { approve(act.requestId, false); }, 'primary', { disabled: !!act.declining }),
-        button('Approve for future versions', function () { approve(act.requestId, true); }, '', { disabled: !!act.declining }),
-        button('Decline', function () { decline(act.requestId); }, 'danger', { disabled: !!act.declining }))
+      h(CordisReview.Review, { review: rv.review, error: rv.error }),
+      q ? h('div', { className: 'decide' },
+        h('div', { className: 'actions' },
+          button('Approve this version', function () { approve(act.requestId, false); }, 'primary', { disabled: off, 'data-grants': 'package' }),
+          button('Approve this and future versions', function () { approve(act.requestId, true); }, '', { disabled: off, 'data-grants': 'future' }),
+          button('Decline', function () { decline(act.requestId); }, 'danger', { disabled: !!act.declining })),
+        h('p', { className: 'grant-says' },
+          h('strong', null, 'This version'), ': ' + act.packageId + ' runs now and whenever it runs again, until you revoke it on this card. ',
+          h('strong', null, 'Future versions'), ': every later version of ' + row.pluginId + ' runs too, without asking you, until revoked.'))
         : h('p', { className: 'note' }, 'This page did not receive the request; reload the panel to answer it.'));
+  }
+
+  // Grants lists what the person approved of a Plugin, each with Revoke: the versions that
+  // run without asking (approved, or run from this panel) and every future version. A
+  // revoked version that runs keeps running; its next run asks again.
+  function Grants(props) {
+    var row = props.row, id = row.pluginId, g = row.grants || {};
+    var pkgs = g.packages || [];
+    if (!pkgs.length && !g.future) return null;
+    var revoke = function (args) { control(id, rpc('revokeGrant', Object.assign({ session: row.session, pluginId: id }, args))); };
+    var item = function (key, label, args, what) {
+      return h('li', { key: key, className: 'grant', 'data-grant': key }, label,
+        button('Revoke', function () { revoke(args); }, 'link', { 'aria-label': 'Revoke the approval of ' + what }));
+    };
+    return h('div', { className: 'grants' },
+      h('span', { className: 'grants-head', title: 'Revoking does not stop a version that runs now; its next run asks you again.' }, 'Approved to run without asking'),
+      h('ul', null,
+        pkgs.map(function (p) { var kk = pkgOf(row, p); return item(p, h('span', { className: 'ids' }, p + (kk && kk.name ? ' \u00B7 ' + kk.name : '')), { packageId: p }, p); }),
+        g.future ? item('future', h('span', null, 'every future version'), { future: true }, 'every future version') : null));
   }
 
   function Controls(props) {
@@ -757,10 +807,6 @@
     }
     if (ar) out.push(button('Stop', function () { control(id, rpc('stopFromPanel', { session: row.session, pluginId: id })); }, '', { key: 'stop' }));
     out.push(h(RemoveButton, { key: 'rm', row: row }));
-    if (row.grants && row.grants.future) {
-      out.push(h('span', { key: 'g', className: 'grant' }, 'Future versions approved ',
-        button('Revoke', function () { control(id, rpc('revokeGrant', { session: row.session, pluginId: id, future: true })); }, 'link')));
-    }
     return h('div', { className: 'actions' }, out);
   }
 
@@ -847,6 +893,7 @@
       busy ? h('p', { className: 'busy' }, 'Starting ' + act.packageId + ' in this page\u2026') : null,
       awaiting ? h(Approval, { row: row, act: act }) : h(Controls, { row: row, sel: x.sel, status: x.status }),
       awaiting ? null : h(Transition, { row: row }),
+      h(Grants, { row: row }),
       state.notes.has(row.pluginId) ? h('p', { className: 'settled' }, state.notes.get(row.pluginId)) : null,
       h(Errors, { row: row }),
       state.loaded.has(row.pluginId) ? h('p', { className: 'caption' }, 'Its view, sandboxed in this page:') : null,
