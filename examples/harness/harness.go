@@ -83,7 +83,7 @@ func (h *harness) Close(ctx context.Context) error {
 // server's default ids, "mcp-N", which tools/pre-execute listeners see too), every call
 // passes the runtime's tools/pre-execute gate first (the same gate as CallTool, control
 // tools shielded from mount and host-half listeners), the runner's messages for a session
-// reach its client as log notifications, and output schemas that are not objects
+// ride on its client's next tool result, and output schemas that are not objects
 // (cordis_inspect returns text) are left out, as MCP clients before 2026-07-28 require.
 func (h *harness) mcpOptions() *mcpkit.Options {
 	return &mcpkit.Options{

@@ -25,8 +25,8 @@
 //
 // mcp serves the ten cordis tools and every tool a mount or a host half registers to one
 // MCP client on stdin/stdout, announcing every change of the tool list. The client is its
-// own session (its Plugins are its own), and the runner's messages for it arrive as log
-// notifications once it enables logging. Every call passes through the runtime's
+// own session (its Plugins are its own), and the runner's messages for it ride on its
+// next tool result. Every call passes through the runtime's
 // tools/pre-execute event first (listeners that mounts or host halves wrote never see the
 // cordis tools' own calls). The work directory is DIR, or a fresh temporary
 // directory removed on exit. The runtime keeps its own state (the kv store) in STATE,

@@ -18,32 +18,37 @@ import (
 // shown (the token itself when it was made at random).
 var mcpLine = regexp.MustCompile(`^mcp: (http://127\.0\.0\.1:\d+/mcp) \(Authorization: Bearer (.+)\)\n$`)
 
-// httpClient is one MCP client of mcp -http, with the log notifications it receives.
+// httpClient is one MCP client of mcp -http.
 type httpClient struct {
 	*mcp.ClientSession
-	logs chan map[string]any
 }
 
 // connectHTTP connects an MCP client named name that sends token as its bearer.
 func connectHTTP(t *testing.T, ctx context.Context, url, token, name string) *httpClient {
 	t.Helper()
-	logs := make(chan map[string]any, 16)
-	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, &mcp.ClientOptions{
-		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
-			b, _ := json.Marshal(r.Params.Data)
-			var m map[string]any
-			_ = json.Unmarshal(b, &m)
-			logs <- m
-		},
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: bearerClient(token)}, nil)
 	if err != nil {
 		t.Fatalf("%s connects to %s: %v", name, url, err)
 	}
-	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcpkit.MessageLevel}); err != nil {
-		t.Fatal(err)
+	return &httpClient{cs}
+}
+
+// messages calls cordis_inspect_self and returns the texts of the runtime's messages its
+// result carries after the tool's own content.
+func (c *httpClient) messages(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "cordis_inspect_self", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("cordis_inspect_self: %v %+v", err, res)
 	}
-	return &httpClient{cs, logs}
+	var texts []string
+	for _, content := range res.Content {
+		if tc, ok := content.(*mcp.TextContent); ok && tc.Meta[mcpkit.MessageMetaKey] != nil {
+			texts = append(texts, tc.Text)
+		}
+	}
+	return texts
 }
 
 // call calls a tool that must succeed and returns its structured result as JSON.
@@ -59,7 +64,8 @@ func (c *httpClient) call(t *testing.T, ctx context.Context, tool string, args m
 
 // TestMCPHTTP: mcp -http serves one runtime to several MCP clients over streamable HTTP,
 // each its own session: each defines a Plugin and sees only its own, and a message for
-// one (a person stopped its Plugin in the panel) reaches that client only. The URL is on
+// one (a person stopped its Plugin in the panel) rides on that client's next tool result
+// only. The URL is on
 // stderr after the panel's; an interrupt ends the command cleanly with clients connected.
 func TestMCPHTTP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -100,31 +106,24 @@ func TestMCPHTTP(t *testing.T) {
 
 	var inv struct {
 		Value struct {
-			Rows    []struct{ PluginID, AgentID string }
+			Rows    []struct{ PluginID, Session string }
 			Plugins int
 		}
 	}
 	err := json.Unmarshal([]byte(inventory(t, panelURL, panelTok)), &inv)
 	rows := inv.Value.Rows
-	if err != nil || len(rows) != 2 || inv.Value.Plugins != 2 || rows[0].AgentID == rows[1].AgentID {
+	if err != nil || len(rows) != 2 || inv.Value.Plugins != 2 || rows[0].Session == rows[1].Session {
 		t.Fatalf("the panel's inventory %+v (%v): want two Plugins in two sessions", inv.Value, err)
 	}
 	if rows[0].PluginID != ids[a] {
 		t.Fatalf("the panel's inventory %+v does not list a's %s first", inv.Value, ids[a])
 	}
-	panelVerb(t, panelURL, panelTok, "stopFromPanel", fmt.Sprintf(`{"session":%q,"pluginId":%q}`, rows[0].AgentID, ids[a]))
-	select {
-	case msg := <-a.logs:
-		if msg["pluginId"] != ids[a] || !strings.Contains(fmt.Sprint(msg["text"]), "The user stopped "+ids[a]) {
-			t.Errorf("a's message: %v", msg)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the owner of %s was not told that the user stopped it", ids[a])
+	panelVerb(t, panelURL, panelTok, "stopFromPanel", fmt.Sprintf(`{"session":%q,"pluginId":%q}`, rows[0].Session, ids[a]))
+	if got := b.messages(t, ctx); len(got) != 0 {
+		t.Errorf("b's next result carries %q; a's messages are a's", got)
 	}
-	select {
-	case msg := <-b.logs:
-		t.Errorf("b received a's message %v", msg)
-	case <-time.After(100 * time.Millisecond):
+	if got := a.messages(t, ctx); len(got) != 1 || !strings.Contains(got[0], `plugin="`+ids[a]+`"`) || !strings.Contains(got[0], "The user stopped "+ids[a]) {
+		t.Errorf("a's next result carries %q; want that the user stopped %s", got, ids[a])
 	}
 
 	stop() // an interrupt, with both clients still connected
