@@ -10,19 +10,32 @@ type Reason string
 
 // Refusal reasons.
 const (
-	ReasonNoSession          Reason = "no-session"
-	ReasonInvalid            Reason = "invalid-input"
-	ReasonPluginMissing      Reason = "plugin-missing"
-	ReasonPackageMissing     Reason = "package-missing"
-	ReasonInvalidMode        Reason = "invalid-mode"
+	// The call carries no session: a wiring fault of the runtime.
+	ReasonNoSession Reason = "no-session"
+	// An argument is missing, blank, too long or does not parse.
+	ReasonInvalid Reason = "invalid-input"
+	// No such Plugin in this session (removed, lost, or another session's).
+	ReasonPluginMissing Reason = "plugin-missing"
+	// The Plugin has no such Package.
+	ReasonPackageMissing Reason = "package-missing"
+	// The mode is not run or update, or not the one this Package needs.
+	ReasonInvalidMode Reason = "invalid-mode"
+	// Another start or run request of the Plugin is under way.
 	ReasonTransitionInFlight Reason = "transition-in-flight"
-	ReasonCancelled          Reason = "cancelled"
-	ReasonHostHalfFailed     Reason = "host-half-failed"
-	ReasonClientHalfFailed   Reason = "client-half-failed"
-	ReasonRejected           Reason = "rejected"
-	ReasonNotRunning         Reason = "not-running"
-	ReasonNotAuthorised      Reason = "not-authorised"
-	ReasonClosed             Reason = "closed"
+	// A stop, an undefine or the caller's context ended it first.
+	ReasonCancelled Reason = "cancelled"
+	// The host half failed to evaluate or apply.
+	ReasonHostHalfFailed Reason = "host-half-failed"
+	// The page reports the client half failed to load or apply.
+	ReasonClientHalfFailed Reason = "client-half-failed"
+	// A person declined the run (a page's answer).
+	ReasonRejected Reason = "rejected"
+	// The Plugin has no live run, or not the run named.
+	ReasonNotRunning Reason = "not-running"
+	// The ticket, token or request does not authorise the page.
+	ReasonNotAuthorised Reason = "not-authorised"
+	// The Runner was disposed.
+	ReasonClosed Reason = "closed"
 	// ReasonLimit refuses what would take a session or a run past one of its caps
 	// (Options.MaxPluginsPerSession and the others of the package doc's Caps).
 	ReasonLimit Reason = "limit-reached"
@@ -64,12 +77,18 @@ type InvokeCode string
 
 // Invoke failure codes.
 const (
+	// The Plugin has no live run.
 	InvokePluginNotRunning InvokeCode = "plugin-not-running"
-	InvokeStaleRun         InvokeCode = "stale-run"
-	InvokeForbidden        InvokeCode = "invalid-capability"
-	InvokeMethodNotFound   InvokeCode = "method-not-found"
-	InvokeHandlerError     InvokeCode = "handler-error"
-	InvokeBadArgs          InvokeCode = "invalid-args"
+	// The run named is not the live run (reload the client half).
+	InvokeStaleRun InvokeCode = "stale-run"
+	// The capability is not the run's.
+	InvokeForbidden InvokeCode = "invalid-capability"
+	// The run has no host half, or registered no such method.
+	InvokeMethodNotFound InvokeCode = "method-not-found"
+	// The handler threw or rejected; the run keeps running.
+	InvokeHandlerError InvokeCode = "handler-error"
+	// The arguments are not JSON (checked before the method).
+	InvokeBadArgs InvokeCode = "invalid-args"
 )
 
 // An InvokeError is a failed Invoke: a Code and a teaching message (and the handler's

@@ -20,8 +20,7 @@ type PromptConfig struct {
 
 // PromptSection returns the runner's system-prompt section (docs/dynamic-plugins.md,
 // "References and the system prompt") for r's options and Store: the text a runtime adds
-// to the system prompt of every session that has the seven tools (the original's section
-// "tool:cordis", order 115).
+// to the system prompt of every session that has the seven tools.
 func (r *Runner) PromptSection() string {
 	_, mem := r.store.(*memoryStore)
 	return PromptSection(PromptConfig{Durable: !mem, ApproveHostHalves: r.opts.ApproveHostHalves,
@@ -30,9 +29,9 @@ func (r *Runner) PromptSection() string {
 
 // PromptSection returns the system-prompt section for the seven dynamic-plugin tools: what
 // Plugins and Packages are, the workflow, what each run status means and what to do about
-// it, ids and versions, @pluginId mentions, and the rules for host and client code. It
-// describes this Go runner, not the original: every service is declared in inject (ctx.get
-// needs it too), host halves are time-bounded, and every wait has a deadline.
+// it, ids and versions, @pluginId mentions, and the rules for host and client code: every
+// service is declared in inject (ctx.get needs it too), host halves are time-bounded, and
+// every wait has a deadline.
 func PromptSection(c PromptConfig) string {
 	if c.ApprovalTimeout <= 0 {
 		c.ApprovalTimeout = DefaultApprovalTimeout
