@@ -36,7 +36,9 @@ func BenchmarkReviewOfLargeUpdate(b *testing.B) {
 	}
 	for i := 0; b.Loop(); i++ {
 		r := func() { review = append(review, timeIt(func() { reviewOf(rv) })) }
-		d := func() { floor = append(floor, timeIt(func() { diff.Diff("old", []byte(base.Host), "new", []byte(rv.Package.Host)) })) }
+		d := func() {
+			floor = append(floor, timeIt(func() { diff.Diff("old", []byte(base.Host), "new", []byte(rv.Package.Host)) }))
+		}
 		if i%2 == 0 {
 			r()
 			d()
