@@ -17,8 +17,3 @@ var (
 	failing    = tooltest.Failing
 	mount      = tooltest.Mount
 )
-
-const (
-	echoInput  = tooltest.EchoInput
-	echoOutput = tooltest.EchoOutput
-)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -479,13 +478,4 @@ func (o *readOnlyObject) Set(key string, _ goja.Value) bool {
 func (o *readOnlyObject) Delete(key string) bool {
 	o.r.throwf("%s is read-only: cannot delete %s.%s", o.name, o.name, key)
 	return false
-}
-
-func (r *Realm) newReadOnly(name string, members map[string]goja.Value) *goja.Object {
-	keys := make([]string, 0, len(members))
-	for k := range members {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return r.rt.NewDynamicObject(&readOnlyObject{r: r, name: name, keys: keys, members: members})
 }

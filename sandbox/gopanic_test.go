@@ -29,6 +29,7 @@ func TestGoPanicReleasesTheLock(t *testing.T) {
 	set(r, "rawPanicError", func(r *Realm) any {
 		return func(call goja.FunctionCall) goja.Value {
 			var m map[string]int
+			//lint:ignore SA5000 the runtime error is the point
 			m["x"] = 1 // a runtime error
 			return nil
 		}

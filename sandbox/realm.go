@@ -249,6 +249,7 @@ func (r *Realm) rejection(e *entry, err error) any {
 func callAsync(ctx context.Context, call func(context.Context) (func() goja.Value, error)) (settle func() goja.Value, err error) {
 	defer func() {
 		if x := recover(); x != nil {
+			//lint:ignore ST1005 Go is a proper noun
 			err = fmt.Errorf("Go panic: %s", panicTextUnlocked(x))
 		}
 	}()
@@ -348,7 +349,7 @@ func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goj
 // (rejections within Limits.MaxRejectionReports); a delivery to a closed mount is
 // dropped. what names fn in the reports: `a listener of "agent/error"`.
 func (r *Realm) deliverEmit(what string, fn goja.Callable, args func() []goja.Value) {
-	err := r.deliverBound(nil, bound{What: what, Name: "CallTimeout", Limit: r.loop.timeouts.Call, Emit: true}, fn, args, nil)
+	err := r.deliverBound(context.Background(), bound{What: what, Name: "CallTimeout", Limit: r.loop.timeouts.Call, Emit: true}, fn, args, nil)
 	if err == nil || errors.Is(err, ErrClosed) {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // lowerCamel converts an exported Go name to its JavaScript spelling: the leading run of
@@ -54,12 +53,6 @@ func parseJSONTag(tag string) jsonTag {
 		}
 	}
 	return t
-}
-
-// isExported reports whether a Go identifier is exported.
-func isExported(name string) bool {
-	r, _ := utf8.DecodeRuneInString(name)
-	return unicode.IsUpper(r)
 }
 
 // jsQuote quotes s as a single-quoted JavaScript string literal.

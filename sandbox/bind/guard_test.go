@@ -20,6 +20,7 @@ func TestMethodGoPanicBecomesError(t *testing.T) {
 				Func1(r, "t.boom", "s", String[string], func(string) (string, error) { panic("a bug in a method") }, Value[string]),
 				Func0(r, "t.crash", func() (int, error) {
 					var m map[string]int
+					//lint:ignore SA5000 the runtime error is the point
 					m["x"] = 1 // a runtime error
 					return 0, nil
 				}, Value[int]),

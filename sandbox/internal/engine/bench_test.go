@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ func BenchmarkUnlocked(b *testing.B) {
 	b.Cleanup(func() { _ = l.Close(b.Context()) })
 	r := newRealm(l, "a")
 	l.Lock()
-	e := r.Begin(nil, Bound{What: "bench", Limit: time.Hour})
+	e := r.Begin(context.Background(), Bound{What: "bench", Limit: time.Hour})
 	nothing := func() {}
 	for b.Loop() {
 		l.Unlocked(nothing)

@@ -40,7 +40,7 @@ func TestUnlockedReleasesAndRetakes(t *testing.T) {
 	l := newLock(t)
 	r := newRealm(l, "a")
 	l.Lock()
-	e := r.Begin(nil, Bound{What: "outer", Limit: time.Second})
+	e := r.Begin(context.Background(), Bound{What: "outer", Limit: time.Second})
 	entered := false
 	l.Unlocked(func() {
 		if l.mu.TryLock() {
@@ -85,14 +85,14 @@ func TestUnlockedWaitsForNestedEntries(t *testing.T) {
 	l := newLock(t)
 	r := newRealm(l, "a")
 	l.Lock()
-	outer := r.Begin(nil, Bound{What: "outer", Limit: time.Second})
+	outer := r.Begin(context.Background(), Bound{What: "outer", Limit: time.Second})
 	began, release, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	innerEnded := false // guarded by the lock
 	l.Unlocked(func() {
 		go func() {
 			defer close(ended)
 			l.Lock()
-			inner := r.Begin(nil, Bound{What: "inner", Limit: time.Second})
+			inner := r.Begin(context.Background(), Bound{What: "inner", Limit: time.Second})
 			l.Unlocked(func() {
 				close(began)
 				<-release
@@ -122,7 +122,7 @@ func TestWatchdogInterruptsExpiredEntry(t *testing.T) {
 	r := newRealm(l, "a")
 	l.Lock()
 	defer l.Unlock()
-	e := r.Begin(nil, Bound{What: "loop", Limit: 20 * time.Millisecond})
+	e := r.Begin(context.Background(), Bound{What: "loop", Limit: 20 * time.Millisecond})
 	_, err := r.rt.RunString(`for (;;) {}`)
 	var ie *goja.InterruptedError
 	if !errors.As(err, &ie) || ie.Value() != any(e) {
@@ -132,7 +132,7 @@ func TestWatchdogInterruptsExpiredEntry(t *testing.T) {
 		t.Error("Expiry() says the context ended; want the bound")
 	}
 	r.End(e)
-	e2 := r.Begin(nil, Bound{What: "after", Limit: time.Second})
+	e2 := r.Begin(context.Background(), Bound{What: "after", Limit: time.Second})
 	if v, err := r.rt.RunString(`1 + 1`); err != nil || v.ToInteger() != 2 {
 		t.Errorf("after End the runtime still fails: %v, %v", v, err)
 	}
@@ -177,10 +177,10 @@ func TestExcuse(t *testing.T) {
 			l := newLock(t)
 			a, b := newRealm(l, "a"), newRealm(l, "b")
 			l.Lock()
-			e := a.Begin(nil, Bound{What: "waits in Go", Limit: tt.limit})
+			e := a.Begin(context.Background(), Bound{What: "waits in Go", Limit: tt.limit})
 			l.Unlocked(func() {
 				l.Lock()
-				x := b.Begin(nil, Bound{What: "listener", Limit: time.Second})
+				x := b.Begin(context.Background(), Bound{What: "listener", Limit: time.Second})
 				time.Sleep(tt.other)
 				b.End(x)
 				l.Unlock()
