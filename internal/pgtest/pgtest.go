@@ -185,7 +185,7 @@ func (c *Cluster) DSN(database string) string {
 
 // CreateDatabase creates a new, empty database and returns its DSN.
 func (c *Cluster) CreateDatabase(ctx context.Context) (name, dsn string, err error) {
-	name = fmt.Sprintf("test_%d", c.dbs.Add(1))
+	name = fmt.Sprintf("test_%d_%d", os.Getpid(), c.dbs.Add(1))
 	if err := c.admin(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", "", err
 	}
@@ -317,9 +317,10 @@ func alive(pid int) bool {
 
 // The cluster a test binary shares.
 var shared struct {
-	once    sync.Once
-	cluster *Cluster
-	err     error
+	once     sync.Once
+	cluster  *Cluster // started here, stopped by Main
+	attached *Cluster // a parent process's (ClusterEnv)
+	err      error
 }
 
 // Main runs the tests of m, checks for leaked goroutines (goleak) and stops the shared
@@ -336,11 +337,29 @@ func Main(m *testing.M) {
 	}))
 }
 
-// Shared returns the test binary's cluster, starting it on first use. Where PostgreSQL is
-// not installed it skips t, or fails it under CI=true.
+// ClusterEnv, set to what Cluster.Env returns, makes Shared use that cluster (a parent
+// process's, running a suite again in a child) rather than start one; the child does not
+// stop it.
+const ClusterEnv = "CORDIS_PGTEST_CLUSTER"
+
+// Env is the ClusterEnv setting that hands c to a child process.
+func (c *Cluster) Env() string { return ClusterEnv + "=" + c.role + "@" + c.dir }
+
+// Shared returns the test binary's cluster, starting it on first use (or the one
+// ClusterEnv names). Where PostgreSQL is not installed it skips t, or fails it under
+// CI=true.
 func Shared(t testing.TB) *Cluster {
 	t.Helper()
-	shared.once.Do(func() { shared.cluster, shared.err = Start(context.Background()) })
+	shared.once.Do(func() {
+		if role, dir, ok := strings.Cut(os.Getenv(ClusterEnv), "@"); ok {
+			shared.attached = &Cluster{dir: dir, role: role}
+			return
+		}
+		shared.cluster, shared.err = Start(context.Background())
+	})
+	if shared.attached != nil {
+		return shared.attached
+	}
 	check(t, shared.err)
 	return shared.cluster
 }

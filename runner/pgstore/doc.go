@@ -39,9 +39,10 @@
 //     *pgstore.Error with Unknown set, and says the change may have been recorded.
 //   - Writes of one Plugin from several processes are serialized: Update and a Define of
 //     a new Package lock the Plugin's row (SELECT … FOR UPDATE) for their transaction.
-//   - Writes are seen through: a write does not end when its caller's context is
-//     cancelled, only after Options.WriteTimeout (30 s), so that a write the server
-//     received is not abandoned half-way by a client that went away.
+//   - Calls do not end when their caller's context is cancelled, only after
+//     Options.Timeout (30 s): a write the server received is seen through rather than
+//     abandoned by a client that went away, and a read answers as the other stores' do,
+//     so the runner, not the store, says what a cancelled tool call means.
 //   - Reads go to the database every time (one statement each, so one snapshot): a
 //     Plugin another process defined, changed or removed reads as it is now. The store
 //     keeps nothing in memory but its pool.

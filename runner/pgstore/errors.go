@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -32,7 +33,10 @@ func (e *Error) Error() string {
 	case e.Write:
 		msg += "; nothing was changed"
 	}
-	if !isPgError(e.Err) {
+	switch {
+	case errors.Is(e.Err, context.DeadlineExceeded):
+		msg += ". The call took longer than pgstore.Options.Timeout: check the server's load and the network to it"
+	case !isPgError(e.Err):
 		msg += ". Check that the PostgreSQL server is running and reachable; the store reconnects by itself"
 	}
 	return msg

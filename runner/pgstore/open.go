@@ -27,9 +27,11 @@ type Options struct {
 	// KeepPackages. Zero (the default) keeps every Package.
 	KeepPackages int
 
-	// WriteTimeout bounds each write, which does not end when its caller's context is
-	// cancelled (a write that reached the server is seen through). Zero means 30 seconds.
-	WriteTimeout time.Duration
+	// Timeout bounds each call. A call does not end when its caller's context is
+	// cancelled: a write that reached the server is seen through, and a read answers as
+	// the other stores' do, leaving it to the runner to say what a cancelled call means.
+	// Zero means 30 seconds.
+	Timeout time.Duration
 
 	// MaxConns is the most connections the Store opens. Zero means pgxpool's default
 	// (the larger of 4 and the number of CPUs), or the DSN's pool_max_conns.
@@ -86,8 +88,8 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	if s.schema == "" {
 		s.schema = "cordis"
 	}
-	if s.opts.WriteTimeout <= 0 {
-		s.opts.WriteTimeout = 30 * time.Second
+	if s.opts.Timeout <= 0 {
+		s.opts.Timeout = 30 * time.Second
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -230,4 +232,10 @@ func (s *Store) usable() error {
 		return fmt.Errorf("%w: %s was closed; the runner must not outlive its Store", ErrClosed, s.dsn)
 	}
 	return nil
+}
+
+// bound is the context of a call: ctx's values, without its cancellation, ended after
+// Options.Timeout.
+func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), s.opts.Timeout)
 }

@@ -252,15 +252,19 @@ func TestClosed(t *testing.T) {
 	}
 }
 
-// TestWriteOutlivesItsCaller: a write whose caller's context is cancelled is still made.
-func TestWriteOutlivesItsCaller(t *testing.T) {
+// TestCallsOutliveTheirCaller: a call whose caller's context is cancelled is still made,
+// as with the other stores; the runner says what a cancelled tool call means.
+func TestCallsOutliveTheirCaller(t *testing.T) {
 	s := open(t, pgtest.DSN(t), nil)
 	ctx, cancel := context.WithCancel(bg)
 	cancel()
 	if _, _, err := s.Define(ctx, storetest.Def("s1", "clock", "")); err != nil {
 		t.Fatalf("Define with a cancelled context: %v", err)
 	}
-	if _, err := s.Plugin(bg, "clock-1"); err != nil {
-		t.Fatal(err)
+	if _, err := s.Plugin(ctx, "clock-1"); err != nil {
+		t.Fatalf("Plugin with a cancelled context: %v", err)
+	}
+	if ls, err := s.Listings(ctx, "s1"); err != nil || len(ls) != 1 {
+		t.Fatalf("Listings with a cancelled context: %v, %v", ls, err)
 	}
 }

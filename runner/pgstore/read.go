@@ -105,6 +105,8 @@ func (s *Store) Plugin(ctx context.Context, id string) (runner.Plugin, error) {
 	if err := s.usable(); err != nil {
 		return runner.Plugin{}, err
 	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	recs, err := s.readPlugins(ctx, s.pool, "WHERE p.id = $2", id)
 	if err != nil {
 		return runner.Plugin{}, s.readError("plugin "+id, err)
@@ -120,6 +122,8 @@ func (s *Store) Plugins(ctx context.Context, session string) ([]runner.Plugin, e
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	where, args := "ORDER BY p.n", []any(nil)
 	if session != "" {
 		where, args = "WHERE p.session = $2 ORDER BY p.n", []any{session}
@@ -151,6 +155,8 @@ func (s *Store) Listings(ctx context.Context, session string) ([]runner.Listing,
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	where, args := " ORDER BY p.n", []any{s.token}
 	if session != "" {
 		where, args = " WHERE p.session = $2 ORDER BY p.n", append(args, session)

@@ -217,12 +217,12 @@ func (s *Store) writeOne(ctx context.Context, what string, fn func(context.Conte
 
 // do makes a write, attempt, which reports whether an error may have come after the
 // server received the change (a commit, or a statement that is its own transaction). It
-// does not end when ctx is cancelled, but after Options.WriteTimeout: a write that reached
-// the server is seen through, and never reported as failed when it committed. A refusal
-// is returned as it is, anything else as an *Error whose Unknown says whether the change
-// may have been recorded.
+// does not end when ctx is cancelled, but after Options.Timeout: a write that reached the
+// server is seen through, and never reported as failed when it committed. A refusal is
+// returned as it is, anything else as an *Error whose Unknown says whether the change may
+// have been recorded.
 func (s *Store) do(ctx context.Context, what string, attempt func(context.Context) (bool, error)) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.WriteTimeout)
+	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	var err error
 	var committing bool
