@@ -10,9 +10,7 @@ import (
 	"unsafe"
 )
 
-// Mode is an event's dispatch mode. A new mode is a constant here, its declaration type
-// and constructor, a row in catalog.Modes (which the generator reads) and an adapter in
-// sandbox/bind; catalog/scan's TestModesMatchTheKit checks that they agree.
+// Mode is an event's dispatch mode.
 type Mode uint8
 
 const (

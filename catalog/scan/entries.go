@@ -33,21 +33,28 @@ func (b *builder) addEvent(d decl) {
 	for _, f := range e.Params {
 		params = append(params, f.JSName+": "+f.JS) // positional: never optional
 	}
-	spec, _ := d.mode.Spec()
-	var r string
-	if spec.Result {
+	ret := "void"
+	switch d.mode {
+	case catalog.ModeParallel:
+		ret = "Promise<void> | void"
+	case catalog.ModeSerial, catalog.ModeBail, catalog.ModeWaterfall:
+		var r string
 		e.Result, r, _ = b.convert(d.targs[1], site{pos: pos, what: fmt.Sprintf("the result type of event %q", d.name)})
-		if spec.Next {
+		switch d.mode {
+		case catalog.ModeSerial:
+			ret = "Promise<" + orPass(r) + "> | " + orPass(r)
+		case catalog.ModeBail:
+			ret = orPass(r)
+		default:
 			params = append(params, "next: () => Promise<"+r+">")
-		} else {
-			r = orPass(r)
+			ret = "Promise<" + r + ">"
 		}
 	}
-	e.Signature = jsQuote(d.name) + "(" + strings.Join(params, ", ") + "): " + spec.JSReturn(r)
+	e.Signature = jsQuote(d.name) + "(" + strings.Join(params, ", ") + "): " + ret
 }
 
-// orPass adds to a listener's result type r what it returns to pass (bind.Passes):
-// undefined, null or false. Every mode with a result and no next() has a pass.
+// orPass adds to a serial or bail listener's result type r what it returns to pass
+// (bind.Passes): undefined, null or false.
 func orPass(r string) string {
 	if r == "boolean" {
 		return r + " | null | undefined"

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+
+	"github.com/cordiskit/cordiskit"
 )
 
 // BenchmarkBoot and BenchmarkBootEmptyStore measure what a durable, empty definition store
@@ -27,15 +29,10 @@ func BenchmarkBootEmptyStore(b *testing.B) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for b.Loop() {
 		state := b.TempDir()
-		s, err := openStore(context.Background(), state)
-		if err != nil {
-			b.Fatal(err)
-		}
-		h, err := bootWith(b.TempDir(), state, logger, s)
+		h, err := bootWith(b.TempDir(), state, logger, &cordiskit.Options{StoreFile: storeFile(state)})
 		if err != nil {
 			b.Fatal(err)
 		}
 		_ = h.Close(context.Background())
-		_ = s.Close()
 	}
 }

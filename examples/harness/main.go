@@ -84,6 +84,8 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/cordiskit/cordiskit"
+	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -252,55 +254,40 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		}
 		pf.sessions = m.sessions
 	}
-	closeListener := func() error { return nil }
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	opts := &cordiskit.Options{MCP: &mcpkit.Options{}}
 	if m != nil {
-		closeListener = m.ln.Close
+		opts.MCP.HTTP = m.options()
+	} else {
+		opts.MCP.Session = sessionNamer(*session, *durable)
 	}
-	var p *panelServer
-	closePanel := func() error { return nil }
+	if *durable {
+		opts.StoreFile, opts.Runner = storeFile(*state), &runner.Options{RestartAtBoot: true}
+	}
 	if pf.addr != "" {
-		var err error
-		if p, err = listenPanel(pf); err != nil {
-			return errors.Join(err, closeListener())
+		p, err := listenPanel(pf)
+		if err != nil {
+			return errors.Join(err, m.close())
 		}
 		fmt.Fprintln(stderr, "panel:", p.url)
-		closePanel = func() error { return p.Close(context.WithoutCancel(ctx)) }
+		opts.Panel, opts.PanelListener = p.options(*session, logger), p.ln
 	}
 	if m != nil {
 		fmt.Fprintln(stderr, m.line())
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	var store runner.Store
-	closeStore := func() error { return nil }
-	if *durable {
-		s, err := openStore(ctx, *state)
-		if err != nil {
-			return errors.Join(err, closeListener(), closePanel())
-		}
-		store, closeStore = s, s.Close
-	}
-	h, err := bootWith(*dir, *state, logger, store)
+	h, err := bootWith(*dir, *state, logger, opts) // on failure, the panel's listener is closed
 	if err != nil {
-		return errors.Join(err, closeListener(), closePanel(), closeStore())
-	}
-	if m == nil {
-		h.session = sessionNamer(*session, *durable)
-	}
-	if p != nil {
-		if err := p.serve(h.r, *session, logger); err != nil {
-			return errors.Join(err, closeListener(), h.Close(context.WithoutCancel(ctx)), closeStore())
-		}
+		return errors.Join(err, m.close())
 	}
 	if m != nil {
 		err = serveMCPHTTP(ctx, h, m, logger, *durable) // closes its listener
 	} else {
-		err = serveMCP(ctx, h, t)
+		err = h.cordis.ServeMCP(ctx, t)
 	}
 	if errors.Is(err, context.Canceled) { // interrupted: a normal way to stop a stdio server
 		err = nil
 	}
-	// The panel before the runner: its listeners are a child of the runner's fiber.
-	return errors.Join(err, closePanel(), h.Close(context.WithoutCancel(ctx)), closeStore())
+	return errors.Join(err, h.Close(context.WithoutCancel(ctx)))
 }
 
 // defaultStateDir is the state directory of work directory dir: one per directory in the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordiskit/cordiskit"
 	"github.com/cordiskit/cordiskit/examples/harness/agent"
 	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,24 +26,19 @@ type mcpClient struct {
 	changed chan struct{}
 }
 
-// serveInMemory boots a harness and an MCP server over it, and connects a client through
-// the SDK's in-memory transports. Everything is closed when the test ends.
+// serveInMemory boots a harness, serves it over MCP (cordiskit.Runtime.ServeMCP) and
+// connects a client through the SDK's in-memory transports. Everything is closed when
+// the test ends.
 func serveInMemory(t *testing.T) *mcpClient {
 	t.Helper()
 	ctx := context.Background()
-	h, err := boot(t.TempDir(), t.TempDir(), quiet())
+	h, err := bootWith(t.TempDir(), t.TempDir(), quiet(), &cordiskit.Options{MCP: &mcpkit.Options{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := mcpkit.NewServer(h.rt.Context(), h.mcpOptions())
-	if err != nil {
-		t.Fatal(errors.Join(err, h.Close(ctx)))
-	}
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.MCP().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(errors.Join(err, s.Close(ctx), h.Close(ctx)))
-	}
+	served := make(chan error, 1)
+	go func() { served <- h.cordis.ServeMCP(ctx, st) }()
 	changed := make(chan struct{}, 64)
 	client := mcp.NewClient(&mcp.Implementation{Name: "harness-test", Version: "v0"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -54,14 +50,13 @@ func serveInMemory(t *testing.T) *mcpClient {
 	})
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
-		t.Fatal(errors.Join(err, ss.Close(), s.Close(ctx), h.Close(ctx)))
+		t.Fatal(errors.Join(err, h.Close(ctx), <-served))
 	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-		if err := errors.Join(s.Close(ctx), h.Close(ctx)); err != nil {
+	t.Cleanup(func() { // Close ends the serve, which then returns nil
+		if err := errors.Join(h.Close(ctx), <-served); err != nil {
 			t.Error(err)
 		}
+		cs.Close()
 	})
 	return &mcpClient{cs, changed}
 }

@@ -63,10 +63,24 @@ func (m *mcpHTTP) line() string {
 	return fmt.Sprintf("mcp: %s (Authorization: Bearer %s)", m.url, m.source.shown(m.token))
 }
 
+// options are the HTTP options of mcp -http: the process token, whose every client is
+// an ephemeral session of its own, and the per-person tokens, each its session's.
+func (m *mcpHTTP) options() *mcpkit.HTTPOptions {
+	return &mcpkit.HTTPOptions{Tokens: append([]mcpkit.Token{{Token: m.token}}, m.sessions...), TokenHelp: mcpTokenHelp}
+}
+
+// close closes m's listener; a nil m (no -http) has none.
+func (m *mcpHTTP) close() error {
+	if m == nil {
+		return nil
+	}
+	return m.ln.Close()
+}
+
 // serveMCPHTTP serves the runtime's tools on m's listener over MCP's streamable HTTP
 // transport until ctx is done (it closes the listener): every client is the session its
-// token proves, all of them in this one runtime. durable says the runner keeps Plugins
-// in a store, where only a named session finds them again.
+// token proves (m.options, given to bootWith), all of them in this one runtime. durable
+// says the runner keeps Plugins in a store, where only a named session finds them again.
 func serveMCPHTTP(ctx context.Context, h *harness, m *mcpHTTP, logger *slog.Logger, durable bool) error {
 	if ip, ok := m.ln.Addr().(*net.TCPAddr); ok && !ip.IP.IsLoopback() {
 		logger.Warn("mcp: serving on a non-loopback address over plain HTTP: the bearer tokens cross the network in clear; serve on loopback, behind TLS", "addr", m.ln.Addr().String())
@@ -82,9 +96,5 @@ func serveMCPHTTP(ctx context.Context, h *harness, m *mcpHTTP, logger *slog.Logg
 		logger.Warn("mcp: a client with the process token is an ephemeral session of its own: its Plugins are not found after a restart. " +
 			"For a session that keeps them, give the person a line \"NAME TOKEN\" in a file passed with -session-tokens FILE, and have their client send that token")
 	}
-	tokens := append([]mcpkit.Token{{Token: m.token}}, m.sessions...)
-	opts := h.mcpOptions()
-	opts.Session = nil // over HTTP the token names the session, never the client
-	opts.HTTP = &mcpkit.HTTPOptions{Tokens: tokens, TokenHelp: mcpTokenHelp}
-	return mcpkit.ServeHTTP(ctx, h.rt.Context(), m.ln, opts)
+	return h.cordis.ServeMCPHTTP(ctx, m.ln)
 }

@@ -9,11 +9,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/cordiskit/cordiskit"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/panel"
@@ -50,21 +49,20 @@ func checkPanelFlags(fs *flag.FlagSet, f panelFlags, command, addrFlag string) e
 	return nil
 }
 
-// A panelServer is the panel of one runner served over HTTP on its own listener.
+// A panelServer is where the panel of one command is served: its listener, opened
+// before there is a runner to serve (listenPanel), the operator's token, the URL a person
+// opens and the per-person tokens. cordiskit.New serves the panel on the listener
+// (Options.PanelListener) and Close ends it.
 type panelServer struct {
 	ln       net.Listener
 	token    string
 	url      string
 	sessions []mcpkit.Token // per-person tokens: each opens its session's view only
-
-	h    *panel.Handler
-	srv  *http.Server
-	done chan error // the Serve goroutine's result
 }
 
 // listenPanel opens the panel's listener and fixes its token and URL, before there is a
 // runner to serve: the URL can then be the first line on stderr, ahead of anything the
-// boot logs. Connections wait in the listener's backlog until serve.
+// boot logs. Connections wait in the listener's backlog until the panel serves.
 func listenPanel(f panelFlags) (*panelServer, error) {
 	token, _, err := resolveToken("-panel-token-file", f.tokenFile, panelTokenEnv)
 	if err != nil {
@@ -79,35 +77,10 @@ func listenPanel(f panelFlags) (*panelServer, error) {
 	return p, nil
 }
 
-// serve starts serving the panel of r, with session as "this session" ("" : none).
-func (p *panelServer) serve(r *runner.Runner, session string, logger *slog.Logger) error {
-	h, err := panel.New(r, &panel.Options{Token: p.token, Session: session, Logger: logger, Sessions: sessionLookup(p.sessions)})
-	if err != nil {
-		return errors.Join(err, p.ln.Close())
-	}
-	p.h = h
-	// The handler bounds each request's body (panel.Options.MaxBodyBytes, BodyTimeout);
-	// the server bounds its head and the connections that wait between requests.
-	p.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}
-	p.done = make(chan error, 1)
-	go func() { p.done <- p.srv.Serve(p.ln) }()
-	return nil
-}
-
-// Close ends the panel's event streams, then the server, and waits for it. A panel that
-// never served only closes its listener.
-func (p *panelServer) Close(ctx context.Context) error {
-	if p.h == nil {
-		return p.ln.Close()
-	}
-	// The streams first: Shutdown waits for open requests, and a stream is one until the
-	// handler ends it.
-	err := p.h.Close(ctx)
-	err = errors.Join(err, p.srv.Shutdown(ctx))
-	if serr := <-p.done; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	return err
+// options are the panel's options (cordiskit.Options.Panel), with session as "this
+// session" ("": none).
+func (p *panelServer) options(session string, logger *slog.Logger) *panel.Options {
+	return &panel.Options{Token: p.token, Session: session, Logger: logger, Sessions: sessionLookup(p.sessions)}
 }
 
 // panelSession is the session the panel demo's sample belongs to.
@@ -146,27 +119,24 @@ func runPanelDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	fmt.Fprintln(stderr, "panel:", p.url)
 	dir, err := os.MkdirTemp("", "cordiskit-panel-")
 	if err != nil {
-		return errors.Join(err, p.Close(ctx))
+		return errors.Join(err, p.ln.Close())
 	}
 	defer os.RemoveAll(dir)
 	if err := os.Mkdir(filepath.Join(dir, "work"), 0o755); err != nil {
-		return errors.Join(err, p.Close(ctx))
+		return errors.Join(err, p.ln.Close())
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := boot(filepath.Join(dir, "work"), filepath.Join(dir, "state"), logger)
+	h, err := bootWith(filepath.Join(dir, "work"), filepath.Join(dir, "state"), logger,
+		&cordiskit.Options{Panel: p.options(panelSession, logger), PanelListener: p.ln})
 	if err != nil {
-		return errors.Join(err, p.Close(ctx))
+		return err
 	}
-	err = p.serve(h.r, panelSession, logger)
-	if err == nil {
-		err = defineSample(ctx, h.r)
-	}
+	err = defineSample(ctx, h.r)
 	if err == nil {
 		fmt.Fprintln(stderr, "panel: open the address above; the sample Plugin waits for your approval. Interrupt to stop.")
 		<-ctx.Done()
 	}
-	wctx := context.WithoutCancel(ctx)
-	return errors.Join(err, p.Close(wctx), h.Close(wctx))
+	return errors.Join(err, h.Close(context.WithoutCancel(ctx)))
 }
 
 // parsePanelDemoFlags parses the panel command's flags.

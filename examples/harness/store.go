@@ -1,22 +1,16 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 
-	"github.com/cordiskit/cordiskit/runner/sqlstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// storeFile is where the mcp command's -store keeps the runner's definitions: in the
-// state directory, like the kv store, because the fs service serves the work directory
-// and a host half that injects fs must not be able to rewrite its own grants.
+// storeFile is where the mcp command's -store keeps the runner's definitions
+// (cordiskit.Options.StoreFile): in the state directory, like the kv store, because the
+// fs service serves the work directory and a host half that injects fs must not be able
+// to rewrite its own grants.
 func storeFile(stateDir string) string { return filepath.Join(stateDir, "definitions.db") }
-
-// openStore opens the definition store of the state directory.
-func openStore(ctx context.Context, stateDir string) (*sqlstore.Store, error) {
-	return sqlstore.Open(ctx, storeFile(stateDir), nil)
-}
 
 // sessionNamer names the stdio MCP client's session for the runner: name when set
 // (-session), else, with durable definitions, the client's clientInfo.name, so the same
