@@ -3,6 +3,7 @@ package panel
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,7 +114,6 @@ func TestBrowserApprovalShowsTheCode(t *testing.T) {
 		!strings.Contains(says, "every later version of "+d.PluginID+" runs too") {
 		t.Fatalf("the approval card says of its buttons: %q", says)
 	}
-	shoot(t, ctx, "approval-new")
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(document.querySelector('%s [data-fold=code]').click(), true)`, client))); err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +188,8 @@ func TestBrowserApprovalShowsTheChanges(t *testing.T) {
 	if n := evalIn[int](t, ctx, fmt.Sprintf(`document.querySelectorAll('%s .code-lines tr').length`, client)); n != 0 {
 		t.Fatalf("the unchanged client half shows %d lines before it is asked to", n)
 	}
+	// pkg-1 runs on in its frame while the person reads.
+	frameText(t, ctx, "#answer", "Not asked yet.")
 	shoot(t, ctx, "approval-update")
 	press(t, ctx, d.PluginID, "Approve this version")
 	rowIs(t, ctx, d.PluginID, "running")
@@ -242,4 +244,72 @@ func TestBrowserRevokeAsksAgain(t *testing.T) {
 	}
 	rowIs(t, ctx, d.PluginID, "awaiting-approval")
 	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#row-%s .review[data-base=pkg-1]')`, d.PluginID))
+}
+
+// numbered is a host half of n lines "const lI = I;", with line at (1-based) replaced
+// by its text in change and a line inserted after each line in insert.
+func numbered(n int, change map[int]string, insert map[int]string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if c, ok := change[i]; ok {
+			b.WriteString(c + "\n")
+		} else {
+			fmt.Fprintf(&b, "const l%d = %d;\n", i, i)
+		}
+		if s, ok := insert[i]; ok {
+			b.WriteString(s + "\n")
+		}
+	}
+	return b.String() + "return { name: 'lines', apply(ctx) {} };\n"
+}
+
+// TestBrowserApprovalFoldsTheChanges: the unchanged stretches between hunks are folded,
+// say which lines they hold, and open with the numbers of both versions; a long diff is
+// folded after 60 lines.
+func TestBrowserApprovalFoldsTheChanges(t *testing.T) {
+	ctx := browser(t)
+	e := newEnv(t, nil)
+	e.open(ctx)
+	update := func(v1, v2 string) decl.DefineOutput {
+		t.Helper()
+		d := e.define(v1, clientCode)
+		e.run(d)
+		rowIs(t, ctx, d.PluginID, "awaiting-approval")
+		press(t, ctx, d.PluginID, "Approve this version")
+		rowIs(t, ctx, d.PluginID, "running")
+		d2 := e.defineNext(d.PluginID, v2, clientCode)
+		if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); err != nil {
+			t.Fatal(err)
+		}
+		rowIs(t, ctx, d.PluginID, "awaiting-approval")
+		waitJS(t, ctx, fmt.Sprintf(`document.querySelector('%s[data-change=changed] .diff-lines')`, halfSel(d.PluginID, "host")))
+		return d2
+	}
+
+	// 62 lines; one inserted after line 5 and line 50 changed: two hunks, three folds.
+	d := update(numbered(60, nil, nil), numbered(60, map[int]string{50: "const l50 = 5000;"}, map[int]string{5: "const extra = 0;"}))
+	host := halfSel(d.PluginID, "host")
+	gaps := evalIn[[]string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll('%s .d-gap')].map(r => r.textContent)`, host))
+	want := []string{"\u22EF 2 unchanged lines (1\u20132) show", "\u22EF 38 unchanged lines (10\u201347) show", "\u22EF 8 unchanged lines (55\u201362) show"}
+	if strings.Join(gaps, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the folds read\n%s\nwant\n%s", strings.Join(gaps, "\n"), strings.Join(want, "\n"))
+	}
+	waitJS(t, ctx, fmt.Sprintf(`(document.querySelectorAll('%s .d-gap button')[1].click(), true)`, host))
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelectorAll('%s .d-gap').length === 2`, host))
+	rows := evalIn[[]string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll('%s .diff-lines tr:not(.d-gap)')].map(r => [...r.cells].map(c => c.textContent).join('|'))`, host))
+	for _, w := range []string{"5|5||const l5 = 5;", "|6|+|const extra = 0;", "9|10||const l9 = 9;", "46|47||const l46 = 46;", "50||\u2212|const l50 = 50;", "|51|+|const l50 = 5000;"} {
+		if !slices.Contains(rows, w) {
+			t.Errorf("no row %q after opening the fold; the rows:\n%s", w, strings.Join(rows, "\n"))
+		}
+	}
+
+	// Every line but the last changed: 101 lines of diff, 60 shown until "Show all changes".
+	d = update(numbered(50, nil, nil), strings.ReplaceAll(numbered(50, nil, nil), "const", "let"))
+	host = halfSel(d.PluginID, "host")
+	count := fmt.Sprintf(`document.querySelectorAll('%s .diff-lines tr:not(.d-gap)').length`, host)
+	if n := evalIn[int](t, ctx, count); n != 60 {
+		t.Fatalf("a diff of 101 lines shows %d before it is unfolded, want 60", n)
+	}
+	waitJS(t, ctx, fmt.Sprintf(`(document.querySelector('%s [data-fold=diff]').click(), true)`, host))
+	waitJS(t, ctx, count+` === 101`)
 }
