@@ -11,11 +11,6 @@ import (
 	"github.com/cordiskit/cordiskit/internal/helpdesk/cordisapi"
 )
 
-// openTicket runs helpdesk.OpenTicket: a real help desk files the ticket here.
-func openTicket(ctx context.Context, t helpdesk.Ticket) (helpdesk.TicketNumber, error) {
-	return helpdesk.TicketNumber{Number: 1}, nil
-}
-
 // The README's "Embedding cordiskit in your runtime" is this function's body
 // (TestREADMEShowsTheExample keeps them the same).
 func Example() {
@@ -33,6 +28,9 @@ func Example() {
 	defer rt.Close(ctx) // MCP, panel, runner, mounts, tools, root, store: in that order
 
 	// A tool declared in Go, described by its doc comment, in one call.
+	openTicket := func(ctx context.Context, t helpdesk.Ticket) (helpdesk.TicketNumber, error) {
+		return helpdesk.TicketNumber{Number: 1}, nil // a real help desk files t here
+	}
 	if err := cordiskit.AddTool(rt, helpdesk.OpenTicket, openTicket); err != nil {
 		log.Fatal(err)
 	}

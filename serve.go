@@ -16,9 +16,10 @@ type serve struct {
 
 // ServeMCP serves the runtime's tools over t — &mcp.StdioTransport{} for the process
 // that started this one, or any other transport of one client — until the client goes
-// away, ctx is done or Close is called, with the MCP server mcpkit.Serve builds from
-// Options.MCP. It returns nil when Close ended it, and otherwise what mcpkit.Serve
-// returns. Each call is one client session; calls may run at once. It fails without
+// away, ctx is done or Close is called, with an MCP server built from
+// Options.MCP. When ctx ends or Close is called, the calls in flight are cancelled
+// and answered before it returns. It returns nil when Close ended it, and otherwise what
+// mcpkit.Serve would. Each call is one client session; calls may run at once. It fails without
 // serving when Options.MCP is nil or Close has begun (ErrClosed).
 func (rt *Runtime) ServeMCP(ctx context.Context, t mcp.Transport) error {
 	sctx, end, err := rt.beginServe(ctx)
@@ -26,7 +27,29 @@ func (rt *Runtime) ServeMCP(ctx context.Context, t mcp.Transport) error {
 		return err
 	}
 	defer end()
-	return endedByClose(ctx, sctx, mcpkit.Serve(sctx, rt.root, t, rt.mcpOptions()))
+	s, err := mcpkit.NewServer(rt.root, rt.mcpOptions())
+	if err != nil {
+		return err
+	}
+	s.MCP().AddReceivingMiddleware(cancelWith(sctx))
+	err = s.Run(sctx, t)
+	return errors.Join(endedByClose(ctx, sctx, err), s.Close(context.WithoutCancel(ctx)))
+}
+
+// cancelWith cancels the context of every request when ctx ends. The SDK's Run, once its
+// context ends, waits for the calls in flight before it returns; their contexts are the
+// connection's, so without this a call waiting on its context would hold Run, and
+// Close, forever.
+func cancelWith(ctx context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(rctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			rctx, cancel := context.WithCancelCause(rctx)
+			defer cancel(nil)
+			stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+			defer stop()
+			return next(rctx, method, req)
+		}
+	}
 }
 
 // ServeMCPHTTP serves the runtime's tools over MCP's streamable HTTP transport on ln (at

@@ -63,7 +63,7 @@ func TestAddTool(t *testing.T) {
 		t.Errorf("open_ticket with a number as subject: %v; want an error naming subject", err)
 	}
 	// A second registration under the name is refused.
-	if err := cordiskit.AddTool(rt, helpdesk.OpenTicket, openTicket); !errors.Is(err, kit.ErrDuplicate) {
+	if err := cordiskit.AddTool(rt, helpdesk.OpenTicket, fileTicket); !errors.Is(err, kit.ErrDuplicate) {
 		t.Errorf("AddTool twice: %v; want kit.ErrDuplicate", err)
 	}
 }
@@ -91,7 +91,7 @@ func TestAddToolRefuses(t *testing.T) {
 				return helpdesk.TicketNumber{}, nil
 			})
 		}, "run go generate"},
-		{"not in the catalog", func() error { return cordiskit.AddTool(rt, unknown, openTicket) }, "is not in the catalog"},
+		{"not in the catalog", func() error { return cordiskit.AddTool(rt, unknown, fileTicket) }, "is not in the catalog"},
 		{"no function", func() error { return cordiskit.AddTool(rt, helpdesk.OpenTicket, nil) }, "the function that runs it"},
 	} {
 		if err := tc.add(); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -104,7 +104,7 @@ func TestAddToolRefuses(t *testing.T) {
 	if err := rt.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := cordiskit.AddTool(rt, helpdesk.OpenTicket, openTicket); !errors.Is(err, cordiskit.ErrClosed) {
+	if err := cordiskit.AddTool(rt, helpdesk.OpenTicket, fileTicket); !errors.Is(err, cordiskit.ErrClosed) {
 		t.Errorf("AddTool after Close = %v; want ErrClosed", err)
 	}
 }

@@ -67,14 +67,17 @@ func ServeHTTP(ctx context.Context, c *kit.Context, ln net.Listener, opts *Optio
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
+	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	// A call's context is its client session's, not its HTTP request's: cancelled with
+	// base, the calls in flight end before CloseSessions waits for them.
+	s.mcp.AddReceivingMiddleware(cancelWith(base))
 	h, err := s.HTTPHandler(&mcp.StreamableHTTPOptions{Logger: s.logger})
 	if err != nil {
 		return errors.Join(err, s.Close(context.WithoutCancel(ctx)), ln.Close())
 	}
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, h)
-	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
 	srv := limitsOf(s.opts.HTTP, nil).server(mux)
 	srv.BaseContext = func(net.Listener) context.Context { return base }
 	done := make(chan error, 1)
@@ -95,4 +98,16 @@ func ServeHTTP(ctx context.Context, c *kit.Context, ln net.Listener, opts *Optio
 		}
 	}
 	return errors.Join(err, s.CloseSessions(), s.Close(wctx))
+}
+
+// cancelWith cancels the context of every request when ctx ends.
+func cancelWith(ctx context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(rctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			rctx, cancel := context.WithCancelCause(rctx)
+			defer cancel(nil)
+			defer context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })()
+			return next(rctx, method, req)
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // The card models (docs/dynamic-plugins.md, "The panel's readings and cards"): what a chat
@@ -136,14 +135,14 @@ type DefineCard struct {
 // DefineCardOf is the card of a cordis_define call.
 func DefineCardOf(c Call) DefineCard {
 	d := DefineCard{State: c.State(), Error: callError(c)}
-	var in decl.DefineInput
+	var in runner.DefineInput
 	if err := json.Unmarshal([]byte(c.Args), &in); err != nil {
 		// Truncated or not JSON: show what there is rather than nothing.
 		d.Name, _, _ = strings.Cut(c.Args, "\n")
 	} else {
 		d.Name, d.Purpose, d.Host, d.Client = in.Name, in.Purpose, in.Code.Host, in.Code.Client
 	}
-	var out decl.DefineOutput
+	var out runner.DefineOutput
 	if d.State == CardOK && json.Unmarshal(c.Result, &out) == nil {
 		d.PluginID, d.PackageID = out.PluginID, out.PackageID
 	}
@@ -174,20 +173,20 @@ type RunCard struct {
 	Seq     int64     `json:"seq"`
 	// PluginID, PackageID and Mode come from the result, else the arguments;
 	// PluginRunID from the result only.
-	PluginID    string    `json:"pluginId"`
-	PackageID   string    `json:"packageId"`
-	PluginRunID string    `json:"pluginRunId,omitempty"`
-	Mode        decl.Mode `json:"mode,omitempty"`
+	PluginID    string      `json:"pluginId"`
+	PackageID   string      `json:"packageId"`
+	PluginRunID string      `json:"pluginRunId,omitempty"`
+	Mode        runner.Mode `json:"mode,omitempty"`
 }
 
 // RunCardOf is the card of a cordis_run call.
 func RunCardOf(c Call) RunCard {
 	r := RunCard{State: c.State(), Error: callError(c), Session: c.Session, Seq: c.Seq}
-	var in decl.RunInput
+	var in runner.RunInput
 	if json.Unmarshal([]byte(c.Args), &in) == nil {
 		r.PluginID, r.PackageID, r.Mode = in.PluginID, in.PackageID, in.Mode
 	}
-	var out decl.RunOutput
+	var out runner.RunOutput
 	if r.State == CardOK && json.Unmarshal(c.Result, &out) == nil {
 		r.PluginID = cmp.Or(out.PluginID, r.PluginID)
 		r.PackageID = cmp.Or(out.PackageID, r.PackageID)
@@ -219,9 +218,9 @@ func (r RunCard) Reading(p Page, cards []RunCard) Reading {
 	}
 	if a := row.LatestRun; a != nil && r.PluginRunID != "" && a.PluginRunID == r.PluginRunID {
 		switch a.Status {
-		case decl.RunAwaitingApproval:
+		case runner.StatusAwaitingApproval:
 			return ReadingAwaitingApproval
-		case decl.RunFailed:
+		case runner.StatusFailed:
 			return ReadingFailed
 		}
 	}
@@ -247,7 +246,7 @@ type RowCard struct {
 // RowCardOf is the card of a cordis_stop or cordis_undefine call.
 func RowCardOf(c Call) RowCard {
 	rc := RowCard{State: c.State(), Error: callError(c), Tool: c.Tool}
-	var in decl.StopInput
+	var in runner.PluginInput
 	if json.Unmarshal([]byte(c.Args), &in) == nil {
 		rc.PluginID = in.PluginID
 	}

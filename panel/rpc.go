@@ -13,7 +13,6 @@ import (
 
 	"github.com/cordiskit/cordiskit/internal/bodylimit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // A verb is one page verb: its wire arguments (for error messages) and the call, made for
@@ -103,7 +102,7 @@ func invoke(h *Handler, ctx context.Context, sc scope, a invokeArgs) (json.RawMe
 	if !h.mine(sc, pluginsOf, a.PluginID) {
 		return nil, pluginNotRunning(a.PluginID)
 	}
-	return h.r.InvokeFromPanel(ctx, runner.InvokeArgs{PluginID: a.PluginID, PluginRunID: a.PluginRunID, Capability: a.Capability, Method: a.Method, Args: a.Args})
+	return h.r.Invoke(ctx, a.PluginID, a.PluginRunID, a.Capability, a.Method, a.Args)
 }
 
 // syncInspectManifest publishes the providers of a page of sc; another scope's page id
@@ -134,7 +133,7 @@ func answer[A, R any](f func(*runner.Runner, context.Context, A) R) func(*runner
 // renderFailureArgs and guardFailureArgs carry the report's run and what went wrong.
 type renderFailureArgs struct {
 	runner.ReportArgs
-	Failure decl.RenderFailure `json:"failure"`
+	Failure runner.RenderFailure `json:"failure"`
 }
 
 type guardFailureArgs struct {

@@ -135,7 +135,7 @@ func checkChange(p *Plugin, c Change) error {
 // applyChange applies a checked change to p.
 func applyChange(p *Plugin, c Change) {
 	if c.Attempt != nil {
-		p.Latest = cloneAttempt(c.Attempt)
+		p.Latest = c.Attempt.clone()
 	}
 	if c.Current != nil {
 		p.Current = *c.Current

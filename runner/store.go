@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // ErrNotFound reports a Plugin the Store does not hold (never defined, or undefined).
@@ -57,7 +56,7 @@ type Listing struct {
 	Name          string
 	PackageCount  int
 	Current, Next string
-	Latest        *decl.Attempt
+	Latest        *Attempt
 	// LatestHasClient says whether the Package of Latest has a client half.
 	LatestHasClient bool
 	Restored        bool
@@ -79,7 +78,7 @@ func (p *Plugin) listing() Listing {
 
 // Clone returns a copy of l that shares nothing with it.
 func (l Listing) Clone() Listing {
-	l.Latest = cloneAttempt(l.Latest)
+	l.Latest = l.Latest.clone()
 	return l
 }
 
@@ -98,7 +97,7 @@ type Definition struct {
 // A Change is one atomic update of a Plugin. Unset fields change nothing.
 type Change struct {
 	// Attempt, if not nil, replaces the latest attempt.
-	Attempt *decl.Attempt
+	Attempt *Attempt
 	// Current and Next, if not nil, move a version pointer ("" clears it).
 	Current, Next *string
 	// Grant adds a per-Package grant; Revoke removes one.
