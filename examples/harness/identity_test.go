@@ -383,7 +383,7 @@ func inventoryOf(t *testing.T, panelURL, token string) map[string][]string {
 	t.Helper()
 	var inv struct {
 		Value struct {
-			Rows      []struct{ PluginID, AgentID string }
+			Rows      []struct{ PluginID, Session string }
 			Truncated bool
 		}
 	}
@@ -392,7 +392,7 @@ func inventoryOf(t *testing.T, panelURL, token string) map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, row := range inv.Value.Rows {
-		out[row.AgentID] = append(out[row.AgentID], row.PluginID)
+		out[row.Session] = append(out[row.Session], row.PluginID)
 	}
 	return out
 }
