@@ -9,6 +9,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/runner/sqlstore"
 )
 
@@ -32,7 +33,7 @@ func previousProcess(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for _, d := range []struct{ prefix, name, host string }{{"web", "Web", clockHost}, {"gate", "Gate", ""}} {
-		in := runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: d.prefix}, Name: d.name, Purpose: "Comes back after a restart."}
+		in := decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: d.prefix}, Name: d.name, Purpose: "Comes back after a restart."}
 		in.Code.Client = ptr(bootClient)
 		if d.host != "" {
 			in.Code.Host = ptr(d.host)
@@ -41,7 +42,7 @@ func previousProcess(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Run(as("s1"), runner.RunInput{PluginID: out.PluginID, PackageID: out.PackageID, Mode: runner.ModeRun}); err != nil {
+		if _, err := r.Run(as("s1"), decl.RunInput{PluginID: out.PluginID, PackageID: out.PackageID, Mode: decl.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,7 +87,7 @@ func newBootEnv(t *testing.T, path string) *env {
 	e := newEnvWith(t, &Options{Sessions: func(tok string) (string, bool) { s, ok := sessions[tok]; return s, ok }}, serving{tune: func(o *runner.Options) {
 		o.Store, o.RestartAtBoot = s, true
 	}})
-	for id, want := range map[string]string{"web-1": "starting", "gate-2": "awaiting-approval"} {
+	for id, want := range map[string]decl.StartStatus{"web-1": decl.StartStarting, "gate-2": decl.StartAwaitingApproval} {
 		if b, ok := e.r.BootRestart(id); !ok || b.Status != want {
 			t.Fatalf("BootRestart(%s) = %+v, %v; want status %s", id, b, ok, want)
 		}
@@ -128,7 +129,7 @@ func TestBootRequestsReachPages(t *testing.T) {
 	if ev := other.next(); ev.name != "cordis/connected" {
 		t.Fatalf("s2's first event %s", ev.name)
 	}
-	if _, err := e.r.Define(as("s2"), runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "mine"}, Name: "Mine", Purpose: "s2's own.", Code: runner.Code{Client: ptr(bootClient)}}); err != nil {
+	if _, err := e.r.Define(as("s2"), decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "mine"}, Name: "Mine", Purpose: "s2's own.", Code: decl.Code{Client: ptr(bootClient)}}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := other.next(); ev.name != "cordis/definition-changed" {
@@ -154,14 +155,14 @@ func TestBootRequestsReachPages(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"web-1", "gate-2"} {
-		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != runner.StatusRunning {
+		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != decl.RunRunning {
 			t.Fatalf("%s after its page started it: %+v, %v", id, p.Latest, err)
 		}
 	}
 	// Started, they are no longer offered to a page that connects.
 	fresh := e.streamAs(e.h.Token(), "")
 	fresh.next()
-	if _, err := e.r.Define(as("s1"), runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "fence"}, Name: "Fence", Purpose: "p", Code: runner.Code{Client: ptr(bootClient)}}); err != nil {
+	if _, err := e.r.Define(as("s1"), decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "fence"}, Name: "Fence", Purpose: "p", Code: decl.Code{Client: ptr(bootClient)}}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := fresh.next(); ev.name != "cordis/definition-changed" {
@@ -182,7 +183,7 @@ func TestBrowserBootRequests(t *testing.T) {
 	press(t, ctx, "gate-2", "Approve this version")
 	rowIs(t, ctx, "gate-2", "running")
 	for _, id := range []string{"web-1", "gate-2"} {
-		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != runner.StatusRunning {
+		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != decl.RunRunning {
 			t.Fatalf("%s after the page started it: %+v, %v", id, p.Latest, err)
 		}
 	}
@@ -195,7 +196,7 @@ func TestRequestResolvedBeforeItsAnnouncement(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.r.Fiber().Context()
 	runner.RequestRunResolved.Emit(c, runner.RequestRunResolvedEvent{RequestID: "approval-7", PluginID: "late-1", Outcome: runner.OutcomeCancelled})
-	runner.RequestRun.Emit(c, runner.RequestRunEvent{RequestID: "approval-7", Ticket: "t", AgentID: "s1", PluginID: "late-1", PackageID: "pkg-1", Mode: runner.ModeRun, HasClientHalf: true})
+	runner.RequestRun.Emit(c, runner.RequestRunEvent{RequestID: "approval-7", Ticket: "t", AgentID: "s1", PluginID: "late-1", PackageID: "pkg-1", Mode: decl.ModeRun, HasClientHalf: true})
 	s := e.stream("")
 	s.next() // cordis/connected
 	e.define(clockHost, "")

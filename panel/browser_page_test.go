@@ -15,7 +15,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner"
 	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
@@ -171,7 +170,7 @@ func TestBrowserActivityList(t *testing.T) {
 	e := newEnv(t, nil)
 	e.open(ctx)
 
-	var d runner.DefineOutput
+	var d decl.DefineOutput
 	out := e.callTool("cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "clock"},
 		"name": "Clock", "purpose": "Shows the time.", "code": map[string]string{"host": clockHost, "client": clockClient}})
 	if err := json.Unmarshal(out, &d); err != nil {
@@ -243,7 +242,7 @@ func TestBrowserServerRestart(t *testing.T) {
 	var ln2 net.Listener
 	waitFor(t, "the address to be free again", func() bool { ln2, err = net.Listen("tcp", addr); return err == nil })
 	e := newEnvWith(t, nil, serving{ln: ln2})
-	d, err := e.r.Define(as("s1"), runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "notes"}, Name: "Notes", Purpose: "Keeps notes.", Code: runner.Code{Host: ptr(clockHost)}})
+	d, err := e.r.Define(as("s1"), decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "notes"}, Name: "Notes", Purpose: "Keeps notes.", Code: decl.Code{Host: ptr(clockHost)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // TestBrowserSessionPageShowsOnlyItsSession opens alice's address, with #session=bob in it
@@ -60,7 +61,7 @@ func TestBrowserSessionPageShowsOnlyItsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(rows, func(r runner.InventoryRow) bool { return r.PluginID == bobAsks.PluginID })
-	if i < 0 || rows[i].LatestRun == nil || rows[i].LatestRun.Status != runner.StatusAwaitingApproval {
+	if i < 0 || rows[i].LatestRun == nil || rows[i].LatestRun.Status != decl.RunAwaitingApproval {
 		t.Fatalf("bob's request after alice's page ran: %+v", rows)
 	}
 	shoot(t, ctx, "session")

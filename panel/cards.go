@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // The card models (docs/dynamic-plugins.md, "The panel's readings and cards"): what a chat
@@ -135,14 +136,14 @@ type DefineCard struct {
 // DefineCardOf is the card of a cordis_define call.
 func DefineCardOf(c Call) DefineCard {
 	d := DefineCard{State: c.State(), Error: callError(c)}
-	var in runner.DefineInput
+	var in decl.DefineInput
 	if err := json.Unmarshal([]byte(c.Args), &in); err != nil {
 		// Truncated or not JSON: show what there is rather than nothing.
 		d.Name, _, _ = strings.Cut(c.Args, "\n")
 	} else {
 		d.Name, d.Purpose, d.Host, d.Client = in.Name, in.Purpose, in.Code.Host, in.Code.Client
 	}
-	var out runner.DefineOutput
+	var out decl.DefineOutput
 	if d.State == CardOK && json.Unmarshal(c.Result, &out) == nil {
 		d.PluginID, d.PackageID = out.PluginID, out.PackageID
 	}
@@ -173,20 +174,20 @@ type RunCard struct {
 	Seq     int64     `json:"seq"`
 	// PluginID, PackageID and Mode come from the result, else the arguments;
 	// PluginRunID from the result only.
-	PluginID    string      `json:"pluginId"`
-	PackageID   string      `json:"packageId"`
-	PluginRunID string      `json:"pluginRunId,omitempty"`
-	Mode        runner.Mode `json:"mode,omitempty"`
+	PluginID    string    `json:"pluginId"`
+	PackageID   string    `json:"packageId"`
+	PluginRunID string    `json:"pluginRunId,omitempty"`
+	Mode        decl.Mode `json:"mode,omitempty"`
 }
 
 // RunCardOf is the card of a cordis_run call.
 func RunCardOf(c Call) RunCard {
 	r := RunCard{State: c.State(), Error: callError(c), Session: c.Session, Seq: c.Seq}
-	var in runner.RunInput
+	var in decl.RunInput
 	if json.Unmarshal([]byte(c.Args), &in) == nil {
 		r.PluginID, r.PackageID, r.Mode = in.PluginID, in.PackageID, in.Mode
 	}
-	var out runner.RunOutput
+	var out decl.RunOutput
 	if r.State == CardOK && json.Unmarshal(c.Result, &out) == nil {
 		r.PluginID = cmp.Or(out.PluginID, r.PluginID)
 		r.PackageID = cmp.Or(out.PackageID, r.PackageID)
@@ -218,9 +219,9 @@ func (r RunCard) Reading(p Page, cards []RunCard) Reading {
 	}
 	if a := row.LatestRun; a != nil && r.PluginRunID != "" && a.PluginRunID == r.PluginRunID {
 		switch a.Status {
-		case runner.StatusAwaitingApproval:
+		case decl.RunAwaitingApproval:
 			return ReadingAwaitingApproval
-		case runner.StatusFailed:
+		case decl.RunFailed:
 			return ReadingFailed
 		}
 	}
@@ -246,7 +247,7 @@ type RowCard struct {
 // RowCardOf is the card of a cordis_stop or cordis_undefine call.
 func RowCardOf(c Call) RowCard {
 	rc := RowCard{State: c.State(), Error: callError(c), Tool: c.Tool}
-	var in runner.PluginInput
+	var in decl.StopInput
 	if json.Unmarshal([]byte(c.Args), &in) == nil {
 		rc.PluginID = in.PluginID
 	}

@@ -15,21 +15,22 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // The wire payloads of the streamed events (docs/dynamic-plugins.md, "Events").
 type (
 	requestRunWire struct {
-		RequestID        string      `json:"requestId"`
-		Ticket           string      `json:"ticket"`
-		AgentID          string      `json:"session"`
-		PluginID         string      `json:"pluginId"`
-		PackageID        string      `json:"packageId"`
-		Mode             runner.Mode `json:"mode"`
-		Name             string      `json:"name"`
-		Purpose          string      `json:"purpose"`
-		RequiresApproval bool        `json:"requiresApproval"`
-		HasClientHalf    bool        `json:"hasClientHalf"`
+		RequestID        string    `json:"requestId"`
+		Ticket           string    `json:"ticket"`
+		AgentID          string    `json:"session"`
+		PluginID         string    `json:"pluginId"`
+		PackageID        string    `json:"packageId"`
+		Mode             decl.Mode `json:"mode"`
+		Name             string    `json:"name"`
+		Purpose          string    `json:"purpose"`
+		RequiresApproval bool      `json:"requiresApproval"`
+		HasClientHalf    bool      `json:"hasClientHalf"`
 	}
 	resolvedWire struct {
 		RequestID string         `json:"requestId"`

@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // The load test and the benchmarks open many pages at once. Chromium opens at most six
@@ -207,7 +207,7 @@ func (e *env) expectedRows() map[string]string {
 	}
 	want := make(map[string]string, len(rows))
 	for _, r := range rows {
-		if a := r.LatestRun; a != nil && !slices.Contains([]runner.Status{runner.StatusRunning, runner.StatusStopped, runner.StatusCancelled}, a.Status) {
+		if a := r.LatestRun; a != nil && !slices.Contains([]decl.RunStatus{decl.RunRunning, decl.RunStopped, decl.RunCancelled}, a.Status) {
 			e.t.Fatalf("%s ends with a run in state %s; the load loop leaves every run running or stopped", r.PluginID, a.Status)
 		}
 		want[r.PluginID] = "idle"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/internal/bodylimit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // A verb is one page verb: its wire arguments (for error messages) and the call, made for
@@ -102,7 +103,7 @@ func invoke(h *Handler, ctx context.Context, sc scope, a invokeArgs) (json.RawMe
 	if !h.mine(sc, pluginsOf, a.PluginID) {
 		return nil, pluginNotRunning(a.PluginID)
 	}
-	return h.r.Invoke(ctx, a.PluginID, a.PluginRunID, a.Capability, a.Method, a.Args)
+	return h.r.InvokeFromPanel(ctx, runner.InvokeArgs{PluginID: a.PluginID, PluginRunID: a.PluginRunID, Capability: a.Capability, Method: a.Method, Args: a.Args})
 }
 
 // syncInspectManifest publishes the providers of a page of sc; another scope's page id
@@ -133,7 +134,7 @@ func answer[A, R any](f func(*runner.Runner, context.Context, A) R) func(*runner
 // renderFailureArgs and guardFailureArgs carry the report's run and what went wrong.
 type renderFailureArgs struct {
 	runner.ReportArgs
-	Failure runner.RenderFailure `json:"failure"`
+	Failure decl.RenderFailure `json:"failure"`
 }
 
 type guardFailureArgs struct {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"slices"
 	"strings"
 	"sync"
@@ -47,11 +48,11 @@ func TestApproveOnceAndFuture(t *testing.T) {
 	ctx := as("s1")
 	pg := page{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	out, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun})
+	out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	if err != nil || out.Status != "awaiting-approval" || out.ApprovalRequestID != "approval-1" || out.NextPackageID != "pkg-1" || out.PluginRunID != "run-1" {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "awaiting-approval" || s.PendingApproval == nil {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "awaiting-approval" || s.PendingApproval == nil {
 		t.Fatalf("inspect = %+v", s)
 	}
 	q := e.lastRequest()
@@ -66,7 +67,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 	}
 	pg.approve(t, q, false)
 	p := e.plugin(d.PluginID)
-	if p.Current != "pkg-1" || p.Latest.Status != StatusRunning || !slices.Equal(p.Grants.Packages, []string{"pkg-1"}) || p.Grants.Future {
+	if p.Current != "pkg-1" || p.Latest.Status != decl.RunRunning || !slices.Equal(p.Grants.Packages, []string{"pkg-1"}) || p.Grants.Future {
 		t.Fatalf("after approve: %+v", p)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"request-run approval-1 clock-1/pkg-1 approval=true", "package clock-1/pkg-1 run-1", "resolved approval-1 approved"}) {
@@ -84,17 +85,17 @@ func TestApproveOnceAndFuture(t *testing.T) {
 
 	// A granted Package restarts without approval; a new Package needs it, and approving
 	// it for future versions covers the Packages after it.
-	if out, _ := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: "pkg-1", Mode: ModeRun}); out.Status != "starting" {
+	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: "pkg-1", Mode: decl.ModeRun}); out.Status != "starting" {
 		t.Fatalf("granted restart = %+v", out)
 	}
 	pg.approve(t, e.lastRequest(), false)
 	d2 := e.define(existing(d.PluginID), clockHost, clientCode)
-	if out, _ := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: ModeUpdate}); out.Status != "awaiting-approval" {
+	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); out.Status != "awaiting-approval" {
 		t.Fatalf("update to an ungranted Package = %+v", out)
 	}
 	pg.approve(t, e.lastRequest(), true)
 	d3 := e.define(existing(d.PluginID), clockHost, clientCode)
-	if out, _ := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: ModeUpdate}); out.Status != "starting" || e.lastRequest().RequiresApproval {
+	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: decl.ModeUpdate}); out.Status != "starting" || e.lastRequest().RequiresApproval {
 		t.Fatalf("future-granted update = %+v", out)
 	}
 	pg.approve(t, e.lastRequest(), false)
@@ -108,7 +109,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 	if err != nil || g.Future || slices.Contains(g.Packages, d3.PackageID) {
 		t.Fatalf("RevokeGrant = %+v, %v", g, err)
 	}
-	if out, _ := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: ModeRun}); out.Status != "awaiting-approval" {
+	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: decl.ModeRun}); out.Status != "awaiting-approval" {
 		t.Fatalf("after revoke = %+v", out)
 	}
 }
@@ -120,7 +121,7 @@ func TestDeclineCancelExpire(t *testing.T) {
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
 	run := func() RequestRunEvent {
 		t.Helper()
-		if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+		if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 		return e.lastRequest()
@@ -129,7 +130,7 @@ func TestDeclineCancelExpire(t *testing.T) {
 	defer disconnect()
 
 	q := run()
-	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); ReasonOf(err) != ReasonTransitionInFlight ||
+	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight ||
 		err.Error() != "clock-1 already has a pending run request approval-1 for pkg-1 (run-1); wait for the outcome (it arrives as a message), or cordis_stop clock-1 to cancel it" {
 		t.Fatalf("second Run = %v", err)
 	}
@@ -139,15 +140,15 @@ func TestDeclineCancelExpire(t *testing.T) {
 	if acc := pg.answer(q, Resolution{Reason: ReasonRejected}); acc.Accepted {
 		t.Fatal("a second answer was accepted")
 	}
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "rejected" {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "rejected" {
 		t.Fatalf("state after decline = %s", s.State)
 	}
 
 	q = run()
-	if _, err := e.r.Stop(ctx, PluginInput{PluginID: d.PluginID}); err != nil {
+	if _, err := e.r.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "cancelled" {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "cancelled" {
 		t.Fatalf("state after stop = %s", s.State)
 	}
 	if acc := pg.answer(q, Resolution{Reason: ReasonRejected}); acc.Accepted {
@@ -160,7 +161,7 @@ func TestDeclineCancelExpire(t *testing.T) {
 		// The state is stored before the resolution is announced and the model told: wait
 		// for all three (a durable store's write, or a loaded machine, is slow enough for the
 		// test to see one without the others).
-		if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" && e.sawEvent("resolved approval-3 expired") && e.messageCount() >= 2 {
+		if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State == "expired" && e.sawEvent("resolved approval-3 expired") && e.messageCount() >= 2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -193,7 +194,7 @@ func TestTwoPagesRace(t *testing.T) {
 		e := newEnv(t, nil)
 		ctx := as("s1")
 		d := e.define(newPlugin("clock"), clockHost, clientCode)
-		if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+		if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 		q := e.lastRequest()
@@ -216,7 +217,7 @@ func TestTwoPagesRace(t *testing.T) {
 		if acc := (page{e}).answer(q, Resolution{OK: true, PluginRunID: starter.PluginRunID, Token: starter.Token}); !acc.Accepted {
 			t.Fatalf("round %d: the starter's success was refused: %s", i, acc.Message)
 		}
-		if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != StatusRunning {
+		if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != decl.RunRunning {
 			t.Fatalf("round %d: %+v", i, p.Latest)
 		}
 	}
@@ -227,7 +228,7 @@ func TestStarterFailureRetracts(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	q := e.lastRequest()
@@ -236,7 +237,7 @@ func TestStarterFailureRetracts(t *testing.T) {
 		t.Fatal(acc.Message)
 	}
 	p := e.plugin(d.PluginID)
-	if p.Current != "" || p.Next != "pkg-1" || p.Latest.Status != StatusFailed || p.Latest.Error.Phase != PhaseClientApply || p.Latest.Error.Message != "evaluate: boom" {
+	if p.Current != "" || p.Next != "pkg-1" || p.Latest.Status != decl.RunFailed || p.Latest.Error.Phase != decl.PhaseClientApply || p.Latest.Error.Message != "evaluate: boom" {
 		t.Fatalf("after failure: %+v %+v", p, p.Latest)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev[len(ev)-2:], []string{"retract clock-1/pkg-1 run-1", "resolved approval-1 failed"}) {

@@ -5,23 +5,15 @@ import (
 	"fmt"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
-// A BootRestart is what the runner did at boot for a Plugin that was running when the
-// previous process ended (Options.RestartAtBoot): the run it started and that run's
-// status then (running, waiting, starting or awaiting-approval), or why it failed. A run
-// starting or awaiting approval waits for a page as a run request, which PendingRequests
-// lists with its ticket (New announced it before anything but the kit's listeners could
-// hear it).
-type BootRestart struct {
-	PackageID   string `json:"packageId"`
-	PluginRunID string `json:"pluginRunId,omitempty"`
-	Status      string `json:"status"`
-	Error       string `json:"error,omitempty"`
-}
-
-// BootRestart reports whether the runner restarted Plugin id at boot, and how.
-func (r *Runner) BootRestart(id string) (BootRestart, bool) {
+// BootRestart reports whether the runner restarted Plugin id at boot (Options.RestartAtBoot),
+// and how: the run it started and that run's status then (running, waiting, starting or
+// awaiting-approval), or why it failed. A run starting or awaiting approval waits for a
+// page as a run request, which PendingRequests lists with its ticket (New announced it
+// before anything but the kit's listeners could hear it).
+func (r *Runner) BootRestart(id string) (decl.BootRestart, bool) {
 	r.msgMu.Lock()
 	defer r.msgMu.Unlock()
 	b, ok := r.restarts[id]
@@ -69,8 +61,8 @@ func (r *Runner) boot(ctx context.Context) error {
 // bootPlugin reconciles one restored Plugin.
 func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
 	a := p.Latest
-	live := a != nil && (a.Status == StatusRunning || a.Status == StatusWaiting)
-	lost := a != nil && (a.Status == StatusAwaitingApproval || a.Status == StatusStartingHost || a.Status == StatusClientPending)
+	live := a != nil && (a.Status == decl.RunRunning || a.Status == decl.RunWaiting)
+	lost := a != nil && (a.Status == decl.RunAwaitingApproval || a.Status == decl.RunStartingHost || a.Status == decl.RunClientPending)
 	wasRunning := p.Current != "" && (p.Running || live && a.PackageID == p.Current)
 	if !live && !lost && !p.Running {
 		return nil
@@ -87,7 +79,7 @@ func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
 		text = fmt.Sprintf("The runtime restarted while the %s of %s/%s (%s) was %s; that start was lost and nothing of it runs. ", a.Mode, p.ID, a.PackageID, a.PluginRunID, a.Status)
 		if !wasRunning {
 			text += fmt.Sprintf("currentPackageId is %s. Call cordis_run again to start it.", orNone(p.Current))
-			r.message(p.Session, Steer, p.ID, text)
+			r.message(p.Session, decl.MessageSteer, p.ID, text)
 			return nil
 		}
 	}
@@ -99,24 +91,24 @@ func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
 	default:
 		text += r.restartAtBoot(p)
 	}
-	r.message(p.Session, Inject, p.ID, text)
+	r.message(p.Session, decl.MessageInject, p.ID, text)
 	return nil
 }
 
 // endedByRestart is a's record once the process it ran in has ended: a live run
 // stopped, a start in flight cancelled with a diagnostic that says why.
-func endedByRestart(id string, a *Attempt, lost bool) *Attempt {
-	a = a.clone()
+func endedByRestart(id string, a *decl.Attempt, lost bool) *decl.Attempt {
+	a = cloneAttempt(a)
 	if !lost {
 		markStopped(a, false)
 		return a
 	}
-	a.Status = StatusCancelled
-	a.Error = &Diagnostic{Phase: PhaseApproval, Message: "the runtime restarted before this run finished starting (pending requests and starts do not survive a restart)", PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
+	a.Status = decl.RunCancelled
+	a.Error = &decl.Diagnostic{Phase: decl.PhaseApproval, Message: "the runtime restarted before this run finished starting (pending requests and starts do not survive a restart)", PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
 	a.ApprovalRequestID, a.RequiresApproval = "", false
-	for _, h := range []*Half{&a.Host, &a.Client} {
-		if h.Status != HalfAbsent {
-			h.Status = HalfStopped
+	for _, h := range []*decl.Half{&a.Host, &a.Client} {
+		if h.Status != decl.HalfAbsent {
+			h.Status = decl.HalfStopped
 		}
 	}
 	return a
@@ -125,14 +117,14 @@ func endedByRestart(id string, a *Attempt, lost bool) *Attempt {
 // restartAtBoot runs p's current Package again as its owning session and says what
 // happened, for the session's model.
 func (r *Runner) restartAtBoot(p Plugin) string {
-	out, err := r.Run(kit.WithSession(context.Background(), p.Session), RunInput{PluginID: p.ID, PackageID: p.Current, Mode: ModeRun})
-	b := BootRestart{PackageID: p.Current, PluginRunID: out.PluginRunID, Status: out.Status}
+	out, err := r.Run(kit.WithSession(context.Background(), p.Session), decl.RunInput{PluginID: p.ID, PackageID: p.Current, Mode: decl.ModeRun})
+	b := decl.BootRestart{PackageID: p.Current, PluginRunID: out.PluginRunID, Status: out.Status}
 	var text string
 	switch {
 	case err != nil:
-		b.Status, b.Error = string(StatusFailed), err.Error()
+		b.Status, b.Error = decl.StartFailed, err.Error()
 		text = fmt.Sprintf("%s was running %s when the runtime stopped; restarting it at boot failed: %v", p.ID, p.Current, err)
-	case out.Status == "starting" || out.Status == string(StatusAwaitingApproval):
+	case out.Status == decl.StartStarting || out.Status == decl.StartAwaitingApproval:
 		text = fmt.Sprintf("%s was running %s when the runtime stopped; its restart at boot is run request %s (%s, status %s): it runs once a page of the Cordis panel starts it%s.",
 			p.ID, p.Current, out.ApprovalRequestID, out.PluginRunID, out.Status, approvalNote(out.Status))
 	default:
@@ -140,15 +132,15 @@ func (r *Runner) restartAtBoot(p Plugin) string {
 	}
 	r.msgMu.Lock()
 	if r.restarts == nil {
-		r.restarts = map[string]BootRestart{}
+		r.restarts = map[string]decl.BootRestart{}
 	}
 	r.restarts[p.ID] = b
 	r.msgMu.Unlock()
 	return text
 }
 
-func approvalNote(status string) string {
-	if status == string(StatusAwaitingApproval) {
+func approvalNote(status decl.StartStatus) string {
+	if status == decl.StartAwaitingApproval {
 		return " after the user approves it again (no grant covers it)"
 	}
 	return ""

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"slices"
 	"testing"
 	"time"
@@ -50,15 +51,15 @@ func TestApprovalExpiresAtTheDeadline(t *testing.T) {
 	disconnect := e.r.Connect("s1")
 	defer disconnect()
 
-	if out, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil || out.Status != "awaiting-approval" {
+	if out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
 	clock.Advance(DefaultApprovalTimeout - time.Nanosecond)
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "awaiting-approval" || e.sawEvent("resolved approval-1 expired") || e.messageCount() != 0 {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "awaiting-approval" || e.sawEvent("resolved approval-1 expired") || e.messageCount() != 0 {
 		t.Fatalf("a nanosecond before the deadline: state %s, events %v, %d messages", s.State, e.takeEvents(), e.messageCount())
 	}
 	clock.Advance(time.Nanosecond)
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "expired" {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "expired" {
 		t.Fatalf("at the deadline: state %s, want expired", s.State)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"request-run approval-1 clock-1/pkg-1 approval=true", "resolved approval-1 expired"}) {
@@ -73,7 +74,7 @@ func TestApprovalExpiresAtTheDeadline(t *testing.T) {
 
 	// Approved a minute before its deadline: the approval deadline is gone, and the page
 	// has ClientTimeout from then on.
-	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(DefaultApprovalTimeout - time.Minute)
@@ -84,12 +85,12 @@ func TestApprovalExpiresAtTheDeadline(t *testing.T) {
 		t.Fatalf("%d deadlines scheduled after the start, want the client half's alone", n)
 	}
 	clock.Advance(DefaultClientTimeout - time.Nanosecond)
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State == "expired" {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State == "expired" {
 		t.Fatal("the started run expired before ClientTimeout passed")
 	}
 	e.takeEvents()
 	clock.Advance(time.Nanosecond)
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "expired" || s.ActiveRun != nil {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "expired" || s.ActiveRun != nil {
 		t.Fatalf("at the client deadline: %+v", s)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"retract clock-1/pkg-1 run-2", "resolved approval-2 expired"}) {

@@ -4,40 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
-
-// DefineInput is what cordis_define passes: a target Plugin, the Package's name and
-// purpose, and its halves (the body of an async function each, returning a plugin).
-type DefineInput struct {
-	Plugin  PluginRef `json:"plugin"`
-	Name    string    `json:"name"`
-	Purpose string    `json:"purpose"`
-	Code    Code      `json:"code"`
-}
-
-// PluginRef names the Plugin a define adds to: a new one ({kind:"new", idPrefix}) or an
-// existing one of this session ({kind:"existing", pluginId}).
-type PluginRef struct {
-	Kind     string `json:"kind"`
-	IDPrefix string `json:"idPrefix,omitempty"`
-	PluginID string `json:"pluginId,omitempty"`
-}
-
-// Code holds a Package's halves; nil means the half is absent.
-type Code struct {
-	Host   *string `json:"host,omitempty"`
-	Client *string `json:"client,omitempty"`
-}
-
-// DefineOutput is the receipt of a define.
-type DefineOutput struct {
-	PluginID      string `json:"pluginId"`
-	PackageID     string `json:"packageId"`
-	Name          string `json:"name"`
-	Purpose       string `json:"purpose"`
-	HasHostHalf   bool   `json:"hasHostHalf"`
-	HasClientHalf bool   `json:"hasClientHalf"`
-}
 
 // isPrefix reports whether s is a Plugin id prefix: 3–6 lowercase English letters.
 func isPrefix(s string) bool {
@@ -47,29 +16,29 @@ func isPrefix(s string) bool {
 // Define records a new immutable Package, on a new Plugin or an existing one of the
 // calling session, and runs nothing: a running Plugin keeps running its old Package. The
 // first failing check refuses the define; nothing is recorded and no id is consumed.
-func (r *Runner) Define(ctx context.Context, in DefineInput) (DefineOutput, error) {
+func (r *Runner) Define(ctx context.Context, in decl.DefineInput) (decl.DefineOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return DefineOutput{}, err
+		return decl.DefineOutput{}, err
 	}
 	d, err := r.checkDefine(in)
 	if err != nil {
-		return DefineOutput{}, err
+		return decl.DefineOutput{}, err
 	}
 	d.Session = session
 	if err := r.lock(); err != nil {
-		return DefineOutput{}, err
+		return decl.DefineOutput{}, err
 	}
 	p, k, err := r.defineWithinCaps(ctx, d)
 	r.mu.Unlock()
 	if errors.Is(err, ErrNotFound) {
-		return DefineOutput{}, missing(in.Plugin.PluginID)
+		return decl.DefineOutput{}, missing(in.Plugin.PluginID)
 	}
 	if err != nil {
-		return DefineOutput{}, err
+		return decl.DefineOutput{}, err
 	}
 	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{AgentID: session, PluginID: p.ID, PackageID: k.ID, Change: Defined})
-	return DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
+	return decl.DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
 }
 
 // defineWithinCaps records d unless its session already holds
@@ -110,7 +79,7 @@ func (r *Runner) admitDefine(ctx context.Context, d Definition) error {
 
 // checkDefine runs define's checks in the order of docs/dynamic-plugins.md,
 // "cordis_define", and returns the Definition.
-func (r *Runner) checkDefine(in DefineInput) (Definition, error) {
+func (r *Runner) checkDefine(in decl.DefineInput) (Definition, error) {
 	d := Definition{Name: strings.TrimSpace(in.Name), Purpose: strings.TrimSpace(in.Purpose)}
 	switch {
 	case d.Name == "":
@@ -143,12 +112,12 @@ func (r *Runner) checkDefine(in DefineInput) (Definition, error) {
 		*h.dst = *h.code
 	}
 	switch in.Plugin.Kind {
-	case "new":
+	case decl.TargetNew:
 		d.Prefix = strings.TrimSpace(in.Plugin.IDPrefix)
 		if !isPrefix(d.Prefix) {
 			return d, refuse(ReasonInvalid, `cordis_define: plugin.idPrefix must be 3–6 lowercase English letters, such as "clock" (the Plugin's id becomes clock-N); got %q`, in.Plugin.IDPrefix)
 		}
-	case "existing":
+	case decl.TargetExisting:
 		d.PluginID = strings.TrimSpace(in.Plugin.PluginID)
 		if d.PluginID == "" {
 			return d, refuse(ReasonInvalid, `cordis_define: plugin kind "existing" needs pluginId, the Plugin to add this Package to, such as "clock-1" (cordis_inspect_self lists yours); for a new Plugin pass plugin:{kind:"new", idPrefix}`)

@@ -9,6 +9,7 @@ import (
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
 )
 
@@ -37,15 +38,15 @@ func BenchmarkDefineRun(b *testing.B) {
 	b.Run("define+run", func(b *testing.B) {
 		for b.Loop() {
 			code := next()
-			d, err := r.Define(ctx, DefineInput{Plugin: PluginRef{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "The anchors' body.", Code: Code{Host: &code}})
+			d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "The anchors' body.", Code: decl.Code{Host: &code}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+			if _, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			if _, err := r.Undefine(ctx, PluginInput{PluginID: d.PluginID}); err != nil {
+			if _, err := r.Undefine(ctx, decl.UndefineInput{PluginID: d.PluginID}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

@@ -9,8 +9,8 @@
 //	r, err := runner.New(root, &runner.Options{Facade: cordisapi.Facade})
 //	defer r.Dispose(ctx)
 //	ctx = kit.WithSession(ctx, sessionID) // every model-facing verb reads the session
-//	d, err := r.Define(ctx, runner.DefineInput{…})
-//	out, err := r.Run(ctx, runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun})
+//	d, err := r.Define(ctx, decl.DefineInput{…})
+//	out, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 //
 // # Registry and Store
 //
@@ -77,7 +77,7 @@
 // Every wait has a deadline: a request waits Options.ApprovalTimeout for a person (or
 // ClientTimeout when it needs no approval), and the page that started a run has
 // ClientTimeout to report its client half. An expired request is retracted and reported
-// (OutcomeExpired, StatusExpired) to the model. Grants are per Package or for future
+// (OutcomeExpired, decl.RunExpired) to the model. Grants are per Package or for future
 // versions and can be revoked (RevokeGrant); a live run keeps running.
 //
 // Options.Clock schedules these deadlines (nil: real time). A test drives them with a

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // RequestRun announces a model-driven run of a gated Package (one with a client half, or
@@ -19,7 +20,7 @@ type RequestRunEvent struct {
 	AgentID          string // the owning session
 	PluginID         string
 	PackageID        string
-	Mode             Mode
+	Mode             decl.Mode
 	Name             string
 	Purpose          string
 	RequiresApproval bool
@@ -134,19 +135,10 @@ var ModelMessage = kit.NewEvent[ModelMessageEvent]("cordis/model-message")
 // ModelMessageEvent is the payload of ModelMessage.
 type ModelMessageEvent struct {
 	Session  string
-	Kind     MessageKind
+	Kind     decl.MessageKind
 	PluginID string
 	Text     string
 }
-
-// MessageKind is how a message reaches the model.
-type MessageKind string
-
-// Message kinds.
-const (
-	Steer  MessageKind = "steer"  // submitted for the nearest step; wakes an idle session
-	Inject MessageKind = "inject" // queued for the next step; does not wake
-)
 
 // ToolCall announces a call of cordis_define, cordis_run, cordis_stop or cordis_undefine
 // through the tools the runner registers in the tools registry: once when it starts (no Result,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
 )
 
@@ -129,9 +130,9 @@ func (e *env) takeMessages() []ModelMessageEvent {
 func as(session string) context.Context { return kit.WithSession(context.Background(), session) }
 
 // define defines a Package for session s1 and fails the test on error.
-func (e *env) define(ref PluginRef, host, client string) DefineOutput {
+func (e *env) define(ref decl.Target, host, client string) decl.DefineOutput {
 	e.t.Helper()
-	in := DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time."}
+	in := decl.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time."}
 	if host != "" {
 		in.Code.Host = ptr(host)
 	}
@@ -145,8 +146,8 @@ func (e *env) define(ref PluginRef, host, client string) DefineOutput {
 	return out
 }
 
-func newPlugin(prefix string) PluginRef { return PluginRef{Kind: "new", IDPrefix: prefix} }
-func existing(id string) PluginRef      { return PluginRef{Kind: "existing", PluginID: id} }
+func newPlugin(prefix string) decl.Target { return decl.Target{Kind: "new", IDPrefix: prefix} }
+func existing(id string) decl.Target      { return decl.Target{Kind: "existing", PluginID: id} }
 
 func (e *env) plugin(id string) Plugin {
 	e.t.Helper()
@@ -214,4 +215,23 @@ func (f *fakeRun) Invoke(_ context.Context, m string, a json.RawMessage) (json.R
 		return nil, ErrMethodNotFound
 	}
 	return fn(a)
+}
+
+// inspectPlugin is cordis_inspect_self {pluginId} for ctx's session: the Plugin's summary
+// with its Packages.
+func (e *env) inspectPlugin(ctx context.Context, id string) (decl.PluginSummary, error) {
+	out, err := e.r.InspectSelf(ctx, decl.InspectSelfInput{PluginID: id})
+	if err != nil {
+		return decl.PluginSummary{}, err
+	}
+	return *out.Plugin, nil
+}
+
+// listPlugins is cordis_inspect_self {} for ctx's session: its Plugins' summaries.
+func listPlugins(r *Runner, ctx context.Context) ([]decl.PluginSummary, error) {
+	out, err := r.InspectSelf(ctx, decl.InspectSelfInput{})
+	if err != nil {
+		return nil, err
+	}
+	return *out.Plugins, nil
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ func startBlocked(t *testing.T, e *env, h *fakeHost, pluginID, pkg string) chan 
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.r.Run(as("s1"), RunInput{PluginID: pluginID, PackageID: pkg, Mode: ModeRun})
+		_, err := e.r.Run(as("s1"), decl.RunInput{PluginID: pluginID, PackageID: pkg, Mode: decl.ModeRun})
 		done <- err
 	}()
 	<-h.entered
@@ -29,13 +30,13 @@ func TestStopDuringStart(t *testing.T) {
 		done := startBlocked(t, e, h, d.PluginID, d.PackageID)
 		var err error
 		if remove {
-			var u UndefineOutput
-			u, err = e.r.Undefine(as("s1"), PluginInput{PluginID: d.PluginID})
+			var u decl.UndefineOutput
+			u, err = e.r.Undefine(as("s1"), decl.UndefineInput{PluginID: d.PluginID})
 			if u.WasRunning {
 				t.Error("undefine during start: wasRunning true, but nothing had started")
 			}
 		} else {
-			_, err = e.r.Stop(as("s1"), PluginInput{PluginID: d.PluginID})
+			_, err = e.r.Stop(as("s1"), decl.StopInput{PluginID: d.PluginID})
 		}
 		if err != nil {
 			t.Fatalf("remove=%v: %v", remove, err)
@@ -51,7 +52,7 @@ func TestStopDuringStart(t *testing.T) {
 			t.Fatalf("remove=%v: events %v", remove, ev)
 		}
 		if !remove {
-			if s, _ := e.r.InspectPlugin(as("s1"), d.PluginID); s.ActiveRun != nil || s.State == "running" {
+			if s, _ := e.inspectPlugin(as("s1"), d.PluginID); s.ActiveRun != nil || s.State == "running" {
 				t.Fatalf("after stop: %+v", s)
 			}
 		}
@@ -66,7 +67,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 	d := e.define(newPlugin("clock"), "return () => {}", "")
 	d2 := e.define(existing(d.PluginID), "return () => {}", "")
 	done := startBlocked(t, e, h, d.PluginID, d.PackageID)
-	res := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: ModeRun})
+	res := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeRun})
 	if res.OK || res.Reason != ReasonTransitionInFlight || !strings.HasPrefix(res.Message, "clock-1 is already starting pkg-1 (run-1)") {
 		t.Fatalf("conflicting start = %+v", res)
 	}
@@ -75,7 +76,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 	}
 	attach := make(chan HostHalfResult, 1)
 	go func() {
-		attach <- e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun})
+		attach <- e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	}()
 	close(h.gate)
 	if err := <-done; err != nil {
@@ -94,7 +95,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 func TestApproveHostHalves(t *testing.T) {
 	e := newEnv(t, &Options{ApproveHostHalves: true})
 	d := e.define(newPlugin("clock"), clockHost, "")
-	out, err := e.r.Run(as("s1"), RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun})
+	out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	if err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
@@ -105,14 +106,14 @@ func TestApproveHostHalves(t *testing.T) {
 	if h := (page{e}).start(q, false); !h.OK || !h.StartedHere {
 		t.Fatalf("approve = %+v", h)
 	}
-	if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != StatusRunning {
+	if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != decl.RunRunning {
 		t.Fatalf("after approval: %+v", p.Latest)
 	}
 	if ev := e.takeEvents(); ev[len(ev)-1] != "resolved approval-1 approved" {
 		t.Fatalf("events = %v", ev)
 	}
 	// Granted now: a restart runs inside the call.
-	if out, err := e.r.Run(as("s1"), RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil || out.Status != "running" {
+	if out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil || out.Status != "running" {
 		t.Fatalf("granted restart = %+v, %v", out, err)
 	}
 }
@@ -121,11 +122,11 @@ func TestApproveHostHalves(t *testing.T) {
 func TestDirectRunSettle(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun})
+	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	if !h.OK || !h.StartedHere || h.Token == "" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}
-	if _, err := e.r.Run(as("s1"), RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); ReasonOf(err) != ReasonTransitionInFlight {
+	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight {
 		t.Fatalf("model run while a page loads it = %v", err)
 	}
 	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{AgentID: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: "guess"}}); acc.Accepted {
@@ -138,7 +139,7 @@ func TestDirectRunSettle(t *testing.T) {
 		t.Fatalf("after direct run: %+v", p)
 	}
 	m := e.r.Messages("s1")
-	if len(m) != 1 || m[0].Kind != Inject || m[0].Text != "The user ran clock-1/pkg-1 (run-1) from the Cordis panel; it is running. currentPackageId is pkg-1." {
+	if len(m) != 1 || m[0].Kind != decl.MessageInject || m[0].Text != "The user ran clock-1/pkg-1 (run-1) from the Cordis panel; it is running. currentPackageId is pkg-1." {
 		t.Fatalf("messages = %+v", m)
 	}
 	if err := e.r.StopFromPanel(context.Background(), PanelPluginArgs{AgentID: "s1", PluginID: d.PluginID}); err != nil {
@@ -152,7 +153,7 @@ func TestDirectRunSettle(t *testing.T) {
 func TestDisposeStopsEverything(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, "")
-	if _, err := e.r.Run(as("s1"), RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	e.takeEvents()
@@ -162,7 +163,7 @@ func TestDisposeStopsEverything(t *testing.T) {
 	if ev := e.takeEvents(); len(ev) != 0 {
 		t.Fatalf("dispose emitted %v", ev)
 	}
-	if _, err := e.r.Run(as("s1"), RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); ReasonOf(err) != ReasonClosed {
+	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); ReasonOf(err) != ReasonClosed {
 		t.Fatalf("Run after Dispose = %v", err)
 	}
 	if !errors.Is(e.r.fiber.Err(), nil) || e.r.fiber.State().String() != "disposed" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"slices"
 	"unicode/utf8"
 )
@@ -12,15 +13,15 @@ import (
 // many Packages the Plugin holds; Packages lists every one of them unless the row is
 // Compact.
 type InventoryRow struct {
-	PluginID         string       `json:"pluginId"`
-	AgentID          string       `json:"session"`
-	Packages         []PackageRow `json:"packages"`
-	PackageCount     int          `json:"packageCount"`
-	CurrentPackageID string       `json:"currentPackageId,omitempty"`
-	NextPackageID    string       `json:"nextPackageId,omitempty"`
-	Grants           Grants       `json:"grants"`
-	ActiveRun        *ActiveRun   `json:"activeRun,omitempty"`
-	LatestRun        *Attempt     `json:"latestRun,omitempty"`
+	PluginID         string             `json:"pluginId"`
+	AgentID          string             `json:"session"`
+	Packages         []decl.PackageInfo `json:"packages"`
+	PackageCount     int                `json:"packageCount"`
+	CurrentPackageID string             `json:"currentPackageId,omitempty"`
+	NextPackageID    string             `json:"nextPackageId,omitempty"`
+	Grants           Grants             `json:"grants"`
+	ActiveRun        *decl.ActiveRun    `json:"activeRun,omitempty"`
+	LatestRun        *decl.Attempt      `json:"latestRun,omitempty"`
 	// Compact says that InventoryPage cut the row to fit a row's share of its answer:
 	// Packages lists only the Packages the pointers and the latest run name (else the
 	// newest), Grants.Packages only those of them, and a long purpose or diagnostic text
@@ -116,15 +117,15 @@ func (r *Runner) InventoryPage(ctx context.Context, scope InventoryScope) (Inven
 func (r *Runner) inventoryRows(ps []Plugin) []InventoryRow {
 	rows := make([]InventoryRow, len(ps))
 	for i, p := range ps {
-		rows[i] = InventoryRow{PluginID: p.ID, AgentID: p.Session, Packages: packageRows(p), PackageCount: len(p.Packages),
+		rows[i] = InventoryRow{PluginID: p.ID, AgentID: p.Session, Packages: packageInfos(p), PackageCount: len(p.Packages),
 			CurrentPackageID: p.Current, NextPackageID: p.Next, Grants: p.Grants, LatestRun: p.Latest}
 	}
-	runs := make([]ActiveRun, len(ps))
+	runs := make([]decl.ActiveRun, len(ps))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, p := range ps {
 		if l := r.live[p.ID]; l != nil && l.run != nil {
-			runs[i] = ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+			runs[i] = decl.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
 			rows[i].ActiveRun = &runs[i]
 		}
 	}
@@ -208,7 +209,7 @@ func rank(row InventoryRow) int {
 	if row.ActiveRun != nil {
 		return 0
 	}
-	if a := row.LatestRun; a != nil && (a.Status == StatusAwaitingApproval || a.Status == StatusStartingHost || a.Status == StatusClientPending) {
+	if a := row.LatestRun; a != nil && (a.Status == decl.RunAwaitingApproval || a.Status == decl.RunStartingHost || a.Status == decl.RunClientPending) {
 		return 0
 	}
 	return 1
@@ -219,7 +220,7 @@ func compactRow(row InventoryRow) InventoryRow {
 	named := func(id string) bool {
 		return id != "" && (id == row.CurrentPackageID || id == row.NextPackageID || row.LatestRun != nil && id == row.LatestRun.PackageID)
 	}
-	pkgs := []PackageRow{}
+	pkgs := []decl.PackageInfo{}
 	for _, k := range row.Packages {
 		if named(k.PackageID) {
 			pkgs = append(pkgs, k)
@@ -233,9 +234,9 @@ func compactRow(row InventoryRow) InventoryRow {
 	}
 	row.Packages = pkgs
 	row.Grants.Packages = slices.DeleteFunc(slices.Clone(row.Grants.Packages), func(id string) bool {
-		return !slices.ContainsFunc(pkgs, func(k PackageRow) bool { return k.PackageID == id })
+		return !slices.ContainsFunc(pkgs, func(k decl.PackageInfo) bool { return k.PackageID == id })
 	})
-	if a := row.LatestRun.clone(); a != nil {
+	if a := cloneAttempt(row.LatestRun); a != nil {
 		for _, s := range []*string{&a.Host.Error, &a.Client.Error} {
 			*s = cut(*s, compactTextBytes)
 		}

@@ -135,7 +135,7 @@ func checkChange(p *Plugin, c Change) error {
 // applyChange applies a checked change to p.
 func applyChange(p *Plugin, c Change) {
 	if c.Attempt != nil {
-		p.Latest = c.Attempt.clone()
+		p.Latest = cloneAttempt(c.Attempt)
 	}
 	if c.Current != nil {
 		p.Current = *c.Current

@@ -1,67 +1,16 @@
 package runner
 
-import "slices"
+import (
+	"slices"
 
-// Mode is how a run starts a Package: run (the first activation, a restart, a retry or a
-// rollback to the current Package) or update (a switch to a Package other than the current).
-type Mode string
-
-// The two modes.
-const (
-	ModeRun    Mode = "run"
-	ModeUpdate Mode = "update"
-)
-
-// Status is the status of one activation attempt (spec §3, §7). Rejected, cancelled and
-// expired are distinct: the user declined, a stop or undefine cancelled, or nobody answered
-// before the deadline.
-type Status string
-
-// Attempt statuses.
-const (
-	StatusAwaitingApproval Status = "awaiting-approval"
-	StatusStartingHost     Status = "starting-host"
-	StatusClientPending    Status = "client-pending"
-	StatusRunning          Status = "running"
-	StatusWaiting          Status = "waiting"
-	StatusRejected         Status = "rejected"
-	StatusFailed           Status = "failed"
-	StatusCancelled        Status = "cancelled"
-	StatusExpired          Status = "expired"
-	StatusStopped          Status = "stopped"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // ended reports whether s is an attempt that ended without running: rejected, failed,
 // cancelled or expired.
-func (s Status) ended() bool {
-	return s == StatusRejected || s == StatusFailed || s == StatusCancelled || s == StatusExpired
+func ended(s decl.RunStatus) bool {
+	return s == decl.RunRejected || s == decl.RunFailed || s == decl.RunCancelled || s == decl.RunExpired
 }
-
-// HalfStatus is the state of one half (host or client) of an attempt.
-type HalfStatus string
-
-// Half statuses.
-const (
-	HalfAbsent  HalfStatus = "absent"
-	HalfPending HalfStatus = "pending"
-	HalfStopped HalfStatus = "stopped"
-	HalfRunning HalfStatus = "running"
-	HalfWaiting HalfStatus = "waiting"
-	HalfFailed  HalfStatus = "failed"
-)
-
-// Phase names where an attempt failed.
-type Phase string
-
-// Failure phases.
-const (
-	PhaseApproval     Phase = "approval"
-	PhaseHostLoad     Phase = "host-load"
-	PhaseHostApply    Phase = "host-apply"
-	PhaseClientLoad   Phase = "client-load"
-	PhaseClientApply  Phase = "client-apply"
-	PhaseClientRender Phase = "client-render"
-)
 
 // A Package is one immutable source version of a Plugin. A half is present when its code
 // is not empty; define refuses blank halves, so "" always means absent.
@@ -90,48 +39,22 @@ type Grants struct {
 // Covers reports whether the grants authorise Package id.
 func (g Grants) Covers(id string) bool { return g.Future || slices.Contains(g.Packages, id) }
 
-// A Half is the state of one half of an attempt.
-type Half struct {
-	Status     HalfStatus `json:"status"`
-	WaitingFor []string   `json:"waitingFor"`
-	Error      string     `json:"error,omitempty"`
+// startStatus is what a start that left its attempt at s answers: running or waiting
+// once it runs, starting while a page must still act.
+func startStatus(s decl.RunStatus) decl.StartStatus {
+	switch s {
+	case decl.RunRunning:
+		return decl.StartRunning
+	case decl.RunWaiting:
+		return decl.StartWaiting
+	case decl.RunAwaitingApproval:
+		return decl.StartAwaitingApproval
+	}
+	return decl.StartStarting
 }
 
-// A Diagnostic says where and why an attempt failed.
-type Diagnostic struct {
-	Phase       Phase  `json:"phase"`
-	Message     string `json:"message"`
-	Stack       string `json:"stack,omitempty"`
-	PluginID    string `json:"pluginId"`
-	PackageID   string `json:"packageId"`
-	PluginRunID string `json:"pluginRunId"`
-}
-
-// A RenderFailure is a page's report that the client half of a live run crashed while
-// rendering. It is kept apart from the attempt's status: the run is still live.
-type RenderFailure struct {
-	Slot      string `json:"slot"`
-	Message   string `json:"message"`
-	Stack     string `json:"stack,omitempty"`
-	Abdicated bool   `json:"abdicated"`
-}
-
-// An Attempt records the most recent activation attempt of a Plugin, kept apart from the
-// physical run so a failure stays readable after the run is gone.
-type Attempt struct {
-	PluginRunID       string         `json:"pluginRunId"`
-	PackageID         string         `json:"packageId"`
-	Mode              Mode           `json:"mode"`
-	Status            Status         `json:"status"`
-	ApprovalRequestID string         `json:"approvalRequestId,omitempty"`
-	RequiresApproval  bool           `json:"requiresApproval,omitempty"`
-	Host              Half           `json:"host"`
-	Client            Half           `json:"client"`
-	Error             *Diagnostic    `json:"error,omitempty"`
-	RenderFailure     *RenderFailure `json:"renderFailure,omitempty"`
-}
-
-func (a *Attempt) clone() *Attempt {
+// cloneAttempt returns a deep copy of a (nil for nil).
+func cloneAttempt(a *decl.Attempt) *decl.Attempt {
 	if a == nil {
 		return nil
 	}
@@ -158,10 +81,10 @@ type Plugin struct {
 	Packages []Package `json:"packages"`
 	// Current is the last Package whose activation completed; Next the target being
 	// approved, attempted, waited for or failed most recently. "" means none.
-	Current string   `json:"currentPackageId,omitempty"`
-	Next    string   `json:"nextPackageId,omitempty"`
-	Grants  Grants   `json:"grants"`
-	Latest  *Attempt `json:"latestRun,omitempty"`
+	Current string        `json:"currentPackageId,omitempty"`
+	Next    string        `json:"nextPackageId,omitempty"`
+	Grants  Grants        `json:"grants"`
+	Latest  *decl.Attempt `json:"latestRun,omitempty"`
 	// Running says that a run of Current was committed and live when the runner last
 	// wrote this record: set when a run commits, cleared when a run is retracted while the
 	// runner lives (stop, expiry, a failed update), kept when the runner shuts down or
@@ -199,6 +122,6 @@ func (p *Plugin) reference() Package {
 func (p Plugin) Clone() Plugin {
 	p.Packages = slices.Clone(p.Packages)
 	p.Grants.Packages = slices.Clone(p.Grants.Packages)
-	p.Latest = p.Latest.clone()
+	p.Latest = cloneAttempt(p.Latest)
 	return p
 }

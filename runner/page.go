@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // The page-facing verbs (docs/dynamic-plugins.md, "Verbs"). Their argument structs carry
@@ -15,13 +16,13 @@ import (
 
 // RunHostHalfArgs are the arguments of runHostHalf.
 type RunHostHalfArgs struct {
-	AgentID               string `json:"session"`
-	PluginID              string `json:"pluginId"`
-	PackageID             string `json:"packageId"`
-	Mode                  Mode   `json:"mode"`
-	RequestID             string `json:"requestId,omitempty"` // "" (wire null): a direct gesture in the panel
-	ApproveFutureVersions bool   `json:"approveFutureVersions"`
-	Ticket                string `json:"ticket,omitempty"` // the request's ticket, from cordis/request-run
+	AgentID               string    `json:"session"`
+	PluginID              string    `json:"pluginId"`
+	PackageID             string    `json:"packageId"`
+	Mode                  decl.Mode `json:"mode"`
+	RequestID             string    `json:"requestId,omitempty"` // "" (wire null): a direct gesture in the panel
+	ApproveFutureVersions bool      `json:"approveFutureVersions"`
+	Ticket                string    `json:"ticket,omitempty"` // the request's ticket, from cordis/request-run
 }
 
 // HostHalfResult is the answer of runHostHalf. Token is set only for the page that
@@ -81,7 +82,7 @@ func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHo
 		r.mu.Unlock()
 		return hostHalfFailed(refuse(ReasonNotAuthorised, "request %s no longer identifies the latest run of %s", q.id, p.ID))
 	}
-	att := p.Latest.clone()
+	att := cloneAttempt(p.Latest)
 	if q.started {
 		// Another page started it: attach (never a spurious failure: docs/dynamic-plugins.md,
 		// "Races: the first answer wins").
@@ -96,7 +97,7 @@ func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHo
 			c.Future = ptr(true)
 		}
 	}
-	att.Status = StatusStartingHost
+	att.Status = decl.RunStartingHost
 	c.Attempt = att
 	if _, err := r.store.Update(ctx, p.ID, c); err != nil {
 		q.started, q.token = false, ""
@@ -128,10 +129,10 @@ func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *
 		// Cancelled or expired while starting: whoever ended it retracts the run.
 		return hostHalfFailed(refuse(ReasonCancelled, "request %s ended while its host half was starting (stopped, removed or expired); nothing of it runs", q.id))
 	}
-	_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, func(a *Attempt) {
+	_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, func(a *decl.Attempt) {
 		hostStarted(a, res)
-		if a.Client.Status != HalfAbsent {
-			a.Status = StatusClientPending
+		if a.Client.Status != decl.HalfAbsent {
+			a.Status = decl.RunClientPending
 		}
 	})
 	ok := HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: q.runID, WaitingFor: nonNil(res.waitingFor),
@@ -175,7 +176,7 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 		if a.pkg != k.ID {
 			return hostHalfFailed(inFlight(p.ID, a))
 		}
-		return attached(p, k, r.activate(ctx, p, k, &Attempt{PluginRunID: a.runID, PackageID: k.ID}, "", ""))
+		return attached(p, k, r.activate(ctx, p, k, &decl.Attempt{PluginRunID: a.runID, PackageID: k.ID}, "", ""))
 	}
 	if run := l.run; run != nil && run.pkg == k.ID && p.Latest != nil && p.Latest.PluginRunID == run.id {
 		r.mu.Unlock()
@@ -187,9 +188,9 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 		r.mu.Unlock()
 		return hostHalfFailed(err)
 	}
-	att := newAttempt(runID, k, ModeRun)
+	att := newAttempt(runID, k, decl.ModeRun)
 	if p.Current != "" && p.Current != k.ID {
-		att.Mode = ModeUpdate
+		att.Mode = decl.ModeUpdate
 	}
 	if _, err := r.store.Update(ctx, p.ID, Change{Attempt: att, Next: ptr(k.ID), Grant: k.ID}); err != nil {
 		r.tidy(p.ID)
@@ -210,7 +211,7 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 }
 
 // afterDirectStart records a direct start and answers the page.
-func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att *Attempt, q *request, token string, res startResult) HostHalfResult {
+func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att *decl.Attempt, q *request, token string, res startResult) HostHalfResult {
 	var ob outbox
 	defer ob.flush()
 	r.mu.Lock()
@@ -228,10 +229,10 @@ func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att 
 	if l.run != res.run {
 		return hostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
 	}
-	_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *Attempt) {
+	_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *decl.Attempt) {
 		hostStarted(a, res)
-		if a.Client.Status != HalfAbsent {
-			a.Status = StatusClientPending
+		if a.Client.Status != decl.HalfAbsent {
+			a.Status = decl.RunClientPending
 		}
 	})
 	if q != nil {
@@ -245,7 +246,7 @@ func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att 
 
 // inject queues an inject message to p's owner.
 func (r *Runner) inject(ob *outbox, p Plugin, text string) {
-	ob.add(func() { r.message(p.Session, Inject, p.ID, text) })
+	ob.add(func() { r.message(p.Session, decl.MessageInject, p.ID, text) })
 }
 
 func approvedOutcome(q *request) Outcome {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // ReportArgs identify the live run a page reports on; Capability is the run's (from
@@ -35,13 +37,13 @@ func (r *Runner) liveFor(ctx context.Context, a ReportArgs) (*liveRun, Plugin, b
 // stays what it is: the failure is kept beside it (Attempt.RenderFailure), so later
 // runtime failures are still reported. The first report of a run steers the owner. Reports
 // that do not name the live run with its capability are dropped.
-func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f RenderFailure) {
+func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f decl.RenderFailure) {
 	run, p, ok := r.liveFor(ctx, a)
 	if !ok {
 		return
 	}
 	r.mu.Lock()
-	_, _ = r.updateAttempt(ctx, p.ID, run.id, Change{}, func(at *Attempt) { at.RenderFailure = &f })
+	_, _ = r.updateAttempt(ctx, p.ID, run.id, Change{}, func(at *decl.Attempt) { at.RenderFailure = &f })
 	r.mu.Unlock()
 	held := "held its slot"
 	if f.Abdicated {
@@ -62,83 +64,36 @@ func (r *Runner) ReportClientGuardFailure(ctx context.Context, a ReportArgs, mes
 		p.ID, run.id, message, withStack(stack), p.ID))
 }
 
-// PackageRow describes a Package without its source.
-type PackageRow struct {
-	PackageID     string `json:"packageId"`
-	Name          string `json:"name"`
-	Purpose       string `json:"purpose"`
-	HasHostHalf   bool   `json:"hasHostHalf"`
-	HasClientHalf bool   `json:"hasClientHalf"`
-}
-
-// ActiveRun names the live run.
-type ActiveRun struct {
-	PluginRunID string `json:"pluginRunId"`
-	PackageID   string `json:"packageId"`
-}
-
-func packageRows(p Plugin) []PackageRow {
-	rows := make([]PackageRow, 0, len(p.Packages))
+// packageInfos lists p's Packages without their source, in define order.
+func packageInfos(p Plugin) []decl.PackageInfo {
+	rows := make([]decl.PackageInfo, 0, len(p.Packages))
 	for _, k := range p.Packages {
-		rows = append(rows, PackageRow{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()})
+		rows = append(rows, decl.PackageInfo{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient(),
+			IsCurrent: k.ID == p.Current, IsNext: k.ID == p.Next})
 	}
 	return rows
 }
 
 // activeRun returns the live run of Plugin id, or nil.
-func (r *Runner) activeRun(id string) *ActiveRun {
+func (r *Runner) activeRun(id string) *decl.ActiveRun {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if l := r.live[id]; l != nil && l.run != nil {
-		return &ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+		return &decl.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
 	}
 	return nil
 }
 
-// Summary is one Plugin of the calling session as cordis_inspect_self lists it.
-type Summary struct {
-	PluginID         string       `json:"pluginId"`
-	Name             string       `json:"name"`
-	PackageCount     int          `json:"packageCount"`
-	State            string       `json:"state"`
-	CurrentPackageID string       `json:"currentPackageId,omitempty"`
-	NextPackageID    string       `json:"nextPackageId,omitempty"`
-	ActiveRun        *ActiveRun   `json:"activeRun,omitempty"`
-	PendingApproval  *RunInput    `json:"pendingApproval,omitempty"`
-	LatestRun        *Attempt     `json:"latestRun,omitempty"`
-	Packages         []PackageRow `json:"packages,omitempty"`
-	// Restored is Plugin.Restored: a durable Store read the Plugin back at boot.
-	Restored bool `json:"restored,omitempty"`
-	// BootRestart is what the runner did at boot for the Plugin (Runner.BootRestart),
-	// nil when it did not restart it.
-	BootRestart *BootRestart `json:"bootRestart,omitempty"`
-}
-
-// ListPlugins lists the calling session's Plugins in creation order, each with its latest
-// run and diagnostics.
-func (r *Runner) ListPlugins(ctx context.Context) ([]Summary, error) {
-	ls, err := r.listings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	runs := r.activeRuns(ls)
-	out := make([]Summary, 0, len(ls))
-	for i, l := range ls {
-		out = append(out, r.summarize(l, runs[i]))
-	}
-	return out, nil
-}
-
 // activeRuns returns the live run of each of ls, in order (nil for one that has none),
 // read under one lock into one allocation however many Plugins are listed.
-func (r *Runner) activeRuns(ls []Listing) []*ActiveRun {
-	runs := make([]ActiveRun, len(ls))
-	out := make([]*ActiveRun, len(ls))
+func (r *Runner) activeRuns(ls []Listing) []*decl.ActiveRun {
+	runs := make([]decl.ActiveRun, len(ls))
+	out := make([]*decl.ActiveRun, len(ls))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, p := range ls {
 		if l := r.live[p.ID]; l != nil && l.run != nil {
-			runs[i] = ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+			runs[i] = decl.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
 			out[i] = &runs[i]
 		}
 	}
@@ -154,57 +109,24 @@ func (r *Runner) listings(ctx context.Context) ([]Listing, error) {
 	return r.store.Listings(ctx, session)
 }
 
-// InspectPlugin describes one Plugin of the calling session with its Packages (no source).
-func (r *Runner) InspectPlugin(ctx context.Context, pluginID string) (Summary, error) {
-	session, err := r.session(ctx)
-	if err != nil {
-		return Summary{}, err
-	}
-	p, err := r.owned(ctx, session, pluginID)
-	if err != nil {
-		return Summary{}, err
-	}
-	s := r.summary(p.Listing())
-	s.Packages = packageRows(p)
-	return s, nil
-}
-
-// PackageView is one Package of the calling session with its source and runtime state.
-type PackageView struct {
-	Plugin    Summary   `json:"plugin"`
-	PackageID string    `json:"packageId"`
-	Name      string    `json:"name"`
-	Purpose   string    `json:"purpose"`
-	Code      Code      `json:"code"`
-	Host      HostState `json:"host"`
-	Client    Half      `json:"client"`
-}
-
-// InspectPackage describes one Package with its source, and its halves' state: live when
-// it is the running Package, else from the latest attempt of this Package.
-func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string) (PackageView, error) {
-	session, err := r.session(ctx)
-	if err != nil {
-		return PackageView{}, err
-	}
-	p, err := r.owned(ctx, session, pluginID)
-	if err != nil {
-		return PackageView{}, err
-	}
-	k, ok := p.Package(packageID)
-	if !ok {
-		return PackageView{}, refuse(ReasonPackageMissing, "package %q does not exist on plugin %s; cordis_inspect_self {pluginId:%q} lists its packages", packageID, p.ID, p.ID)
-	}
-	v := PackageView{Plugin: r.summary(p.Listing()), PackageID: k.ID, Name: k.Name, Purpose: k.Purpose,
-		Host: HostState{Status: HalfAbsent, Provides: []string{}, WaitingFor: []string{}}, Client: Half{Status: HalfAbsent, WaitingFor: []string{}}}
+// packageDetail describes Package k of p with its source, and its halves' state: live
+// when it is the running Package, else from the latest attempt of this Package. Its
+// state is its own, not the Plugin's latest attempt's when that was for another Package.
+func (r *Runner) packageDetail(ctx context.Context, p Plugin, k Package, s decl.PluginSummary) *decl.PackageDetail {
+	d := &decl.PackageDetail{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, Runtime: decl.Runtime{
+		Host:   decl.HostState{Status: decl.HalfAbsent, Provides: []string{}, WaitingFor: []string{}},
+		Client: decl.Half{Status: decl.HalfAbsent, WaitingFor: []string{}}}}
+	rt := &d.Runtime
 	if k.HasHost() {
-		v.Code.Host, v.Host.Status = ptr(k.Host), HalfStopped
+		d.Code.Host, rt.Host.Status = ptr(k.Host), decl.HalfStopped
 	}
 	if k.HasClient() {
-		v.Code.Client, v.Client.Status = ptr(k.Client), HalfStopped
+		d.Code.Client, rt.Client.Status = ptr(k.Client), decl.HalfStopped
 	}
 	if a := p.Latest; a != nil && a.PackageID == k.ID {
-		v.Host.Status, v.Host.WaitingFor, v.Host.Error, v.Client = a.Host.Status, nonNil(a.Host.WaitingFor), a.Host.Error, a.Client
+		rt.Host.Status, rt.Host.WaitingFor, rt.Host.Error = a.Host.Status, nonNil(a.Host.WaitingFor), a.Host.Error
+		rt.Client = a.Client
+		rt.Client.WaitingFor = nonNil(a.Client.WaitingFor)
 	}
 	r.mu.Lock()
 	var run *liveRun
@@ -213,50 +135,115 @@ func (r *Runner) InspectPackage(ctx context.Context, pluginID, packageID string)
 	}
 	r.mu.Unlock()
 	if run != nil && run.host != nil {
-		v.Host = hostState(ctx, run)
+		rt.Host = hostState(ctx, run)
 	}
-	return v, nil
+	switch {
+	case s.ActiveRun != nil && s.ActiveRun.PackageID == k.ID:
+		rt.State = decl.PluginRunning
+		if rt.Host.Status == decl.HalfWaiting || rt.Client.Status == decl.HalfWaiting {
+			rt.State = decl.PluginWaiting
+		}
+	case s.LatestRun != nil && s.LatestRun.PackageID == k.ID:
+		rt.State = attemptState(s.LatestRun, k.HasClient())
+	case s.CurrentPackageID == k.ID:
+		rt.State = decl.PluginStopped
+	default:
+		rt.State = decl.PluginDefined
+	}
+	return d
+}
+
+// orEmpty is xs, or an empty list for nil: a list on the wire is [], never null.
+func orEmpty(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// attemptState is the state a Package is in after its latest attempt, when it is not
+// the live run.
+func attemptState(a *decl.Attempt, hasClient bool) decl.PluginState {
+	switch a.Status {
+	case decl.RunStartingHost:
+		if hasClient {
+			return decl.PluginClientPending
+		}
+		return decl.PluginStarting
+	case decl.RunRunning, decl.RunWaiting:
+		return decl.PluginStopped // its run is gone: the live run is another Package's, or none
+	}
+	return pluginState(a.Status)
+}
+
+// pluginState is the state of a Plugin whose latest attempt ended with s (ended(s)), or
+// awaits approval or a page.
+func pluginState(s decl.RunStatus) decl.PluginState {
+	switch s {
+	case decl.RunAwaitingApproval:
+		return decl.PluginAwaitingApproval
+	case decl.RunStartingHost:
+		return decl.PluginStarting
+	case decl.RunClientPending:
+		return decl.PluginClientPending
+	case decl.RunRunning:
+		return decl.PluginRunning
+	case decl.RunWaiting:
+		return decl.PluginWaiting
+	case decl.RunRejected:
+		return decl.PluginRejected
+	case decl.RunFailed:
+		return decl.PluginFailed
+	case decl.RunCancelled:
+		return decl.PluginCancelled
+	case decl.RunExpired:
+		return decl.PluginExpired
+	}
+	return decl.PluginStopped
 }
 
 // summary derives a Plugin's summary from its listing; rejected, cancelled and expired
 // stay distinct, and a Plugin whose working run outlived a later attempt reads running.
-func (r *Runner) summary(p Listing) Summary {
+func (r *Runner) summary(p Listing) decl.PluginSummary {
 	return r.summarize(p, r.activeRun(p.ID))
 }
 
 // summarize is [Runner.summary] with the Plugin's live run, run (nil when it has none),
-// already read.
-func (r *Runner) summarize(p Listing, run *ActiveRun) Summary {
-	s := Summary{PluginID: p.ID, Name: p.Name, PackageCount: p.PackageCount, CurrentPackageID: p.Current,
+// already read. The latest attempt is the listing's own copy, shared by the summary.
+func (r *Runner) summarize(p Listing, run *decl.ActiveRun) decl.PluginSummary {
+	s := decl.PluginSummary{PluginID: p.ID, Name: p.Name, PackageCount: p.PackageCount, CurrentPackageID: p.Current,
 		NextPackageID: p.Next, ActiveRun: run, LatestRun: p.Latest, Restored: p.Restored}
 	if b, ok := r.BootRestart(p.ID); ok {
 		s.BootRestart = ptr(b) // a copy only when there is one: &b would move b to the heap for every Plugin
 	}
 	a := p.Latest
+	if a != nil { // the listing's own copy: a Store may read back a half's empty list as nil
+		a.Host.WaitingFor, a.Client.WaitingFor = orEmpty(a.Host.WaitingFor), orEmpty(a.Client.WaitingFor)
+	}
 	switch {
-	case a == nil || a.Status == StatusStopped:
+	case a == nil || a.Status == decl.RunStopped:
 		switch {
 		case s.ActiveRun != nil:
-			s.State = "running"
+			s.State = decl.PluginRunning
 		case p.Current != "":
-			s.State = "stopped"
+			s.State = decl.PluginStopped
 		default:
-			s.State = "defined"
+			s.State = decl.PluginDefined
 		}
-	case a.Status == StatusStartingHost || a.Status == StatusClientPending:
-		s.State = "client-pending"
+	case a.Status == decl.RunStartingHost || a.Status == decl.RunClientPending:
+		s.State = decl.PluginClientPending
 		if !p.LatestHasClient {
-			s.State = "starting"
+			s.State = decl.PluginStarting
 		}
-	case s.ActiveRun != nil && a.Status.ended():
+	case s.ActiveRun != nil && ended(a.Status):
 		// A restart that failed or was declined, cancelled or expired left the working run
 		// running: the Plugin runs, and LatestRun says what became of the attempt.
-		s.State = "running"
+		s.State = decl.PluginRunning
 	default:
-		s.State = string(a.Status)
+		s.State = pluginState(a.Status)
 	}
-	if a != nil && a.Status == StatusAwaitingApproval {
-		s.PendingApproval = &RunInput{PluginID: p.ID, PackageID: a.PackageID, Mode: a.Mode}
+	if a != nil && a.Status == decl.RunAwaitingApproval {
+		s.PendingApproval = &decl.PendingApproval{PluginRunID: a.PluginRunID, PackageID: a.PackageID, Mode: a.Mode}
 	}
 	return s
 }
@@ -270,14 +257,14 @@ func (p *Plugin) hasClient(id string) bool {
 // reference Package (next, else current, else the last defined), pointers and latest run,
 // never source.
 type Reference struct {
-	PluginID         string     `json:"pluginId"`
-	PackageID        string     `json:"packageId"`
-	Name             string     `json:"name"`
-	Purpose          string     `json:"purpose"`
-	CurrentPackageID string     `json:"currentPackageId,omitempty"`
-	NextPackageID    string     `json:"nextPackageId,omitempty"`
-	ActiveRun        *ActiveRun `json:"activeRun,omitempty"`
-	LatestRun        *Attempt   `json:"latestRun,omitempty"`
+	PluginID         string          `json:"pluginId"`
+	PackageID        string          `json:"packageId"`
+	Name             string          `json:"name"`
+	Purpose          string          `json:"purpose"`
+	CurrentPackageID string          `json:"currentPackageId,omitempty"`
+	NextPackageID    string          `json:"nextPackageId,omitempty"`
+	ActiveRun        *decl.ActiveRun `json:"activeRun,omitempty"`
+	LatestRun        *decl.Attempt   `json:"latestRun,omitempty"`
 }
 
 // Reference resolves a Plugin of the calling session; ok is false when it is not one.

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"time"
 )
 
@@ -15,7 +16,7 @@ type request struct {
 	pluginID         string
 	session          string
 	runID, pkg       string
-	mode             Mode
+	mode             decl.Mode
 	requiresApproval bool
 	hasClient        bool
 
@@ -85,7 +86,7 @@ func (r *Runner) resolved(ob *outbox, q *request, o Outcome) {
 
 // steer queues a steer message to q's session.
 func (r *Runner) steer(ob *outbox, session, pluginID, text string) {
-	ob.add(func() { r.message(session, Steer, pluginID, text) })
+	ob.add(func() { r.message(session, decl.MessageSteer, pluginID, text) })
 }
 
 // expire ends a request nobody settled in time: before a page started it (no page, or
@@ -117,14 +118,14 @@ func (r *Runner) expire(q *request) {
 	if q.id == "" {
 		what = "the direct run " + q.runID + " from the Cordis panel"
 	}
-	p, err := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *Attempt) {
-		a.Status = StatusExpired
-		a.Error = &Diagnostic{Phase: PhaseApproval, Message: what + " expired: " + text, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
-		if a.Client.Status == HalfPending {
-			a.Client.Status = HalfStopped
+	p, err := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *decl.Attempt) {
+		a.Status = decl.RunExpired
+		a.Error = &decl.Diagnostic{Phase: decl.PhaseApproval, Message: what + " expired: " + text, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
+		if a.Client.Status == decl.HalfPending {
+			a.Client.Status = decl.HalfStopped
 		}
-		if stale != nil && a.Host.Status != HalfAbsent {
-			a.Host.Status = HalfStopped
+		if stale != nil && a.Host.Status != decl.HalfAbsent {
+			a.Host.Status = decl.HalfStopped
 		}
 	})
 	r.tidy(q.pluginID)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"slices"
 	"strings"
 	"testing"
@@ -23,25 +24,25 @@ func TestRestartReplacesTheWorkingRun(t *testing.T) {
 			te := newToolEnv(t)
 			e, ctx := te.e, as("s1")
 			d := e.define(newPlugin("clock"), tt.code, "")
-			if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+			if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 				t.Fatal(err)
 			}
 			oldID, oldCap, _ := e.r.RunCapability(ctx, d.PluginID)
 			e.takeEvents()
-			out, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun})
+			out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 			if err != nil || out.Status != "running" || out.PluginRunID != "run-2" || out.CurrentPackageID != d.PackageID {
 				t.Fatalf("restart = %+v, %v", out, err)
 			}
 			if ev := e.takeEvents(); !slices.Equal(ev, []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-1 run-2"}) {
 				t.Fatalf("restart events = %v", ev)
 			}
-			if _, err := e.r.Invoke(ctx, d.PluginID, oldID, oldCap, "now", nil); !hasCode(err, InvokeStaleRun) {
+			if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: oldID, Capability: oldCap, Method: "now"}); !hasCode(err, InvokeStaleRun) {
 				t.Fatalf("Invoke of the replaced run = %v", err)
 			}
 			if tt.tool != "" && !te.registered(tt.tool) {
 				t.Fatalf("%s is not registered after the restart", tt.tool)
 			}
-			if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.State != "running" || s.ActiveRun == nil || s.ActiveRun.PluginRunID != "run-2" {
+			if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "running" || s.ActiveRun == nil || s.ActiveRun.PluginRunID != "run-2" {
 				t.Fatalf("inspect after the restart: %+v", s)
 			}
 		})
@@ -55,7 +56,7 @@ func TestStopDuringRestartBeside(t *testing.T) {
 	e := newEnv(t, &Options{Host: h})
 	ctx := as("s1")
 	d := e.define(newPlugin("clock"), "return () => {}", "")
-	if _, err := e.r.Run(ctx, RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	runID, capa, _ := e.r.RunCapability(ctx, d.PluginID)
@@ -63,10 +64,10 @@ func TestStopDuringRestartBeside(t *testing.T) {
 	h.gate, h.entered = make(chan struct{}), make(chan struct{}, 1)
 	h.mu.Unlock()
 	done := startBlocked(t, e, h, d.PluginID, d.PackageID)
-	if _, err := e.r.Invoke(ctx, d.PluginID, runID, capa, "echo", nil); err != nil || h.running() != 1 {
+	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "echo"}); err != nil || h.running() != 1 {
 		t.Fatalf("the working run while its restart starts: invoke %v, %d halves", err, h.running())
 	}
-	if _, err := e.r.Stop(ctx, PluginInput{PluginID: d.PluginID}); err != nil {
+	if _, err := e.r.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; ReasonOf(err) != ReasonCancelled || !strings.Contains(err.Error(), "was stopped while its host half was starting") {
@@ -78,7 +79,7 @@ func TestStopDuringRestartBeside(t *testing.T) {
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"package clock-1/pkg-1 run-1", "retract clock-1/pkg-1 run-1"}) {
 		t.Fatalf("events = %v", ev)
 	}
-	if s, _ := e.r.InspectPlugin(ctx, d.PluginID); s.ActiveRun != nil || s.State == "running" || e.plugin(d.PluginID).Running {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.ActiveRun != nil || s.State == "running" || e.plugin(d.PluginID).Running {
 		t.Fatalf("after the stop: %+v", s)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
 )
 
@@ -168,7 +169,7 @@ type Runner struct {
 	msgMu     sync.Mutex
 	connected map[string]int
 	queued    map[string]*mailbox
-	restarts  map[string]BootRestart // what boot did per Plugin (RestartAtBoot); msgMu
+	restarts  map[string]decl.BootRestart // what boot did per Plugin (RestartAtBoot); msgMu
 
 	inspect *inspectRegistry // inspect providers and client queries (inspect*.go)
 }

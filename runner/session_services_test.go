@@ -1,18 +1,21 @@
 package runner
 
-import "testing"
+import (
+	"github.com/cordiskit/cordiskit/runner/decl"
+	"testing"
+)
 
 // A host half's services are its session's, except the keys Options.SharedServices
 // declares: a half of another session loads on a shared one and waits for a private one.
 func TestSharedServicesCrossSessions(t *testing.T) {
 	e := newEnv(t, &Options{SharedServices: []string{"weather"}})
-	run := func(session, prefix, host string) RunOutput {
+	run := func(session, prefix, host string) decl.RunOutput {
 		t.Helper()
-		d, err := e.r.Define(as(session), DefineInput{Plugin: newPlugin(prefix), Name: prefix, Purpose: "Sessions.", Code: Code{Host: ptr(host)}})
+		d, err := e.r.Define(as(session), decl.DefineInput{Plugin: newPlugin(prefix), Name: prefix, Purpose: "Sessions.", Code: decl.Code{Host: ptr(host)}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := e.r.Run(as(session), RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: ModeRun})
+		out, err := e.r.Run(as(session), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 		if err != nil {
 			t.Fatal(err)
 		}

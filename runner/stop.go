@@ -3,51 +3,37 @@ package runner
 import (
 	"context"
 	"fmt"
+
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
-
-// PluginInput names a Plugin (cordis_stop, cordis_undefine).
-type PluginInput struct {
-	PluginID string `json:"pluginId"`
-}
-
-// StopOutput is the answer of cordis_stop.
-type StopOutput struct {
-	PluginID string `json:"pluginId"`
-}
-
-// UndefineOutput is the answer of cordis_undefine.
-type UndefineOutput struct {
-	PluginID   string `json:"pluginId"`
-	WasRunning bool   `json:"wasRunning"`
-}
 
 // Stop ends the Plugin's run and keeps its definition, Packages, pointers and grants
 // (docs/dynamic-plugins.md, "Stop, undefine and retract"). A pending request is cancelled;
 // a start in flight is cancelled and waited for, so once Stop returns nothing of the
 // Plugin runs. Stopping a Plugin that is not running succeeds.
-func (r *Runner) Stop(ctx context.Context, in PluginInput) (StopOutput, error) {
+func (r *Runner) Stop(ctx context.Context, in decl.StopInput) (decl.StopOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return StopOutput{}, err
+		return decl.StopOutput{}, err
 	}
 	if _, err := r.stop(ctx, session, in.PluginID, false); err != nil && ReasonOf(err) != ReasonNotRunning {
-		return StopOutput{}, err
+		return decl.StopOutput{}, err
 	}
-	return StopOutput{PluginID: in.PluginID}, nil
+	return decl.StopOutput{PluginID: in.PluginID}, nil
 }
 
 // Undefine stops the Plugin like Stop and removes it with all its Packages and grants.
 // Its ids are never minted again.
-func (r *Runner) Undefine(ctx context.Context, in PluginInput) (UndefineOutput, error) {
+func (r *Runner) Undefine(ctx context.Context, in decl.UndefineInput) (decl.UndefineOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return UndefineOutput{}, err
+		return decl.UndefineOutput{}, err
 	}
 	was, err := r.stop(ctx, session, in.PluginID, true)
 	if err != nil && ReasonOf(err) != ReasonNotRunning {
-		return UndefineOutput{}, err
+		return decl.UndefineOutput{}, err
 	}
-	return UndefineOutput{PluginID: in.PluginID, WasRunning: was}, nil
+	return decl.UndefineOutput{PluginID: in.PluginID, WasRunning: was}, nil
 }
 
 // stop is Stop (remove false) and Undefine (remove true). wasRunning says whether a
@@ -90,7 +76,7 @@ func (r *Runner) stop(ctx context.Context, session, id string, remove bool) (was
 		err = r.store.Remove(ctx, id)
 		delete(r.live, id)
 	} else {
-		_, err = r.updateAttempt(ctx, id, latestRunOf(r, ctx, id), Change{}, func(a *Attempt) { markStopped(a, cancelled) })
+		_, err = r.updateAttempt(ctx, id, latestRunOf(r, ctx, id), Change{}, func(a *decl.Attempt) { markStopped(a, cancelled) })
 		r.tidy(id)
 	}
 	r.mu.Unlock()
@@ -115,13 +101,13 @@ func (r *Runner) cancelRequest(ctx context.Context, ob *outbox, id string, l *li
 	if q == nil || !r.claim(q) {
 		return false
 	}
-	_, _ = r.updateAttempt(ctx, id, q.runID, Change{}, func(a *Attempt) {
-		a.Status = StatusCancelled
-		a.Error = &Diagnostic{Phase: PhaseApproval, Message: fmt.Sprintf("%s before the run finished starting", why), PluginID: id, PackageID: q.pkg, PluginRunID: q.runID}
+	_, _ = r.updateAttempt(ctx, id, q.runID, Change{}, func(a *decl.Attempt) {
+		a.Status = decl.RunCancelled
+		a.Error = &decl.Diagnostic{Phase: decl.PhaseApproval, Message: fmt.Sprintf("%s before the run finished starting", why), PluginID: id, PackageID: q.pkg, PluginRunID: q.runID}
 		a.ApprovalRequestID, a.RequiresApproval = "", false
-		for _, h := range []*Half{&a.Host, &a.Client} {
-			if h.Status != HalfAbsent {
-				h.Status = HalfStopped
+		for _, h := range []*decl.Half{&a.Host, &a.Client} {
+			if h.Status != decl.HalfAbsent {
+				h.Status = decl.HalfStopped
 			}
 		}
 	})
@@ -142,18 +128,18 @@ func latestRunOf(r *Runner, ctx context.Context, id string) string {
 
 // markStopped records a stop on the latest attempt when it was live; a cancelled request
 // stays cancelled, and a past failure, rejection or expiry stays what it was.
-func markStopped(a *Attempt, cancelled bool) {
+func markStopped(a *decl.Attempt, cancelled bool) {
 	switch a.Status {
-	case StatusRunning, StatusWaiting, StatusClientPending, StatusStartingHost:
+	case decl.RunRunning, decl.RunWaiting, decl.RunClientPending, decl.RunStartingHost:
 	default:
 		return
 	}
 	if !cancelled {
-		a.Status = StatusStopped
+		a.Status = decl.RunStopped
 	}
-	for _, h := range []*Half{&a.Host, &a.Client} {
-		if h.Status != HalfAbsent {
-			h.Status = HalfStopped
+	for _, h := range []*decl.Half{&a.Host, &a.Client} {
+		if h.Status != decl.HalfAbsent {
+			h.Status = decl.HalfStopped
 		}
 	}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // ErrNotFound reports a Plugin the Store does not hold (never defined, or undefined).
@@ -56,7 +57,7 @@ type Listing struct {
 	Name          string
 	PackageCount  int
 	Current, Next string
-	Latest        *Attempt
+	Latest        *decl.Attempt
 	// LatestHasClient says whether the Package of Latest has a client half.
 	LatestHasClient bool
 	Restored        bool
@@ -78,7 +79,7 @@ func (p *Plugin) listing() Listing {
 
 // Clone returns a copy of l that shares nothing with it.
 func (l Listing) Clone() Listing {
-	l.Latest = l.Latest.clone()
+	l.Latest = cloneAttempt(l.Latest)
 	return l
 }
 
@@ -97,7 +98,7 @@ type Definition struct {
 // A Change is one atomic update of a Plugin. Unset fields change nothing.
 type Change struct {
 	// Attempt, if not nil, replaces the latest attempt.
-	Attempt *Attempt
+	Attempt *decl.Attempt
 	// Current and Next, if not nil, move a version pointer ("" clears it).
 	Current, Next *string
 	// Grant adds a per-Package grant; Revoke removes one.

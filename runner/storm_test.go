@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 var storm = flag.Bool("storm", false, "run the 20 s runner storm (default: about 1 s)")
@@ -61,7 +62,7 @@ func TestStorm(t *testing.T) {
 	}
 	wg.Wait()
 	for i, sh := range s.shared {
-		if _, err := e.r.Stop(as(fmt.Sprintf("storm-%d", i)), PluginInput{PluginID: sh.id}); err != nil {
+		if _, err := e.r.Stop(as(fmt.Sprintf("storm-%d", i)), decl.StopInput{PluginID: sh.id}); err != nil {
 			t.Errorf("stop %s after the storm: %v", sh.id, err)
 		}
 	}
@@ -111,14 +112,14 @@ func (s *stormer) must(what string, err error) bool {
 	return true
 }
 
-func (s *stormer) define(session, plugin, tool, v string) (DefineOutput, error) {
-	var out DefineOutput
+func (s *stormer) define(session, plugin, tool, v string) (decl.DefineOutput, error) {
+	var out decl.DefineOutput
 	err := s.call(session, "cordis_define", defineArgs(plugin, `"Storm"`, `"Storms."`, stormCode(tool, v)), &out)
 	return out, err
 }
 
-func (s *stormer) run(session, id, pkg string, mode Mode) (RunOutput, error) {
-	var out RunOutput
+func (s *stormer) run(session, id, pkg string, mode decl.Mode) (decl.RunOutput, error) {
+	var out decl.RunOutput
 	err := s.call(session, "cordis_run", fmt.Sprintf(`{"pluginId":%q,"packageId":%q,"mode":%q}`, id, pkg, mode), &out)
 	return out, err
 }
@@ -129,7 +130,7 @@ func (s *stormer) invoke(session, id string) (runID, capability string, res json
 	if err != nil {
 		return "", "", nil, err
 	}
-	res, err = s.e.r.Invoke(as(session), id, runID, capability, "echo", json.RawMessage(`{"n":1}`))
+	res, err = s.e.r.InvokeFromPanel(as(session), InvokeArgs{PluginID: id, PluginRunID: runID, Capability: capability, Method: "echo", Args: json.RawMessage(`{"n":1}`)})
 	return runID, capability, res, err
 }
 
@@ -141,7 +142,7 @@ func (s *stormer) lifecycle(session, tool string, stopFirst bool) {
 		return
 	}
 	id := d.PluginID
-	out, err := s.run(session, id, d.PackageID, ModeRun)
+	out, err := s.run(session, id, d.PackageID, decl.ModeRun)
 	if !s.must("run "+id, err) || out.Status != "running" || !slices.Equal(out.Host.Handlers, []string{"echo"}) {
 		s.t.Errorf("run %s = %+v", id, out)
 		return
@@ -158,10 +159,10 @@ func (s *stormer) lifecycle(session, tool string, stopFirst bool) {
 	if !s.must("define existing "+id, err) {
 		return
 	}
-	if out, err := s.run(session, id, d2.PackageID, ModeUpdate); !s.must("update "+id, err) || out.Status != "running" || out.CurrentPackageID != d2.PackageID {
+	if out, err := s.run(session, id, d2.PackageID, decl.ModeUpdate); !s.must("update "+id, err) || out.Status != "running" || out.CurrentPackageID != d2.PackageID {
 		s.t.Errorf("update %s = %+v", id, out)
 	}
-	if _, err := s.e.r.Invoke(as(session), id, oldRun, oldCap, "echo", nil); !hasCode(err, InvokeStaleRun) {
+	if _, err := s.e.r.InvokeFromPanel(as(session), InvokeArgs{PluginID: id, PluginRunID: oldRun, Capability: oldCap, Method: "echo"}); !hasCode(err, InvokeStaleRun) {
 		s.t.Errorf("invoke of %s's old run %s = %v, want stale-run", id, oldRun, err)
 	}
 	if _, _, res, err := s.invoke(session, id); s.must("invoke updated "+id, err) && !strings.Contains(string(res), `"v":"two"`) {
@@ -208,12 +209,12 @@ func (s *stormer) contend(session string, sh sharedPlugin, n int) {
 		if !s.must("read "+sh.id, perr) {
 			return
 		}
-		pkg, mode := sh.a, ModeRun
+		pkg, mode := sh.a, decl.ModeRun
 		if p.Current != "" {
 			pkg = p.Current
 		}
 		if n%4 == 1 && p.Current != "" {
-			pkg, mode = sh.a, ModeUpdate
+			pkg, mode = sh.a, decl.ModeUpdate
 			if p.Current == sh.a {
 				pkg = sh.b
 			}

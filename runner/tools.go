@@ -45,8 +45,8 @@ func (r *Runner) Tools() []kit.Tool {
 		bind(decl.InspectList, r.InspectList),
 		bind(decl.InspectQuery, withSession(decl.InspectQuery.Name(), r.InspectQuery)),
 
-		bind(decl.InspectSelf, withSession(decl.InspectSelf.Name(), r.inspectSelf)),
-		bind(decl.Define, withSession(decl.Define.Name(), r.defineTool)),
+		bind(decl.InspectSelf, withSession(decl.InspectSelf.Name(), r.InspectSelf)),
+		bind(decl.Define, withSession(decl.Define.Name(), r.Define)),
 		bind(decl.Run, withSession(decl.Run.Name(), r.runTool)),
 		bind(decl.Stop, withSession(decl.Stop.Name(), r.stopTool)),
 		bind(decl.Undefine, withSession(decl.Undefine.Name(), r.undefineTool)),
@@ -143,34 +143,12 @@ func needPluginID(tool, id string) error {
 	return nil
 }
 
-// defineTool is cordis_define: the runner's checks, in the order of spec §5.4.
-func (r *Runner) defineTool(ctx context.Context, in decl.DefineInput) (decl.DefineOutput, error) {
-	d, err := r.Define(ctx, DefineInput{
-		Plugin:  PluginRef{Kind: string(in.Plugin.Kind), IDPrefix: in.Plugin.IDPrefix, PluginID: in.Plugin.PluginID},
-		Name:    in.Name,
-		Purpose: in.Purpose,
-		Code:    Code{Host: in.Code.Host, Client: in.Code.Client},
-	})
-	if err != nil {
-		return decl.DefineOutput{}, err
-	}
-	return decl.DefineOutput{PluginID: d.PluginID, PackageID: d.PackageID, Name: d.Name, Purpose: d.Purpose,
-		HasHostHalf: d.HasHostHalf, HasClientHalf: d.HasClientHalf}, nil
-}
-
 // runTool is cordis_run; its answer has one shape whatever the Package's halves.
 func (r *Runner) runTool(ctx context.Context, in decl.RunInput) (decl.RunOutput, error) {
 	if err := needPluginID(decl.Run.Name(), in.PluginID); err != nil {
 		return decl.RunOutput{}, err
 	}
-	out, err := r.Run(ctx, RunInput{PluginID: in.PluginID, PackageID: in.PackageID, Mode: Mode(in.Mode)})
-	if err != nil {
-		return decl.RunOutput{}, err
-	}
-	return decl.RunOutput{Status: decl.StartStatus(out.Status), PluginID: out.PluginID, PackageID: out.PackageID,
-		PluginRunID: out.PluginRunID, Mode: decl.Mode(out.Mode), CurrentPackageID: out.CurrentPackageID,
-		NextPackageID: out.NextPackageID, ApprovalRequestID: out.ApprovalRequestID,
-		Host: hostStateOut(out.Host), Client: halfOut(out.Client)}, nil
+	return r.Run(ctx, in)
 }
 
 // stopTool is cordis_stop: idempotent, only a Plugin that is not this session's fails.
@@ -178,11 +156,7 @@ func (r *Runner) stopTool(ctx context.Context, in decl.StopInput) (decl.StopOutp
 	if err := needPluginID(decl.Stop.Name(), in.PluginID); err != nil {
 		return decl.StopOutput{}, err
 	}
-	out, err := r.Stop(ctx, PluginInput{PluginID: in.PluginID})
-	if err != nil {
-		return decl.StopOutput{}, err
-	}
-	return decl.StopOutput{PluginID: out.PluginID}, nil
+	return r.Stop(ctx, in)
 }
 
 // undefineTool is cordis_undefine: not idempotent, the Plugin no longer exists after.
@@ -190,9 +164,5 @@ func (r *Runner) undefineTool(ctx context.Context, in decl.UndefineInput) (decl.
 	if err := needPluginID(decl.Undefine.Name(), in.PluginID); err != nil {
 		return decl.UndefineOutput{}, err
 	}
-	out, err := r.Undefine(ctx, PluginInput{PluginID: in.PluginID})
-	if err != nil {
-		return decl.UndefineOutput{}, err
-	}
-	return decl.UndefineOutput{PluginID: out.PluginID, WasRunning: out.WasRunning}, nil
+	return r.Undefine(ctx, in)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // BenchmarkToolCallAnnounce measures a cordis_stop of a defined Plugin that does not run
@@ -25,7 +26,7 @@ func BenchmarkToolCallAnnounce(b *testing.B) {
 		}
 	})
 	code := "return () => {}"
-	d, err := r.Define(ctx, DefineInput{Plugin: PluginRef{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "Stopped.", Code: Code{Host: &code}})
+	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "Stopped.", Code: decl.Code{Host: &code}})
 	if err != nil {
 		b.Fatal(err)
 	}

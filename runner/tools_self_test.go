@@ -10,7 +10,7 @@ import (
 )
 
 // The whole-session listing is byte for byte what the per-Plugin path gives: each
-// Plugin's summary (ListPlugins, summaryOut) and the session's kept messages, encoded
+// Plugin's summary (cordis_inspect_self {pluginId} without its Packages) and the session's kept messages, encoded
 // with encoding/json. The shapes cover every pointer the listing sets: a live run, a
 // failed, a rejected and a cancelled attempt, one awaiting approval, kept messages, and
 // Plugins restored and restarted at boot.
@@ -52,7 +52,7 @@ func checkListing(t *testing.T, e *env, session string, n int) {
 	if errText != "" {
 		t.Fatal(errText)
 	}
-	ss, err := e.r.ListPlugins(kit.WithSession(context.Background(), session))
+	ss, err := listPlugins(e.r, kit.WithSession(context.Background(), session))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +61,16 @@ func checkListing(t *testing.T, e *env, session string, n int) {
 	}
 	plugins := []decl.PluginSummary{}
 	for _, s := range ss {
-		plugins = append(plugins, summaryOut(s))
+		one, err := e.inspectPlugin(kit.WithSession(context.Background(), session), s.PluginID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one.Packages = nil // the listing leaves them out
+		plugins = append(plugins, one)
 	}
 	ref := decl.InspectSelfOutput{Mode: decl.SelfPlugins, Plugins: &plugins}
 	for _, m := range e.r.Messages(session) {
-		ref.Messages = append(ref.Messages, decl.Message{Kind: decl.MessageKind(m.Kind), PluginID: m.PluginID, Text: m.Text})
+		ref.Messages = append(ref.Messages, decl.Message{Kind: m.Kind, PluginID: m.PluginID, Text: m.Text})
 	}
 	want, err := json.Marshal(ref)
 	if err != nil {

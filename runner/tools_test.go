@@ -250,7 +250,7 @@ func TestInspectSelfTool(t *testing.T) {
 
 	var self decl.InspectSelfOutput
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{}`, &self)
-	if self.Mode != decl.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 1 || (*self.Plugins)[0].State != decl.StateDefined || (*self.Plugins)[0].LatestRun != nil {
+	if self.Mode != decl.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 1 || (*self.Plugins)[0].State != decl.PluginDefined || (*self.Plugins)[0].LatestRun != nil {
 		t.Fatalf("before a run: %+v", self)
 	}
 	mustCall(t, inv, "s2", "cordis_inspect_self", `{}`, &self)
@@ -264,7 +264,7 @@ func TestInspectSelfTool(t *testing.T) {
 	}
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{"pluginId":"clock-1"}`, &self)
 	p := self.Plugin
-	if self.Mode != decl.SelfPlugin || p == nil || p.State != decl.StateFailed || p.LatestRun == nil || p.LatestRun.Error == nil ||
+	if self.Mode != decl.SelfPlugin || p == nil || p.State != decl.PluginFailed || p.LatestRun == nil || p.LatestRun.Error == nil ||
 		p.LatestRun.Error.Phase != decl.PhaseHostLoad || !strings.Contains(p.LatestRun.Error.Message, "mount code must return a plugin") ||
 		len(p.Packages) != 1 || !p.Packages[0].IsNext || p.Packages[0].IsCurrent {
 		t.Fatalf("after a failed run: %+v", self)
@@ -275,12 +275,12 @@ func TestInspectSelfTool(t *testing.T) {
 	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-2","mode":"run"}`, &decl.RunOutput{})
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{"pluginId":"clock-1","packageId":"pkg-2"}`, &self)
 	k := self.Package
-	if self.Mode != decl.SelfPackage || self.Plugin == nil || self.Plugin.State != decl.StateRunning || k == nil || k.Code.Host == nil || *k.Code.Host != hostOnly ||
-		k.Code.Client != nil || k.Runtime.State != decl.StateRunning || k.Runtime.Host.Status != decl.HalfRunning || !slices.Equal(k.Runtime.Host.Handlers, []string{"now"}) {
+	if self.Mode != decl.SelfPackage || self.Plugin == nil || self.Plugin.State != decl.PluginRunning || k == nil || k.Code.Host == nil || *k.Code.Host != hostOnly ||
+		k.Code.Client != nil || k.Runtime.State != decl.PluginRunning || k.Runtime.Host.Status != decl.HalfRunning || !slices.Equal(k.Runtime.Host.Handlers, []string{"now"}) {
 		t.Fatalf("package mode: %+v", self)
 	}
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{"pluginId":"clock-1","packageId":"pkg-1"}`, &self)
-	if k := self.Package; k.Runtime.State != decl.StateDefined || k.Runtime.Host.Status != decl.HalfStopped {
+	if k := self.Package; k.Runtime.State != decl.PluginDefined || k.Runtime.Host.Status != decl.HalfStopped {
 		t.Fatalf("the failed Package read through the Plugin's latest run: %+v", k.Runtime)
 	}
 
@@ -300,7 +300,7 @@ func TestInspectSelfTool(t *testing.T) {
 	for _, s := range *self.Plugins {
 		states[s.PluginID] = s.State
 	}
-	if want := map[string]decl.PluginState{"clock-1": decl.StateRunning, "panel-2": decl.StateRejected, "note-3": decl.StateCancelled}; !maps.Equal(states, want) {
+	if want := map[string]decl.PluginState{"clock-1": decl.PluginRunning, "panel-2": decl.PluginRejected, "note-3": decl.PluginCancelled}; !maps.Equal(states, want) {
 		t.Errorf("states = %v, want %v", states, want)
 	}
 	// The decline steered s1, which is not connected: the message is kept and listed.

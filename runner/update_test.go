@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"slices"
 	"strings"
 	"testing"
@@ -36,13 +37,13 @@ func TestFailedUpdateKeepsTheWorkingRun(t *testing.T) {
 			te := newToolEnv(t)
 			e, ctx := te.e, as("s1")
 			d1 := e.define(newPlugin("clock"), addHost("1"), "")
-			if _, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: ModeRun}); err != nil {
+			if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
 				t.Fatal(err)
 			}
 			runID, capa, _ := e.r.RunCapability(ctx, d1.PluginID)
 			d2 := e.define(existing(d1.PluginID), tt.code, "")
 			e.takeEvents()
-			_, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: ModeUpdate})
+			_, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate})
 			const kept = "The working run run-1 (pkg-1) of clock-1 keeps running: the new half was started beside it, and nothing was stopped."
 			if err == nil || ReasonOf(err) != ReasonHostHalfFailed || !strings.HasPrefix(err.Error(), "the host half of clock-1/pkg-2 (run-2) failed to start: ") ||
 				!strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), kept) || strings.Contains(err.Error(), "Nothing of clock-1 is running") {
@@ -51,7 +52,7 @@ func TestFailedUpdateKeepsTheWorkingRun(t *testing.T) {
 			if ev := e.takeEvents(); len(ev) != 0 {
 				t.Fatalf("a failed update emitted %v; want nothing retracted or announced", ev)
 			}
-			if res, err := e.r.Invoke(ctx, d1.PluginID, runID, capa, "now", nil); err != nil || string(res) != "42" {
+			if res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d1.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); err != nil || string(res) != "42" {
 				t.Fatalf("Invoke of the working run after the failed update = %s, %v", res, err)
 			}
 			if out, err := te.call("clock_add", `{"a":1,"b":2}`); out != `{"sum":3,"v":1}` || err != "" {
@@ -61,10 +62,10 @@ func TestFailedUpdateKeepsTheWorkingRun(t *testing.T) {
 				t.Fatal("the failed half's clock_sub is registered")
 			}
 			p := e.plugin(d1.PluginID)
-			if p.Current != d1.PackageID || p.Next != d2.PackageID || !p.Running || p.Latest.Status != StatusFailed {
+			if p.Current != d1.PackageID || p.Next != d2.PackageID || !p.Running || p.Latest.Status != decl.RunFailed {
 				t.Fatalf("after the failed update: current %s next %s running %v latest %+v", p.Current, p.Next, p.Running, p.Latest)
 			}
-			s, _ := e.r.InspectPlugin(ctx, d1.PluginID)
+			s, _ := e.inspectPlugin(ctx, d1.PluginID)
 			if s.State != "running" || s.ActiveRun == nil || s.ActiveRun.PluginRunID != runID || s.CurrentPackageID != d1.PackageID ||
 				s.LatestRun == nil || s.LatestRun.PluginRunID != "run-2" || s.LatestRun.Error == nil || s.LatestRun.Error.Message != err.Error() {
 				t.Fatalf("inspect after the failed update: %+v", s)
@@ -89,20 +90,20 @@ func TestUpdateReplacesTheWorkingRun(t *testing.T) {
 			te := newToolEnv(t)
 			e, ctx := te.e, as("s1")
 			d1 := e.define(newPlugin("clock"), tt.old, "")
-			if _, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: ModeRun}); err != nil {
+			if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
 				t.Fatal(err)
 			}
 			oldID, oldCap, _ := e.r.RunCapability(ctx, d1.PluginID)
 			d2 := e.define(existing(d1.PluginID), tt.new, "")
 			e.takeEvents()
-			out, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: ModeUpdate})
+			out, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate})
 			if err != nil || out.Status != "running" || out.PluginRunID != "run-2" || out.CurrentPackageID != d2.PackageID {
 				t.Fatalf("update = %+v, %v", out, err)
 			}
 			if ev := e.takeEvents(); !slices.Equal(ev, []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-2 run-2"}) {
 				t.Fatalf("update events = %v", ev)
 			}
-			if _, err := e.r.Invoke(ctx, d1.PluginID, oldID, oldCap, "now", nil); !hasCode(err, InvokeStaleRun) {
+			if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d1.PluginID, PluginRunID: oldID, Capability: oldCap, Method: "now"}); !hasCode(err, InvokeStaleRun) {
 				t.Fatalf("Invoke of the replaced run = %v", err)
 			}
 			if !te.registered(tt.tool) {
@@ -116,7 +117,7 @@ func TestUpdateReplacesTheWorkingRun(t *testing.T) {
 					t.Fatalf("clock_add after the update = %s, %q; want the new Package's {\"sum\":5,\"v\":2}", out, err)
 				}
 			}
-			if s, _ := e.r.InspectPlugin(ctx, d1.PluginID); s.State != "running" || s.ActiveRun == nil || s.ActiveRun.PluginRunID != "run-2" {
+			if s, _ := e.inspectPlugin(ctx, d1.PluginID); s.State != "running" || s.ActiveRun == nil || s.ActiveRun.PluginRunID != "run-2" {
 				t.Fatalf("inspect after the update: %+v", s)
 			}
 		})
@@ -130,35 +131,35 @@ func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 	ctx := as("s1")
 	pg := page{e}
 	d1 := e.define(newPlugin("clock"), "harness.handle('now', () => 42);\nreturn () => {}", "")
-	if _, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	runID, capa, _ := e.r.RunCapability(ctx, d1.PluginID)
-	alive := func(when string, latest Status) {
+	alive := func(when string, latest decl.RunStatus) {
 		t.Helper()
-		if res, err := e.r.Invoke(ctx, d1.PluginID, runID, capa, "now", nil); err != nil || string(res) != "42" {
+		if res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d1.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); err != nil || string(res) != "42" {
 			t.Fatalf("Invoke of the working run after %s = %s, %v", when, res, err)
 		}
 		if ev := e.takeEvents(); slices.Contains(ev, "retract clock-1/pkg-1 run-1") {
 			t.Fatalf("%s retracted the working run: %v", when, ev)
 		}
-		s, _ := e.r.InspectPlugin(ctx, d1.PluginID)
+		s, _ := e.inspectPlugin(ctx, d1.PluginID)
 		if s.State != "running" || s.ActiveRun == nil || s.ActiveRun.PluginRunID != runID || s.CurrentPackageID != d1.PackageID || s.LatestRun.Status != latest {
 			t.Fatalf("inspect after %s: %+v; want running run-1 of pkg-1, the latest run %s", when, s, latest)
 		}
 	}
 
 	d2 := e.define(existing(d1.PluginID), "harness.handle('now', () => 43);\nreturn () => {}", clientCode)
-	if out, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: ModeUpdate}); err != nil || out.Status != "awaiting-approval" {
+	if out, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("update = %+v, %v", out, err)
 	}
 	if acc := pg.answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatalf("decline refused: %s", acc.Message)
 	}
-	alive("a declined update", StatusRejected)
+	alive("a declined update", decl.RunRejected)
 
 	d3 := e.define(existing(d1.PluginID), "throw new Error('broken')", clientCode)
-	if _, err := e.r.Run(ctx, RunInput{PluginID: d1.PluginID, PackageID: d3.PackageID, Mode: ModeUpdate}); err != nil {
+	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d3.PackageID, Mode: decl.ModeUpdate}); err != nil {
 		t.Fatal(err)
 	}
 	res := pg.start(e.lastRequest(), false)
@@ -167,5 +168,5 @@ func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 		!strings.Contains(res.Message, kept) {
 		t.Fatalf("update failed on the page = %+v; want %s and %q", res, ReasonHostHalfFailed, kept)
 	}
-	alive("an update that failed on the page", StatusFailed)
+	alive("an update that failed on the page", decl.RunFailed)
 }

@@ -159,20 +159,14 @@ func dynamicAct(ctx context.Context, t *transcript) {
 	t.call(ctx, succeeds, rdecl.Run.Name(), `{"pluginId":"greet-1","packageId":"pkg-1","mode":"run"}`)
 	t.call(ctx, succeeds, "greet", `{"name":"Ada"}`)
 
-	t.step("Go code of the session invokes the run's handler with the run's capability, as a page's host.call does.")
-	t.runtime(`r.Invoke(ctx, "greet-1", run, capability, "greet", {"name":"Grace"})`, func() string {
-		sctx := kit.WithSession(ctx, demoSession)
-		run, capability, err := t.h.r.RunCapability(sctx, "greet-1")
-		if err != nil {
-			t.fail("RunCapability", err)
-			return err.Error()
-		}
-		out, err := t.h.r.Invoke(sctx, "greet-1", run, capability, "greet", json.RawMessage(`{"name":"Grace"}`))
+	t.step("Go code of the session invokes the run's handler, as a page's host.call does: the runtime's own code needs no run capability, and a session on ctx scopes it to that session's Plugins.")
+	t.runtime(`r.Invoke(ctx, &runner.InvokeParams{PluginID: "greet-1", Method: "greet", Args: {"name":"Grace"}})`, func() string {
+		out, err := t.h.r.Invoke(kit.WithSession(ctx, demoSession), &runner.InvokeParams{PluginID: "greet-1", Method: "greet", Args: map[string]string{"name": "Grace"}})
 		if err != nil {
 			t.fail("Invoke", err)
 			return err.Error()
 		}
-		return fmt.Sprintf("%s (from %s)", out, run)
+		return string(out)
 	})
 
 	t.step("The user asks for a change and names the Plugin. The runtime begins the turn and puts the reference block after the user's message: the Plugin's state and how to change that exact Plugin.")

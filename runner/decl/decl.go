@@ -138,33 +138,40 @@ type InspectSelfOutput struct {
 	Package *PackageDetail `json:"package,omitempty"`
 }
 
-// PluginState is a Plugin's state, derived from its latest run and its live run.
+// PluginState is what a Plugin is doing, as cordis_inspect_self shows it (PluginSummary.State,
+// Runtime.State). It is never stored: each read derives it from the Plugin's latest
+// attempt (RunStatus), its live run and its version pointers. A define makes it defined;
+// cordis_run moves it to awaiting-approval, starting or client-pending, then running or
+// waiting (or straight there for a host-only Package); a person's decline, a failure,
+// cordis_stop and an expired deadline move it to rejected, failed, cancelled or stopped,
+// and expired. A Plugin whose working run outlived a later attempt that failed or was
+// declined reads running: latestRun says what became of the attempt.
 type PluginState string
 
 // The states of a Plugin.
 const (
 	// Defined and never run.
-	StateDefined PluginState = "defined"
+	PluginDefined PluginState = "defined"
 	// The user must approve the run in the Cordis panel; do not retry.
-	StateAwaitingApproval PluginState = "awaiting-approval"
+	PluginAwaitingApproval PluginState = "awaiting-approval"
 	// A host half is starting.
-	StateStarting PluginState = "starting"
+	PluginStarting PluginState = "starting"
 	// A page is loading the client half; the outcome arrives as a message.
-	StateClientPending PluginState = "client-pending"
+	PluginClientPending PluginState = "client-pending"
 	// Running.
-	StateRunning PluginState = "running"
+	PluginRunning PluginState = "running"
 	// Running, but parked until the services in waitingFor appear.
-	StateWaiting PluginState = "waiting"
+	PluginWaiting PluginState = "waiting"
 	// Stopped; its Packages remain.
-	StateStopped PluginState = "stopped"
+	PluginStopped PluginState = "stopped"
 	// The latest run failed; latestRun.error says where and why.
-	StateFailed PluginState = "failed"
+	PluginFailed PluginState = "failed"
 	// The user declined the latest run; do not ask again unless the user asks.
-	StateRejected PluginState = "rejected"
+	PluginRejected PluginState = "rejected"
 	// cordis_stop or cordis_undefine cancelled the latest run before it started.
-	StateCancelled PluginState = "cancelled"
+	PluginCancelled PluginState = "cancelled"
 	// Nobody answered the latest run request in time.
-	StateExpired PluginState = "expired"
+	PluginExpired PluginState = "expired"
 )
 
 // PluginSummary is one Plugin of this session.
@@ -205,10 +212,10 @@ type BootRestart struct {
 	PackageID string `json:"packageId"`
 	// The run it started, such as "run-7"; absent when the start failed before a run was made.
 	PluginRunID string `json:"pluginRunId,omitempty"`
-	// The run's status right after the restart: "running", "waiting", "starting" (a page
-	// of the panel must start its client half), "awaiting-approval" (no grant covers it:
-	// the user must approve it again) or "failed" (see error).
-	Status string `json:"status"`
+	// What the restart did: "running", "waiting", "starting" (a page of the panel must
+	// start its client half), "awaiting-approval" (no grant covers it: the user must
+	// approve it again) or "failed" (see error).
+	Status StartStatus `json:"status"`
 	// Why the restart failed, when status is "failed".
 	Error string `json:"error,omitempty"`
 }
@@ -249,7 +256,14 @@ type PackageInfo struct {
 	IsNext bool `json:"isNext"`
 }
 
-// RunStatus is the status of a run attempt.
+// RunStatus is how far one run attempt got (Attempt.Status); it is stored with the
+// Plugin as its latest run. cordis_run makes an attempt starting-host, or
+// awaiting-approval when a person must approve it first; the approval (or a page, when
+// none is needed) starts the host half, and client-pending follows while a page loads the
+// client half. Once every half started the attempt is running, or waiting while a half is
+// parked on missing services. It ends rejected (a person declined), failed (a half
+// failed), cancelled (cordis_stop or cordis_undefine before it started, or a restart of
+// the runtime), expired (nobody answered in time) or, once it ran, stopped.
 type RunStatus string
 
 // The statuses of a run attempt.
@@ -301,7 +315,11 @@ type Attempt struct {
 	RenderFailure *RenderFailure `json:"renderFailure,omitempty"`
 }
 
-// HalfStatus is the state of one half of a run.
+// HalfStatus is the state of one half, host or client, of a run attempt (Half.Status,
+// HostState.Status). A half the Package lacks is absent throughout. A present half is
+// pending until its run starts it, then running, or waiting while it is parked on
+// services it injects that are missing; it is failed when its code threw while loading or
+// applying, and stopped once its run ended or when it is not the running Package's.
 type HalfStatus string
 
 // The states of a half.
@@ -518,10 +536,15 @@ type RunInput struct {
 	Mode Mode `json:"mode"`
 }
 
-// StartStatus is what cordis_run did.
+// StartStatus is what a start did: the status of cordis_run's answer (RunOutput.Status)
+// and of a restart at boot (BootRestart.Status). It is fixed when the call answers and
+// does not move afterwards: what became of the run later is the Plugin's state
+// (PluginState) and its latest run's status (RunStatus), and arrives as a message.
+// cordis_run answers one of the first four; only a restart at boot, which has no caller
+// to return an error to, is ever "failed".
 type StartStatus string
 
-// The answers of cordis_run.
+// The answers of cordis_run, and StartFailed.
 const (
 	// The user must approve the run in the Cordis panel; the outcome arrives as a message.
 	StartAwaitingApproval StartStatus = "awaiting-approval"
@@ -531,6 +554,9 @@ const (
 	StartRunning StartStatus = "running"
 	// It runs, parked until the services in host.waitingFor appear.
 	StartWaiting StartStatus = "waiting"
+	// A restart at boot failed; BootRestart.Error says why. cordis_run returns an error
+	// instead.
+	StartFailed StartStatus = "failed"
 )
 
 // RunOutput is the result of cordis_run: one shape whatever the Package's halves.

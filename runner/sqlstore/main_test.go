@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"go.uber.org/goleak"
 )
 
@@ -72,7 +73,7 @@ func churn(ctx context.Context, s *Store) int {
 			fmt.Println("error:", err)
 			return 2
 		}
-		a := &runner.Attempt{PluginRunID: run, PackageID: k.ID, ApprovalRequestID: appr, Mode: runner.ModeRun, Status: runner.StatusAwaitingApproval}
+		a := &decl.Attempt{PluginRunID: run, PackageID: k.ID, ApprovalRequestID: appr, Mode: decl.ModeRun, Status: decl.RunAwaitingApproval}
 		if _, err := s.Update(ctx, p.ID, runner.Change{Attempt: a, Next: &k.ID}); err != nil {
 			fmt.Println("error:", err)
 			return 2

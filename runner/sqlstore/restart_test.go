@@ -50,11 +50,11 @@ func TestRunnerRestart(t *testing.T) {
 	}
 
 	r, shutdown := boot(t, true)
-	d, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Shows the time.", Code: runner.Code{Host: &host}})
+	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Shows the time.", Code: decl.Code{Host: &host}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.Run(ctx, runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun})
+	out, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	if err != nil || out.Status != "running" {
 		t.Fatalf("run: %+v %v", out, err)
 	}
@@ -65,17 +65,17 @@ func TestRunnerRestart(t *testing.T) {
 
 	r, shutdown = boot(t, true)
 	b, ok := r.BootRestart("clock-1")
-	if !ok || b != (runner.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
+	if !ok || b != (decl.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
 		t.Fatalf("BootRestart = %+v, %v; want pkg-1 restarted as run-2", b, ok)
 	}
-	list, err := r.ListPlugins(ctx)
-	if err != nil || len(list) != 1 || list[0].PluginID != "clock-1" || list[0].ActiveRun == nil || list[0].ActiveRun.PluginRunID != "run-2" {
-		t.Fatalf("the same session after the restart lists %+v (%v), want clock-1 running as run-2", list, err)
+	list := selfList(t, ctx, r)
+	if len(list) != 1 || list[0].PluginID != "clock-1" || list[0].ActiveRun == nil || list[0].ActiveRun.PluginRunID != "run-2" {
+		t.Fatalf("the same session after the restart lists %+v, want clock-1 running as run-2", list)
 	}
 	if p, _ := r.Store().Plugin(bg, "clock-1"); !p.Restored || !p.Running {
 		t.Fatalf("clock-1 after the restart: restored %v, running %v", p.Restored, p.Running)
 	}
-	d2, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Another.", Code: runner.Code{Host: &host}})
+	d2, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Another.", Code: decl.Code{Host: &host}})
 	if err != nil || d2.PluginID != "clock-2" || d2.PackageID != "pkg-2" {
 		t.Fatalf("define after the restart: %+v %v, want clock-2 pkg-2", d2, err)
 	}
@@ -96,7 +96,7 @@ func TestRunnerRestart(t *testing.T) {
 	r, shutdown = boot(t, false)
 	defer shutdown()
 	got = selfList(t, ctx, r)
-	if len(got) != 2 || !got[0].Restored || !got[1].Restored || got[0].BootRestart != nil || got[0].State != decl.StateStopped || got[0].ActiveRun != nil {
+	if len(got) != 2 || !got[0].Restored || !got[1].Restored || got[0].BootRestart != nil || got[0].State != decl.PluginStopped || got[0].ActiveRun != nil {
 		t.Fatalf("cordis_inspect_self after a boot without RestartAtBoot: %+v, want both restored, clock-1 stopped and not restarted", got)
 	}
 }
@@ -139,10 +139,10 @@ func TestRunnerFailedWrite(t *testing.T) {
 	}()
 	ctx := kit.WithSession(context.Background(), "s1")
 	host := "return (ctx) => {}"
-	if _, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "p", Code: runner.Code{Host: &host}}); err != nil {
+	if _, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "p", Code: decl.Code{Host: &host}}); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := r.ListPlugins(ctx)
+	before := selfList(t, ctx, r)
 	var pages int64
 	if err := s.conn.QueryRowContext(bg, "PRAGMA page_count").Scan(&pages); err != nil {
 		t.Fatal(err)
@@ -151,11 +151,11 @@ func TestRunnerFailedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("x", 64<<10)
-	_, err = r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "existing", PluginID: "clock-1"}, Name: "Clock", Purpose: "p", Code: runner.Code{Host: &big}})
+	_, err = r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "existing", PluginID: "clock-1"}, Name: "Clock", Purpose: "p", Code: decl.Code{Host: &big}})
 	if err == nil || !strings.HasPrefix(err.Error(), "sqlstore: could not record a define in "+s.Path()+": database or disk is full") {
 		t.Fatalf("define on a full file: %v", err)
 	}
-	if after, _ := r.ListPlugins(ctx); !reflect.DeepEqual(after, before) {
+	if after := selfList(t, ctx, r); !reflect.DeepEqual(after, before) {
 		t.Fatalf("a failed define changed the registry: %+v, was %+v", after, before)
 	}
 }

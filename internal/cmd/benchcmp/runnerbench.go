@@ -10,6 +10,7 @@ import (
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/dop251/goja"
 )
@@ -87,7 +88,7 @@ func (b *bench) runnerCycle(ctx context.Context, h *kitHost) (time.Duration, tim
 	if err != nil {
 		return 0, 0, err
 	}
-	var d runner.DefineOutput
+	var d decl.DefineOutput
 	if err := json.Unmarshal(out, &d); err != nil { // a model's client decodes it too
 		return 0, 0, err
 	}
@@ -97,7 +98,7 @@ func (b *bench) runnerCycle(ctx context.Context, h *kitHost) (time.Duration, tim
 	if err != nil {
 		return 0, 0, err
 	}
-	var res runner.RunOutput
+	var res decl.RunOutput
 	if err := json.Unmarshal(out, &res); err != nil || res.Status != "running" {
 		return 0, 0, fmt.Errorf("cordis_run %s: %s (%v)", d.PluginID, out, err)
 	}
@@ -117,15 +118,15 @@ const (
 // check, handler table, JSON in and out) beside the sandbox calling the same function
 // directly: one Realm.Deliver with the same JSON conversions.
 func (b *bench) invokeHandler(ctx context.Context, r *runner.Runner, floorFirst bool) (err error) {
-	d, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "invoke"}, Name: "Invoke",
-		Purpose: "A host handler.", Code: runner.Code{Host: &[]string{invokeBody}[0]}})
+	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "invoke"}, Name: "Invoke",
+		Purpose: "A host handler.", Code: decl.Code{Host: &[]string{invokeBody}[0]}})
 	if err != nil {
 		return err
 	}
-	if _, err := r.Run(ctx, runner.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: runner.ModeRun}); err != nil {
+	if _, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
 		return err
 	}
-	defer func() { _, e := r.Undefine(ctx, runner.PluginInput{PluginID: d.PluginID}); err = errors.Join(err, e) }()
+	defer func() { _, e := r.Undefine(ctx, decl.UndefineInput{PluginID: d.PluginID}); err = errors.Join(err, e) }()
 	runID, capability, err := r.RunCapability(ctx, d.PluginID)
 	if err != nil {
 		return err
@@ -141,7 +142,7 @@ func (b *bench) invokeHandler(ctx context.Context, r *runner.Runner, floorFirst 
 	want := `{"n":2}`
 	viaRunner := func(iters int) error {
 		for range iters {
-			out, err := r.Invoke(ctx, d.PluginID, runID, capability, "echo", args)
+			out, err := r.InvokeFromPanel(ctx, runner.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capability, Method: "echo", Args: args})
 			if err != nil {
 				return err
 			}
@@ -198,8 +199,8 @@ func (b *bench) packageHeap(ctx context.Context, r *runner.Runner) error {
 	before := benchfix.LiveHeap()
 	for i := range b.cfg.live {
 		host := src + fmt.Sprintf("\n// %06d", i) // distinct, same length
-		d, err := r.Define(ctx, runner.DefineInput{Plugin: runner.PluginRef{Kind: "new", IDPrefix: "heap"}, Name: "Bench",
-			Purpose: "The anchors' plugin body.", Code: runner.Code{Host: &host}})
+		d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "heap"}, Name: "Bench",
+			Purpose: "The anchors' plugin body.", Code: decl.Code{Host: &host}})
 		if err != nil {
 			return err
 		}
@@ -207,7 +208,7 @@ func (b *bench) packageHeap(ctx context.Context, r *runner.Runner) error {
 	}
 	after := benchfix.LiveHeap()
 	for _, id := range ids {
-		if _, err := r.Undefine(ctx, runner.PluginInput{PluginID: id}); err != nil {
+		if _, err := r.Undefine(ctx, decl.UndefineInput{PluginID: id}); err != nil {
 			return err
 		}
 	}
