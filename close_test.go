@@ -220,6 +220,9 @@ func TestServeAfterClose(t *testing.T) {
 	if err := rt.ServeMCP(context.Background(), st); !errors.Is(err, cordiskit.ErrClosed) {
 		t.Errorf("ServeMCP after Close = %v; want ErrClosed", err)
 	}
+	if err := rt.ServeMCP(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "needs a transport") {
+		t.Errorf("ServeMCP(nil) = %v; want an error asking for a transport", err)
+	}
 	ln := listen(t)
 	if err := rt.ServeMCPHTTP(context.Background(), ln); !errors.Is(err, cordiskit.ErrClosed) {
 		t.Errorf("ServeMCPHTTP after Close = %v; want ErrClosed", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/cordiskit/cordiskit/toolset"
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // cordisTools are the ten tools New wires by default: the toolset's three, then the
@@ -62,7 +63,8 @@ func TestNewDefaults(t *testing.T) {
 	if rt.Toolset() == nil || rt.Runner() == nil || rt.Panel() != nil {
 		t.Errorf("pieces: toolset %v, runner %v, panel %v; want a toolset, a runner and no panel", rt.Toolset(), rt.Runner(), rt.Panel())
 	}
-	if err := rt.ServeMCP(ctx, nil); err == nil || !strings.Contains(err.Error(), "Options.MCP") {
+	st, _ := mcp.NewInMemoryTransports()
+	if err := rt.ServeMCP(ctx, st); err == nil || !strings.Contains(err.Error(), "Options.MCP") {
 		t.Errorf("ServeMCP without Options.MCP = %v; want an error naming Options.MCP", err)
 	}
 	root := rt.Root().Fiber()

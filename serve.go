@@ -22,6 +22,9 @@ type serve struct {
 // mcpkit.Serve would. Each call is one client session; calls may run at once. It fails without
 // serving when Options.MCP is nil or Close has begun (ErrClosed).
 func (rt *Runtime) ServeMCP(ctx context.Context, t mcp.Transport) error {
+	if t == nil {
+		return errors.New("cordiskit: ServeMCP needs a transport, such as &mcp.StdioTransport{}")
+	}
 	sctx, end, err := rt.beginServe(ctx)
 	if err != nil {
 		return err
@@ -59,6 +62,9 @@ func cancelWith(ctx context.Context) mcp.Middleware {
 // returns nil after a shutdown that ctx or Close began. It fails without serving, and
 // closes ln, when Options.MCP is nil or Close has begun (ErrClosed).
 func (rt *Runtime) ServeMCPHTTP(ctx context.Context, ln net.Listener) error {
+	if ln == nil {
+		return errors.New("cordiskit: ServeMCPHTTP needs a listener, such as net.Listen(\"tcp\", \"127.0.0.1:0\") returns")
+	}
 	sctx, end, err := rt.beginServe(ctx)
 	if err != nil {
 		return errors.Join(err, ln.Close())
