@@ -2,7 +2,9 @@
 // build something a person keeps. A Plugin ("clock-1", owned by the session that defined
 // it) holds immutable Packages ("pkg-N": name, purpose, an optional host half and an
 // optional client half); a run starts one Package; stop ends it and keeps the definition;
-// undefine removes it all.
+// undefine removes it all. The contract — the seven tools, the life cycle of a Plugin and
+// a run, approvals and grants, and the page protocol with every field — is
+// docs/dynamic-plugins.md in this module.
 //
 // The first calls a runtime author makes:
 //
@@ -64,8 +66,8 @@
 // The page verbs (docs/dynamic-plugins.md, "Verbs") are Go methods whose argument structs
 // carry the wire's names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun,
 // StopFromPanel, UndefineFromPanel, RevokeGrant, ReportRenderFailure,
-// ReportClientGuardFailure, InventoryPage), ready for the panel to serve over HTTP. Three
-// secrets replace the original's trust in predictable ids: a request's ticket (in its
+// ReportClientGuardFailure, InventoryPage), ready for the panel to serve over HTTP. Ids are
+// predictable, so three secrets authorise a page instead: a request's ticket (in its
 // RequestRun event, and listed by PendingRequests for the runtime's own Go code) starts or
 // declines it; the token RunHostHalf returns to the page that started a run settles it (an
 // attached page's answer never wins); the run capability (from RunHostHalf or
