@@ -539,9 +539,12 @@ type RunInput struct {
 // StartStatus is what a start did: the status of cordis_run's answer (RunOutput.Status)
 // and of a restart at boot (BootRestart.Status). It is fixed when the call answers and
 // does not move afterwards: what became of the run later is the Plugin's state
-// (PluginState) and its latest run's status (RunStatus), and arrives as a message.
-// cordis_run answers one of the first four; only a restart at boot, which has no caller
-// to return an error to, is ever "failed".
+// (PluginState) and its latest run's status (RunStatus), and arrives as a message. A
+// Package that needs a person's approval answers awaiting-approval; one with a client
+// half that needs none answers starting (a page loads it); a host-only Package starts
+// inside the call and answers running, or waiting while its host half is parked on
+// missing services. Only a restart at boot, which has no caller to return an error to,
+// is ever failed: cordis_run returns an error instead.
 type StartStatus string
 
 // The answers of cordis_run, and StartFailed.
