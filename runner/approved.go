@@ -8,9 +8,9 @@ import (
 // ReviewArgs name the Package a person is asked to approve: Package PackageID of Plugin
 // PluginID, owned by session AgentID.
 type ReviewArgs struct {
-	AgentID   string `json:"session"`
-	PluginID  string `json:"pluginId"`
-	PackageID string `json:"packageId"`
+	AgentID   string `json:"session"`   // the Plugin's session
+	PluginID  string `json:"pluginId"`  // the Plugin
+	PackageID string `json:"packageId"` // the Package to review
 }
 
 // A Review is what a person deciding whether a Package may run reads: its source, and the

@@ -28,9 +28,9 @@ const (
 // RegisterInspectProvider; a page publishes its client providers' with
 // SyncInspectManifest.
 type InspectManifest struct {
-	ID          string               `json:"id"`
-	Description string               `json:"description"`
-	Methods     []decl.InspectMethod `json:"methods"`
+	ID          string               `json:"id"`          // the provider id, such as "Slots"
+	Description string               `json:"description"` // what it reports
+	Methods     []decl.InspectMethod `json:"methods"`     // its methods, with their input and output JSON Schemas
 }
 
 // An InspectCall is one query of a host provider's method.

@@ -163,8 +163,8 @@ func (reg *inspectRegistry) clientProviders() []*inspectEntry {
 // SyncInspectManifestArgs are the arguments of syncInspectManifest. Page is the id
 // ConnectPage gave the page (an addition to the wire's providers).
 type SyncInspectManifestArgs struct {
-	Page      string            `json:"page"`
-	Providers []InspectManifest `json:"providers"`
+	Page      string            `json:"page"`      // the page id from cordis/connected
+	Providers []InspectManifest `json:"providers"` // the page's client inspect providers; they replace what it published before
 }
 
 // SyncInspectManifest replaces the client inspect providers page a.Page publishes
@@ -304,25 +304,25 @@ func (q *clientQuery) unanswered() error {
 // InspectResolution is a page's answer to a client inspect query: OK with Data, or a
 // failure.
 type InspectResolution struct {
-	OK    bool            `json:"ok"`
-	Data  json.RawMessage `json:"data,omitempty"`
-	Error *InspectFailure `json:"error,omitempty"`
+	OK    bool            `json:"ok"`              // the page answered with Data
+	Data  json.RawMessage `json:"data,omitempty"`  // the method's data, valid against the outputSchema this page published
+	Error *InspectFailure `json:"error,omitempty"` // why the page cannot answer, when not OK
 }
 
 // InspectFailure is why a page could not answer: provider-missing, method-missing,
 // invalid-input or provider-error, and a message.
 type InspectFailure struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    string `json:"code"`    // provider-missing, method-missing, invalid-input or provider-error
+	Message string `json:"message"` // what went wrong
 }
 
 // ResolveInspectQueryArgs are the arguments of resolveInspectQuery. Page is the id
 // ConnectPage gave the page (an addition to the wire's session, requestId, resolution).
 type ResolveInspectQueryArgs struct {
-	Page       string            `json:"page"`
-	AgentID    string            `json:"session"`
-	RequestID  string            `json:"requestId"`
-	Resolution InspectResolution `json:"resolution"`
+	Page       string            `json:"page"`       // the page id from cordis/connected
+	AgentID    string            `json:"session"`    // the query's session
+	RequestID  string            `json:"requestId"`  // the query, "inspect-N"
+	Resolution InspectResolution `json:"resolution"` // the page's answer
 }
 
 // ResolveInspectQuery takes a page's answer to a client inspect query (docs/dynamic-plugins.md,

@@ -13,15 +13,15 @@ import (
 // many Packages the Plugin holds; Packages lists every one of them unless the row is
 // Compact.
 type InventoryRow struct {
-	PluginID         string             `json:"pluginId"`
-	AgentID          string             `json:"session"`
-	Packages         []decl.PackageInfo `json:"packages"`
-	PackageCount     int                `json:"packageCount"`
-	CurrentPackageID string             `json:"currentPackageId,omitempty"`
-	NextPackageID    string             `json:"nextPackageId,omitempty"`
-	Grants           Grants             `json:"grants"`
-	ActiveRun        *decl.ActiveRun    `json:"activeRun,omitempty"`
-	LatestRun        *decl.Attempt      `json:"latestRun,omitempty"`
+	PluginID         string             `json:"pluginId"`                   // the Plugin
+	AgentID          string             `json:"session"`                    // its session
+	Packages         []decl.PackageInfo `json:"packages"`                   // its Packages without source, in define order (only some when Compact)
+	PackageCount     int                `json:"packageCount"`               // how many Packages it has
+	CurrentPackageID string             `json:"currentPackageId,omitempty"` // the last Package whose run completed
+	NextPackageID    string             `json:"nextPackageId,omitempty"`    // the Package being approved or started, or that failed most recently
+	Grants           Grants             `json:"grants"`                     // a person's grants
+	ActiveRun        *decl.ActiveRun    `json:"activeRun,omitempty"`        // the live run
+	LatestRun        *decl.Attempt      `json:"latestRun,omitempty"`        // the most recent run attempt
 	// Compact says that InventoryPage cut the row to fit a row's share of its answer:
 	// Packages lists only the Packages the pointers and the latest run name (else the
 	// newest), Grants.Packages only those of them, and a long purpose or diagnostic text
@@ -44,10 +44,10 @@ func (r *Runner) Inventory(ctx context.Context) ([]InventoryRow, error) {
 // Plugins counts the Plugins there are; Omitted those Rows leaves out; Truncated says
 // that something is left out (Omitted > 0, or a row is Compact).
 type InventoryPage struct {
-	Rows      []InventoryRow `json:"rows"`
-	Plugins   int            `json:"plugins"`
-	Omitted   int            `json:"omitted"`
-	Truncated bool           `json:"truncated"`
+	Rows      []InventoryRow `json:"rows"`      // the Plugins, in creation order, within MaxInventoryBytes
+	Plugins   int            `json:"plugins"`   // how many Plugins there are in scope
+	Omitted   int            `json:"omitted"`   // how many of them Rows leaves out
+	Truncated bool           `json:"truncated"` // something is left out: Omitted > 0, or a row is Compact
 }
 
 // The shares of an InventoryPage.

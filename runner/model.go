@@ -32,8 +32,8 @@ func (p Package) HasClient() bool { return p.Client != "" }
 // Packages (approve once, or a direct run from the panel) and, with Future, every Package
 // of the Plugin (approve for future versions). Both can be revoked.
 type Grants struct {
-	Packages []string `json:"packages,omitempty"`
-	Future   bool     `json:"future,omitempty"`
+	Packages []string `json:"packages,omitempty"` // Packages granted one by one (approved, or run from the panel)
+	Future   bool     `json:"future,omitempty"`   // every Package of the Plugin is granted, later ones too
 }
 
 // Covers reports whether the grants authorise Package id.

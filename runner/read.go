@@ -11,10 +11,10 @@ import (
 // ReportArgs identify the live run a page reports on; Capability is the run's (from
 // getClientCode), so only a page that loaded the run can report on it.
 type ReportArgs struct {
-	AgentID     string `json:"session"`
-	PluginID    string `json:"pluginId"`
-	PluginRunID string `json:"pluginRunId"`
-	Capability  string `json:"capability"`
+	AgentID     string `json:"session"`     // the Plugin's session
+	PluginID    string `json:"pluginId"`    // the Plugin
+	PluginRunID string `json:"pluginRunId"` // the live run reported on
+	Capability  string `json:"capability"`  // the run's capability, from getClientCode
 }
 
 // liveFor returns the live run a report names, if the report may speak for it.

@@ -10,20 +10,20 @@ import (
 
 // ClientCodeArgs are the arguments of getClientCode.
 type ClientCodeArgs struct {
-	AgentID     string `json:"session"`
-	PluginID    string `json:"pluginId"`
-	PluginRunID string `json:"pluginRunId"`
+	AgentID     string `json:"session"`     // the Plugin's session
+	PluginID    string `json:"pluginId"`    // the Plugin
+	PluginRunID string `json:"pluginRunId"` // the live run whose client half to load
 }
 
 // ClientCode is the client half of a live run, and the capability that binds the page's
 // invokes and reports to that run. It is the only way source code reaches a page.
 type ClientCode struct {
-	Code        string `json:"code"`
-	Name        string `json:"name"`
-	PluginID    string `json:"pluginId"`
-	PackageID   string `json:"packageId"`
-	PluginRunID string `json:"pluginRunId"`
-	Capability  string `json:"capability"`
+	Code        string `json:"code"`        // the client half: the body of an async function that returns a plugin
+	Name        string `json:"name"`        // the Package's name
+	PluginID    string `json:"pluginId"`    // the Plugin
+	PackageID   string `json:"packageId"`   // the Package
+	PluginRunID string `json:"pluginRunId"` // the live run
+	Capability  string `json:"capability"`  // the run's capability: invoke and reports
 }
 
 // GetClientCode returns the client half of the live run a.PluginRunID.
@@ -52,26 +52,26 @@ func (r *Runner) GetClientCode(ctx context.Context, a ClientCodeArgs) (ClientCod
 // services), or a failure with its reason. Token is what runHostHalf returned to the page
 // that started the run; a decline needs none (see ResolveArgs.Ticket).
 type Resolution struct {
-	OK          bool     `json:"ok"`
-	Reason      Reason   `json:"reason,omitempty"` // rejected, host-half-failed or client-half-failed
-	PluginRunID string   `json:"pluginRunId,omitempty"`
-	Token       string   `json:"token,omitempty"`
-	WaitingFor  []string `json:"waitingFor,omitempty"`
-	Message     string   `json:"message,omitempty"`
-	Stack       string   `json:"stack,omitempty"`
+	OK          bool     `json:"ok"`                    // the client half loaded (or the host half, for a host-only run)
+	Reason      Reason   `json:"reason,omitempty"`      // rejected, host-half-failed or client-half-failed
+	PluginRunID string   `json:"pluginRunId,omitempty"` // the run this answers for
+	Token       string   `json:"token,omitempty"`       // what runHostHalf returned to this page; not needed to decline
+	WaitingFor  []string `json:"waitingFor,omitempty"`  // services the client half waits for
+	Message     string   `json:"message,omitempty"`     // what failed, when not OK
+	Stack       string   `json:"stack,omitempty"`       // the JavaScript stack of the failure
 }
 
 // ResolveArgs are the arguments of resolveRequestRun.
 type ResolveArgs struct {
-	RequestID  string     `json:"requestId"`
+	RequestID  string     `json:"requestId"`        // the run request, "approval-N"
 	Ticket     string     `json:"ticket,omitempty"` // needed to decline
-	Resolution Resolution `json:"resolution"`
+	Resolution Resolution `json:"resolution"`       // the page's answer
 }
 
 // Accepted is the answer of resolveRequestRun; Message says why an answer was refused.
 type Accepted struct {
-	Accepted bool   `json:"accepted"`
-	Message  string `json:"message,omitempty"`
+	Accepted bool   `json:"accepted"`          // the answer counted
+	Message  string `json:"message,omitempty"` // why it did not
 }
 
 // ResolveRequestRun settles a pending run request with a page's answer. A decline is
@@ -190,9 +190,9 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 
 // SettleUserRunArgs are the arguments of settleUserRun.
 type SettleUserRunArgs struct {
-	AgentID    string     `json:"session"`
-	PluginID   string     `json:"pluginId"`
-	Resolution Resolution `json:"resolution"`
+	AgentID    string     `json:"session"`    // the Plugin's session
+	PluginID   string     `json:"pluginId"`   // the Plugin of the direct run
+	Resolution Resolution `json:"resolution"` // the starting page's answer, with its token
 }
 
 // SettleUserRun settles a direct run from the panel with the answer of the page that
@@ -228,8 +228,8 @@ func (r *Runner) SettleUserRun(ctx context.Context, a SettleUserRunArgs) Accepte
 
 // PanelPluginArgs name a Plugin for stopFromPanel and undefineFromPanel.
 type PanelPluginArgs struct {
-	AgentID  string `json:"session"`
-	PluginID string `json:"pluginId"`
+	AgentID  string `json:"session"`  // the Plugin's session
+	PluginID string `json:"pluginId"` // the Plugin
 }
 
 // StopFromPanel is Stop for a person in the panel; the owning session's model is told.
@@ -259,10 +259,10 @@ func (r *Runner) UndefineFromPanel(ctx context.Context, a PanelPluginArgs) (decl
 // RevokeArgs are the arguments of revokeGrant: a per-Package grant (PackageID) and/or the
 // grant for future versions (Future).
 type RevokeArgs struct {
-	AgentID   string `json:"session"`
-	PluginID  string `json:"pluginId"`
-	PackageID string `json:"packageId,omitempty"`
-	Future    bool   `json:"future,omitempty"`
+	AgentID   string `json:"session"`             // the Plugin's session
+	PluginID  string `json:"pluginId"`            // the Plugin
+	PackageID string `json:"packageId,omitempty"` // a Package whose grant to revoke
+	Future    bool   `json:"future,omitempty"`    // revoke the grant for future versions
 }
 
 // RevokeGrant withdraws grants: the next run of a revoked Package waits for approval
