@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
+	"github.com/cordiskit/cordiskit/sandbox/internal/engine"
 	"github.com/cordiskit/cordiskit/sandbox/internal/link"
 	"github.com/dop251/goja"
 )
@@ -12,6 +13,7 @@ import (
 // package does not export (see sandbox/internal/link).
 func init() {
 	link.Register(&link.Ops[Realm]{
+		Lock:        func(r *Realm) *engine.Lock { return &r.loop.lock },
 		MaxBytes:    func(r *Realm) int { return r.loop.limits.MaxBytes },
 		Rethrow:     (*Realm).rethrow,
 		Throw:       (*Realm).throw,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/internal/engine"
 	"github.com/dop251/goja"
 )
 
@@ -62,6 +63,31 @@ func Object(r *sandbox.Realm, ms ...Method) (*goja.Object, error) {
 // becomes a JavaScript Error naming the method (as with [sandbox.Realm.Func], without a
 // second function around the method's own).
 func guard(r *sandbox.Realm, method string) {
+	if x := recover(); x != nil {
+		realms.Rethrow(r, method, x)
+	}
+}
+
+// A crossing takes a synchronous method's native function out of its engine's lock
+// around the Go call and back: Realm.Unlocked split in two (leave and back, around fn)
+// with the retake on a panic folded into the guard the function defers anyway.
+type crossing struct {
+	l     *engine.Lock
+	chain *engine.Entry // what Suspend returned, while out
+	out   bool          // the lock is released: back, or guard on a panic, retakes it
+}
+
+func (c *crossing) leave() { c.chain, c.out = c.l.Suspend(), true }
+
+func (c *crossing) back() { c.out = false; c.l.Resume(c.chain) }
+
+// guard is [guard] for a native function that goes out through c: it first retakes the
+// lock when a panic (or runtime.Goexit) left fn out, as Realm.Unlocked's deferred retake
+// does, so the lock is held when the error is thrown into JavaScript and on return.
+func (c *crossing) guard(r *sandbox.Realm, method string) {
+	if c.out {
+		c.back()
+	}
 	if x := recover(); x != nil {
 		realms.Rethrow(r, method, x)
 	}

@@ -19,7 +19,9 @@
 //     which are guarded by the watchdog's own mutex; the watchdog never takes the lock.
 //   - JavaScript runs only with the lock held. [Lock.Unlocked] is the one way a native
 //     function calls Go without it: Go code called there may enter any realm, even the
-//     calling one, on the same goroutine or another, without deadlock.
+//     calling one, on the same goroutine or another, without deadlock. ([Lock.Suspend]
+//     and [Lock.Resume] are its two halves, for the generated bindings' synchronous
+//     methods, which retake the lock in the recover they defer anyway.)
 //   - Calls into one realm nest strictly, whichever goroutines make them: when
 //     [Lock.Unlocked] returns, it waits until every entry that began while its goroutine
 //     was out, in a realm its chain has frames in, has ended.
@@ -114,8 +116,8 @@
 //     objects: the sandbox's membrane carries a copy, or a handle that is called back
 //     through the owning engine.
 //   - One way in. JavaScript runs only inside an entry: [Lock.Lock], then [Realm.Begin]
-//     and [Realm.End]. From JavaScript the one way out is [Lock.Unlocked], around every Go
-//     call; the one call from another goroutine into a running runtime is the watchdog's
+//     and [Realm.End]. From JavaScript the one way out is [Lock.Unlocked] (or its
+//     two halves), around every Go call; the one call from another goroutine into a running runtime is the watchdog's
 //     Interrupt.
 //   - One lock at a time. A goroutine never takes an engine's lock while it holds
 //     another's: a call into a realm of another engine — a listener, a seam, a service

@@ -39,6 +39,7 @@ type Entry struct {
 	r      *Realm
 	b      Bound
 	parent *Entry // the entry this one nests in on the same goroutine (lock.cur at Begin)
+	out    *Entry // while e is the innermost entry of a chain out in Unlocked: the chain that went out before it (Lock.suspended)
 	height int    // r.depth right after Begin: the entry is on top of its realm while equal
 
 	// Guarded by lock.watch.mu.
@@ -130,7 +131,7 @@ func (r *Realm) End(e *Entry) {
 	l := r.lock
 	w := &l.watch
 	w.mu.Lock()
-	if e.parent == nil && len(l.suspended) > 0 {
+	if e.parent == nil && l.suspended != nil {
 		l.excuse(e)
 	}
 	w.unlink(e)
@@ -178,7 +179,7 @@ func (l *Lock) excuse(e *Entry) {
 	if d <= 0 && a == 0 {
 		return
 	}
-	for _, c := range l.suspended {
+	for c := l.suspended; c != nil; c = c.out {
 		for x := c; x != nil; x = x.parent {
 			if x.r == e.r || !x.linked {
 				continue

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 )
@@ -15,9 +14,11 @@ type Lock struct {
 	cond    sync.Cond // broadcast when an entry ends and someone waits (waiters > 0)
 	waiters int
 	cur     *Entry // the lock holder's innermost entry; nil whenever the lock is free
-	// suspended holds the innermost entries of the chains that are out in Unlocked: while
-	// a chain of another realm runs, their clocks stop (see excuse).
-	suspended []*Entry
+	// suspended is the innermost entry of the chain that went out in Unlocked last, its
+	// out the one before it, and so on: the chains out in Unlocked, a stack linked through
+	// their entries, so going out grows no slice. While a chain of another realm runs,
+	// their clocks stop (see excuse).
+	suspended *Entry
 	free      []*Entry
 	watch     watchdog
 
@@ -69,28 +70,46 @@ func (l *Lock) Closed() bool { return l.closed }
 //
 // On return Unlocked waits until every entry that began, while it was out, in a realm this
 // goroutine has frames in has ended: a realm's calls nest strictly, whichever goroutines
-// make them. The lock is retaken with a plain defer (no closure, no recover), which the
-// compiler open-codes: this is on the path of every synchronous JS → Go call.
+// make them. It is [Lock.Suspend], fn, and [Lock.Resume] deferred.
 func (l *Lock) Unlocked(fn func()) {
-	chain := l.suspend()
-	defer l.resume(chain)
+	chain := l.Suspend()
+	defer l.Resume(chain)
 	fn()
 }
 
-// suspend takes the holder's chain off the lock and releases it.
-func (l *Lock) suspend() *Entry {
+// Suspend is the first half of [Lock.Unlocked], for a native function on the path of
+// every JS → Go call that cannot afford a closure and a frame of its own (sandbox/bind's
+// synchronous methods): it takes the holder's chain off the lock and releases it. The
+// caller must call Resume with the chain it returned on the same goroutine before it
+// touches JavaScript again — also when the Go call panics, so Resume belongs in a function
+// the caller defers. Lock held.
+func (l *Lock) Suspend() *Entry {
 	chain := l.cur
 	l.cur = nil // the lock is free: whoever takes it starts a chain of its own
 	if chain != nil {
-		l.suspended = append(l.suspended, chain)
+		chain.out, l.suspended = l.suspended, chain
 	}
 	l.mu.Unlock()
 	return chain
 }
 
-// resume retakes the lock for chain once it is on top again.
-func (l *Lock) resume(chain *Entry) {
+// Resume is the second half of [Lock.Unlocked]: it retakes the lock for chain (what
+// Suspend returned) once chain is on top again. Lock not held; held on return. The usual
+// case — nothing of chain's realms began while it was out, and it left last — takes the
+// mutex and pops chain without a call.
+func (l *Lock) Resume(chain *Entry) {
 	l.mu.Lock()
+	if chain != nil && l.suspended == chain && chain.onTop() {
+		l.suspended, chain.out = chain.out, nil
+		l.cur = chain
+		return
+	}
+	l.resume(chain)
+}
+
+// resume is Resume past its first check: chain is nil, not the last chain to leave, or
+// not on top yet. Lock held.
+func (l *Lock) resume(chain *Entry) {
 	for !chain.onTop() {
 		l.waiters++
 		l.cond.Wait()
@@ -102,16 +121,14 @@ func (l *Lock) resume(chain *Entry) {
 	l.cur = chain
 }
 
-// unsuspend removes chain from the suspended chains: usually the last one (chains resume
-// in the order they left, unless goroutines interleave), popped without a search. The slot
-// past the end keeps its pointer until reused, which holds at most one entry more.
+// unsuspend removes chain from the suspended chains: usually the top one (chains resume
+// in the order they left, unless goroutines interleave), else found by a walk.
 func (l *Lock) unsuspend(chain *Entry) {
-	if n := len(l.suspended); n > 0 && l.suspended[n-1] == chain {
-		l.suspended = l.suspended[:n-1]
-		return
-	}
-	if i := slices.Index(l.suspended, chain); i >= 0 {
-		l.suspended = slices.Delete(l.suspended, i, i+1)
+	for p := &l.suspended; *p != nil; p = &(*p).out {
+		if *p == chain {
+			*p, chain.out = chain.out, nil
+			return
+		}
 	}
 }
 

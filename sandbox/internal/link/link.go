@@ -17,12 +17,17 @@ import (
 	"slices"
 
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
+	"github.com/cordiskit/cordiskit/sandbox/internal/engine"
 	"github.com/dop251/goja"
 )
 
 // Ops are the operations of a realm that only the binding contract uses. Their contracts
 // are those of the bind functions built on them.
 type Ops[R any] struct {
+	// Lock is the lock of the realm's engine, which is the realm's for its whole life: a
+	// synchronous method releases it around its Go call (engine.Lock's Suspend and Resume,
+	// the two halves of Realm.Unlocked without a closure).
+	Lock func(r *R) *engine.Lock
 	// MaxBytes is the realm's Limits.MaxBytes, read without copying its Limits: it is on
 	// the path of every string argument.
 	MaxBytes func(r *R) int
