@@ -17,7 +17,7 @@
 //
 //   - mount p50/p99 of plugin-body.js through cordis_mount (a JSON tool call through the
 //     kit's registry) against a bare goja runtime evaluating the same body; target ratio
-//     ≤ 1.5.
+//     ≤ 1.25 for the p50 with every bound in force, ≤ 1.5 for the p99.
 //   - unmount to quiescence p50/p99 through cordis_unmount; target ≤ 20 µs.
 //   - heap per live mount with 1,000 mounts alive; target ≤ 48 KiB.
 //   - Go event → one more JavaScript listener, with the payload converted to positional
@@ -28,6 +28,10 @@
 //   - JavaScript → Go service call through the generated binding of the kit's tools
 //     service (generated.Facade) against a hand-written native function, net of the loop
 //     around it; target ≤ 1.2×.
+//   - runner: cordis_define + cordis_run of the body as a host-only Package (two JSON tool
+//     calls) against cordis_mount of the same body in the same runtime; target ≤ 1.3×.
+//     Invoke of a host handler from Go against the sandbox calling the same function
+//     (≤ 1.5×), and the heap a defined Package keeps (≤ its source + 2 KiB).
 //   - sessions: a bystander session's tool call p99 while two other sessions each call a
 //     tool that spins JavaScript back to back, against the same call on the idle runtime;
 //     target ≤ 3×. Two sessions' independent JavaScript, calls/s with GOMAXPROCS=2 against

@@ -47,7 +47,7 @@ func (b *bench) mountCycle(ctx context.Context, floorFirst bool) (err error) {
 	const mountFloor = "a bare goja runtime evaluating the same body: console, compile, run, await, apply(ctx) with a native ctx.on (the anchors' host.go)"
 	const unmountFloor = "the bare host dropping the plugin's listeners and its runtime (Go GC does the rest)"
 	km, ku, bm, bu := us(kit.mounts), us(kit.unmounts), us(bare.mounts), us(bare.unmounts)
-	b.res.fig("mount-p50", "mount p50, µs", mountFloor, target{maxRatio: 1.5}).add(percentile(km, .5), percentile(bm, .5))
+	b.res.fig("mount-p50", "mount p50, µs", mountFloor, target{maxRatio: 1.25}).add(percentile(km, .5), percentile(bm, .5))
 	b.res.fig("mount-p99", "mount p99, µs", mountFloor, target{maxRatio: 1.5}).add(percentile(km, .99), percentile(bm, .99))
 	b.res.fig("unmount-p50", "unmount to quiescence p50, µs", unmountFloor, target{maxValue: 20}).add(percentile(ku, .5), percentile(bu, .5))
 	b.res.fig("unmount-p99", "unmount to quiescence p99, µs", unmountFloor, target{maxValue: 20}).add(percentile(ku, .99), percentile(bu, .99))
