@@ -29,8 +29,10 @@ func (p Package) HasHost() bool { return p.Host != "" }
 func (p Package) HasClient() bool { return p.Client != "" }
 
 // Grants are the authorisations a person gave to run a Plugin's gated halves: single
-// Packages (approve once, or a direct run from the panel) and, with Future, every Package
-// of the Plugin (approve for future versions). Both can be revoked.
+// Packages (the panel's "Approve this version", or a direct run from the panel), which
+// hold for every later run of that Package, after a restart too, and, with Future, every
+// Package of the Plugin ("Approve this and future versions"). Both last until revoked
+// (Runner.RevokeGrant; the panel lists them with Revoke).
 type Grants struct {
 	Packages []string `json:"packages,omitempty"` // Packages granted one by one (approved, or run from the panel)
 	Future   bool     `json:"future,omitempty"`   // every Package of the Plugin is granted, later ones too
