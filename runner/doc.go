@@ -65,7 +65,7 @@
 //
 // The page verbs (docs/dynamic-plugins.md, "Verbs") are Go methods whose argument structs
 // carry the wire's names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun,
-// StopFromPanel, UndefineFromPanel, RevokeGrant, ReportRenderFailure,
+// StopFromPanel, UndefineFromPanel, RevokeGrant, ReviewPackage, ReportRenderFailure,
 // ReportClientGuardFailure, InventoryPage), ready for the panel to serve over HTTP. Ids are
 // predictable, so three secrets authorise a page instead: a request's ticket (in its
 // RequestRun event, and listed by PendingRequests for the runtime's own Go code) starts or
@@ -80,7 +80,9 @@
 // ClientTimeout when it needs no approval), and the page that started a run has
 // ClientTimeout to report its client half. An expired request is retracted and reported
 // (OutcomeExpired, decl.RunExpired) to the model. Grants are per Package or for future
-// versions and can be revoked (RevokeGrant); a live run keeps running.
+// versions and can be revoked (RevokeGrant); a live run keeps running. ReviewPackage
+// gives a person approving a Package its source and the version they last let run (the
+// newest other Package a grant names or that is current), to show what changed.
 //
 // Options.Clock schedules these deadlines (nil: real time). A test drives them with a
 // ManualClock instead of waiting them out: Advance past ApprovalTimeout, and when it
