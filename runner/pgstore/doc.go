@@ -43,9 +43,14 @@
 //     Options.Timeout (30 s): a write the server received is seen through rather than
 //     abandoned by a client that went away, and a read answers as the other stores' do,
 //     so the runner, not the store, says what a cancelled tool call means.
-//   - Reads go to the database every time (one statement each, so one snapshot): a
-//     Plugin another process defined, changed or removed reads as it is now. The store
-//     keeps nothing in memory but its pool.
+//   - Reads go to the database every time, in one round trip each (a read-only
+//     repeatable-read transaction, so one snapshot): a Plugin another process defined,
+//     changed or removed reads as it is now. The store keeps nothing in memory but its
+//     pool. A list (Listings, what cordis_define counts and cordis_inspect_self {} shows)
+//     reads the Plugins' rows alone, whose listing columns every change keeps, so it
+//     costs the same however many Packages each Plugin has.
+//   - A new Plugin's define is one statement; a new Package's define is one statement
+//     and the read of the Plugin it returns, in one round trip.
 //   - The store survives the server going away: calls fail with a *pgstore.Error while it
 //     is gone (naming the DSN and saying the store reconnects by itself), and succeed
 //     again once it is back, with the same Store; nothing needs reopening. A write that

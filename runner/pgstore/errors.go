@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -34,8 +33,8 @@ func (e *Error) Error() string {
 		msg += "; nothing was changed"
 	}
 	switch {
-	case errors.Is(e.Err, context.DeadlineExceeded):
-		msg += ". The call took longer than pgstore.Options.Timeout: check the server's load and the network to it"
+	case errors.Is(e.Err, errTimedOut):
+		msg += ": check the server's load and the network to it"
 	case !isPgError(e.Err):
 		msg += ". Check that the PostgreSQL server is running and reachable; the store reconnects by itself"
 	}

@@ -107,6 +107,11 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	}
 	// Every connection finds the store's tables, and only them, unqualified.
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{s.schema}.Sanitize()
+	// The store's statements are prepared once per connection (pgx's statement cache)
+	// and every one finds its rows through an index whatever its arguments: a plan made
+	// once serves them all, where a plan made afresh for each call costs more than the
+	// call (a define's statement plans in about as long as it runs).
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.unreachable(err, dsn, cfg.ConnConfig.Password)
@@ -234,8 +239,23 @@ func (s *Store) usable() error {
 	return nil
 }
 
-// bound is the context of a call: ctx's values, without its cancellation, ended after
-// Options.Timeout.
+// errTimedOut is the cause of a call's context ended by Options.Timeout.
+var errTimedOut = errors.New("the call took longer than pgstore.Options.Timeout")
+
+// bound is the context of a call: ctx's values, without its cancellation, cancelled
+// after Options.Timeout with cause errTimedOut. It has no deadline, on purpose: the
+// driver sets a connection's deadline before and after every statement of a context
+// that has one, which cost more than a bare statement here (65 µs beside 50 µs).
 func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), s.opts.Timeout)
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	t := time.AfterFunc(s.opts.Timeout, func() { cancel(errTimedOut) })
+	return ctx, func() { t.Stop(); cancel(nil) }
+}
+
+// timedOut adds to err the cause of ctx's end, when bound's timer ended it.
+func timedOut(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); errors.Is(c, errTimedOut) && !errors.Is(err, errTimedOut) {
+		return fmt.Errorf("%w: %w", c, err)
+	}
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordiskit/cordiskit/internal/pgtest"
 	"github.com/cordiskit/cordiskit/runner"
@@ -266,5 +267,36 @@ func TestCallsOutliveTheirCaller(t *testing.T) {
 	}
 	if ls, err := s.Listings(ctx, "s1"); err != nil || len(ls) != 1 {
 		t.Fatalf("Listings with a cancelled context: %v, %v", ls, err)
+	}
+}
+
+// TestTimeout: a call held up past Options.Timeout (here by another transaction holding
+// the Plugin's row) fails with an error that says so, and changes nothing.
+func TestTimeout(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, &Options{Timeout: 300 * time.Millisecond})
+	storetest.MustDefine(t, s, storetest.Def("s1", "clock", ""))
+	conn, err := pgx.Connect(bg, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(bg)
+	tx, err := conn.Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(bg, "SELECT 1 FROM cordis.plugins WHERE id = 'clock-1' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Update(bg, "clock-1", runner.Change{Current: new("pkg-1")})
+	var se *Error
+	if !errors.As(err, &se) || !errors.Is(err, errTimedOut) || !strings.Contains(err.Error(), "longer than pgstore.Options.Timeout") || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("Update held up past the timeout = %v, want a *pgstore.Error saying so", err)
+	}
+	if err := tx.Rollback(bg); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.Plugin(bg, "clock-1"); err != nil || p.Current != "" {
+		t.Fatalf("after the timed-out Update: current %q, %v; want unchanged", p.Current, err)
 	}
 }

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cordiskit/cordiskit/internal/pgtest"
@@ -10,8 +11,8 @@ import (
 )
 
 // TestPrune keeps, of a Plugin's Packages, the current, the next, the latest attempt's,
-// the granted and the newest N, in what Define returns as in the database; other Plugins
-// are untouched.
+// the granted and the newest N, in what Define returns as in the database, and its
+// Listing counts what is kept; other Plugins are untouched.
 func TestPrune(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	s := open(t, dsn, &Options{KeepPackages: 2})
@@ -30,6 +31,17 @@ func TestPrune(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, packageIDs(stored)); diff != "" {
 			t.Fatalf("%s keeps in the database (-want +got):\n%s", p.ID, diff)
+		}
+		ls, err := s.Listings(bg, p.Session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(ls, func(l runner.Listing) bool { return l.ID == p.ID })
+		if i < 0 {
+			t.Fatalf("%s is not listed", p.ID)
+		}
+		if diff := cmp.Diff(stored.Listing(), ls[i]); diff != "" {
+			t.Fatalf("%s's Listing after pruning (-its Plugin's +listed):\n%s", p.ID, diff)
 		}
 	}
 	storetest.MustDefine(t, s, storetest.Def("s1", "clock", "")) // pkg-1

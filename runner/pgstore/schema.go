@@ -33,7 +33,14 @@ var migrations = []string{
 		future     boolean NOT NULL DEFAULT false, -- the grant for future versions
 		running    boolean NOT NULL DEFAULT false,
 		latest     jsonb,              -- the latest attempt
-		latest_pkg bigint              -- its Package's N
+		latest_pkg bigint,             -- its Package's N
+		-- What a Listing shows besides the above, kept by every change so that a list
+		-- reads no Package: the reference Package's name (next's, else current's, else
+		-- the newest's), the number of Packages, and whether the latest attempt's
+		-- Package has a client half.
+		listing_name  text NOT NULL,
+		package_count integer NOT NULL,
+		latest_client boolean NOT NULL DEFAULT false
 	);
 	CREATE INDEX plugins_session ON plugins (session, n);
 	CREATE TABLE packages (

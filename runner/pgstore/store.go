@@ -16,13 +16,28 @@ import (
 // so one transaction, and the counters' rows stay locked only while it runs.
 const defineNew = `WITH pl AS (UPDATE counters SET value = value + 1 WHERE name = 'plugin' RETURNING value),
 pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' RETURNING value),
-p AS (INSERT INTO plugins (n, id, session, prefix, defined_by) SELECT value, $1 || '-' || value, $2, $1, $3 FROM pl RETURNING n, id),
+p AS (INSERT INTO plugins (n, id, session, prefix, defined_by, listing_name, package_count) SELECT value, $1 || '-' || value, $2, $1, $3, $4, 1 FROM pl RETURNING n, id),
 k AS (INSERT INTO packages (n, plugin, name, purpose, host, client) SELECT pk.value, p.n, $4, $5, $6, $7 FROM pk, p RETURNING n)
 SELECT p.id, k.n FROM p, k`
 
-// definePackage mints a Package's number and inserts it into Plugin $1.
-const definePackage = `WITH pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' RETURNING value)
-INSERT INTO packages (n, plugin, name, purpose, host, client) SELECT value, $1, $2, $3, $4, $5 FROM pk RETURNING n`
+// definePackage adds a Package to Plugin $1 when it is session $2's: it locks the
+// Plugin's row, mints the Package's number, inserts the Package, prunes the Packages
+// Options.KeepPackages ($7) lets go — those that are neither current, next, the latest
+// attempt's, granted, nor among the newest $7 with the new one (the rule of
+// sqlstore's KeepPackages) — and keeps the Plugin's listing columns. It returns no row
+// when the Plugin is not the session's.
+const definePackage = `WITH p AS (SELECT n, current, next, latest_pkg FROM plugins WHERE id = $1 AND session = $2 FOR UPDATE),
+pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' AND EXISTS (SELECT FROM p) RETURNING value),
+k AS (INSERT INTO packages (n, plugin, name, purpose, host, client) SELECT pk.value, p.n, $3, $4, $5, $6 FROM pk, p RETURNING n),
+pruned AS (DELETE FROM packages x USING p WHERE $7::int > 0 AND x.plugin = p.n AND EXISTS (SELECT FROM k)
+	AND x.n IS DISTINCT FROM p.current AND x.n IS DISTINCT FROM p.next AND x.n IS DISTINCT FROM p.latest_pkg
+	AND x.n NOT IN (SELECT package FROM grants WHERE plugin = p.n)
+	AND x.n NOT IN (SELECT n FROM packages WHERE plugin = p.n ORDER BY n DESC LIMIT greatest($7::int - 1, 0))
+	RETURNING x.n),
+listing AS (UPDATE plugins x SET package_count = x.package_count + 1 - (SELECT count(*) FROM pruned),
+		listing_name = CASE WHEN x.next IS NULL AND x.current IS NULL THEN $3 ELSE x.listing_name END
+	FROM k WHERE x.n = (SELECT n FROM p) RETURNING x.n)
+SELECT k.n, (SELECT count(*) FROM listing) FROM k`
 
 // Define records one Package (and, with d.Prefix, its new Plugin) in one transaction,
 // pruning that Plugin's old Packages when Options.KeepPackages says so.
@@ -43,35 +58,29 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 		k.ID = packageID(n)
 		return runner.Plugin{ID: id, Session: d.Session, Packages: []runner.Package{k}}, k, nil
 	}
+	// One round trip, one implicit transaction: the define, then the Plugin read back.
 	var p runner.Plugin
-	err := s.write(ctx, "a define of a package of "+d.PluginID, func(ctx context.Context, tx pgx.Tx) error {
-		rec, err := s.lockPlugin(ctx, tx, d.PluginID)
+	err := s.writeOne(ctx, "a define of a package of "+d.PluginID, func(ctx context.Context) error {
+		b := &pgx.Batch{}
+		b.Queue(definePackage, d.PluginID, d.Session, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.opts.KeepPackages)
+		s.queueRead(b, selection{"p.id = ARG", d.PluginID}, false)
+		br := s.pool.SendBatch(ctx, b)
+		defer br.Close()
+		var n, updated int64
+		if err := br.QueryRow().Scan(&n, &updated); errors.Is(err, pgx.ErrNoRows) {
+			return refusal{runner.ErrNotFound}
+		} else if err != nil {
+			return err
+		}
+		recs, err := readResults(br)
 		if err != nil {
 			return err
 		}
-		if rec.p.Session != d.Session {
-			return refusal{runner.ErrNotFound}
+		if len(recs) != 1 {
+			return fmt.Errorf("%s was not found right after a Package was added to it", d.PluginID)
 		}
-		p = rec.p
-		var n int64
-		if err := tx.QueryRow(ctx, definePackage, rec.n, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client)).Scan(&n); err != nil {
-			return err
-		}
-		k.ID = packageID(n)
-		p.Packages = append(p.Packages, k)
-		pruned := prunable(p, s.opts.KeepPackages)
-		if len(pruned) == 0 {
-			return nil
-		}
-		ns := make([]int64, len(pruned))
-		for i, id := range pruned {
-			ns[i] = *packageN(id)
-		}
-		if _, err := tx.Exec(ctx, "DELETE FROM packages WHERE n = ANY($1)", ns); err != nil {
-			return err
-		}
-		p.Packages = slices.DeleteFunc(p.Packages, func(x runner.Package) bool { return slices.Contains(pruned, x.ID) })
-		return nil
+		k.ID, p = packageID(n), recs[0].p
+		return br.Close()
 	})
 	if err != nil {
 		return runner.Plugin{}, runner.Package{}, err
@@ -89,7 +98,7 @@ func nullable(s string) *string {
 // lockPlugin reads Plugin id in tx and locks its row until tx ends, so that another
 // process's change of it waits for this one.
 func (s *Store) lockPlugin(ctx context.Context, tx pgx.Tx, id string) (stored, error) {
-	recs, err := s.readPlugins(ctx, tx, "WHERE p.id = $2 FOR UPDATE OF p", id)
+	recs, err := s.readPlugins(ctx, tx, selection{"p.id = ARG", id}, true)
 	if err != nil {
 		return stored{}, err
 	}
@@ -123,9 +132,11 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 			}
 			latestPkg = packageN(p.Latest.PackageID)
 		}
+		l := p.Listing()
 		b := &pgx.Batch{}
-		b.Queue("UPDATE plugins SET current = $1, next = $2, future = $3, running = $4, latest = $5, latest_pkg = $6 WHERE n = $7",
-			packageN(p.Current), packageN(p.Next), p.Grants.Future, p.Running, latest, latestPkg, rec.n)
+		b.Queue(`UPDATE plugins SET current = $1, next = $2, future = $3, running = $4, latest = $5, latest_pkg = $6,
+			listing_name = $7, package_count = $8, latest_client = $9 WHERE n = $10`,
+			packageN(p.Current), packageN(p.Next), p.Grants.Future, p.Running, latest, latestPkg, l.Name, l.PackageCount, l.LatestHasClient, rec.n)
 		if c.Grant != "" {
 			b.Queue("INSERT INTO grants (plugin, package) VALUES ($1, $2) ON CONFLICT (plugin, package) DO NOTHING", rec.n, packageN(c.Grant))
 		}
@@ -238,6 +249,6 @@ func (s *Store) do(ctx context.Context, what string, attempt func(context.Contex
 			break
 		}
 	}
-	return &Error{Op: "recording " + what + " in", DSN: s.dsn, Err: err, Write: true, password: s.password(),
+	return &Error{Op: "recording " + what + " in", DSN: s.dsn, Err: timedOut(ctx, err), Write: true, password: s.password(),
 		Unknown: committing && !isPgError(err) && !pgconn.SafeToRetry(err)}
 }
