@@ -60,17 +60,21 @@ func (s *Server) addMessages(ctx context.Context, session string, res *mcp.CallT
 		return
 	}
 	limit := s.budgets.message - messageOverhead
-	used, ok := sizeUpperBound(res)
-	if !ok {
-		var err error
-		if used, err = encodedSize(res); err != nil {
-			return
-		}
-	}
 	perText := min(maxMessageText, limit/16)
 	placeholder := strings.Repeat("X", boundaryLen)
+	used := -1 // measured with the first message: a call with none pays nothing
 	var took []pendingMessage
 	s.opts.Messages.TakeMessages(session, func(kind, pluginID, text string) bool {
+		if used < 0 {
+			var ok bool
+			if used, ok = sizeUpperBound(res); !ok {
+				n, err := encodedSize(res)
+				if err != nil {
+					return false
+				}
+				used = n
+			}
+		}
 		m := pendingMessage{kind, pluginID, clip(text, perText)}
 		n, err := encodedSize(messageContent(placeholder, m))
 		if err != nil || used+n+1 > limit {
