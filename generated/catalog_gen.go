@@ -5,11 +5,12 @@ package generated
 import (
 	"context"
 	"encoding/json"
+	"time"
+
 	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/kit"
 	decl "github.com/cordiskit/cordiskit/runner/decl"
 	decl1 "github.com/cordiskit/cordiskit/toolset/decl"
-	"time"
 )
 
 // Catalog is the API catalog of the declarations this package was generated from:

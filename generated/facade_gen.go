@@ -4,11 +4,12 @@ package generated
 
 import (
 	"context"
+	"time"
+
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/sandbox/bind"
 	"github.com/dop251/goja"
-	"time"
 )
 
 // Facade is the sandbox whitelist of these declarations: a binder per service and an

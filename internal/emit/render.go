@@ -3,13 +3,13 @@ package emit
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/tools/imports"
 
 	"github.com/cordiskit/cordiskit/catalog"
 )
@@ -83,7 +83,8 @@ func importHead(g *goFile, paths []string) (head []byte, names qualifier, err er
 		}
 		names[p] = string(name)
 	}
-	head, err = format.Source(parts[0])
+	// The import block grouped as goimports groups it: the standard library, then the rest.
+	head, err = imports.Process("", parts[0], &imports.Options{FormatOnly: true, Comments: true, TabIndent: true, TabWidth: 8})
 	if err != nil {
 		return nil, nil, fmt.Errorf("formatting the package clause and imports: %w", err)
 	}

@@ -4,10 +4,11 @@ package cordisapi
 
 import (
 	"context"
+	"time"
+
 	"github.com/cordiskit/cordiskit/catalog"
 	agent "github.com/cordiskit/cordiskit/examples/harness/agent"
 	"github.com/cordiskit/cordiskit/kit"
-	"time"
 )
 
 // Catalog is the API catalog of the declarations this package was generated from:
