@@ -43,9 +43,9 @@ type Options struct {
 	NoMounts bool
 
 	// Runner configures the dynamic-plugin runner and its seven tools; nil means
-	// defaults. Its Catalog, Facade (merged with the core tier) and Logger, when nil, are
-	// the ones above; its Store, when nil, is StoreFile's, else in memory. A Store set
-	// here stays the caller's: Close does not close it.
+	// defaults. Its Catalog, Facade and Logger, when nil, are the ones above; its Store,
+	// when nil, is StoreFile's, else in memory. A Store set here stays the caller's:
+	// Close does not close it.
 	Runner *runner.Options
 	// NoRunner leaves the runner out: no dynamic Plugins, and so no panel.
 	NoRunner bool
@@ -196,13 +196,7 @@ func (rt *Runtime) startRunner() error {
 	if o.Runner != nil {
 		ro = *o.Runner
 	}
-	if ro.Facade == nil {
-		f, err := sandbox.Merge(generated.Facade, o.Facade)
-		if err != nil {
-			return fmt.Errorf("cordiskit: merging Options.Facade with the core tier: %w", err)
-		}
-		ro.Facade = f
-	}
+	ro.Facade = cmp.Or(ro.Facade, o.Facade)
 	ro.Catalog = cmp.Or(ro.Catalog, o.Catalog)
 	ro.Logger = cmp.Or(ro.Logger, o.Logger)
 	if o.StoreFile != "" {
