@@ -33,41 +33,21 @@
 package cordisgen
 
 import (
-	"bytes"
 	"context"
-	"maps"
 	"path/filepath"
 
 	"github.com/cordiskit/cordiskit/internal/gen"
 )
 
-// Config is one run of gen-cordis-api: its flags, and where it runs.
-type Config struct {
-	// Dir is the directory the command runs in; every other path is relative to it.
-	// Empty means the current directory.
-	Dir string
-	// Patterns are the go package patterns to scan (the command's arguments).
-	Patterns []string
-	// Out is the directory of the generated Go files (-out); empty means ".".
-	Out string
-	// Pkg is the generated package's name (-pkg); empty means the name the Go files
-	// already in Out declare, else Out's base name.
-	Pkg string
-	// Docs is the directory of the generated markdown (-docs); empty means none.
-	Docs string
-	// Facade adds facade_gen.go, the sandbox bindings (-facade).
-	Facade bool
-	// Env is the go command's environment; nil means the current process's.
-	Env []string
-}
+// Config is one run of gen-cordis-api: its flags (Out is -out, Pkg -pkg, Docs -docs,
+// Facade -facade, Patterns the arguments), and where it runs (Dir, Env). It is the
+// generator's own type, re-exported, so the two cannot drift apart.
+type Config = gen.Config
 
 // Generate renders every file the run cfg describes, without writing anything. The
 // map's keys are slash-separated paths relative to cfg.Dir.
 func Generate(ctx context.Context, cfg *Config) (map[string][]byte, error) {
-	return gen.Generate(ctx, &gen.Config{
-		Dir: cfg.Dir, Patterns: cfg.Patterns, Out: cfg.Out, Pkg: cfg.Pkg,
-		Docs: cfg.Docs, Facade: cfg.Facade, Env: cfg.Env,
-	})
+	return gen.Generate(ctx, cfg)
 }
 
 // Write writes files, as Generate returns them, under dir: only those whose bytes
@@ -91,32 +71,12 @@ func Verify(ctx context.Context, dir string, patterns ...string) (*Report, error
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	rep, err := gen.Verify(ctx, abs, patterns, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &Report{
-		Fresh: rep.Fresh, Stale: maps.Clone(rep.Stale), Missing: rep.Missing,
-		Orphaned: rep.Orphaned, Fix: rep.Fix,
-	}, nil
+	return gen.Verify(ctx, abs, patterns, nil)
 }
 
-// A Report is the outcome of Verify. Paths are slash-separated, relative to its dir.
-type Report struct {
-	Fresh    []string          // up to date
-	Stale    map[string][]byte // path → unified diff from the disk to the fresh rendering
-	Missing  []string          // generated in memory, absent on disk
-	Orphaned []string          // carry a generator header, but no run generates them
-	Fix      []string          // the commands that regenerate the stale and missing files
-}
-
-// OK reports whether nothing is stale, missing or orphaned.
-func (r *Report) OK() bool { return len(r.Stale) == 0 && len(r.Missing) == 0 && len(r.Orphaned) == 0 }
-
-// String is the report as verify-cordis-api prints it: each stale file's diff, the
-// missing and orphaned files, and the commands that fix them.
-func (r *Report) String() string {
-	var b bytes.Buffer
-	(&gen.Report{Fresh: r.Fresh, Stale: r.Stale, Missing: r.Missing, Orphaned: r.Orphaned, Fix: r.Fix}).Print(&b)
-	return b.String()
-}
+// A Report is the outcome of Verify: the fresh, stale (each with a unified diff from the
+// disk to the fresh rendering), missing and orphaned files, slash-separated and relative
+// to its dir, and the commands that fix them. OK says whether all is fresh; String (and
+// Print) give it as verify-cordis-api prints it. It is the verifier's own type,
+// re-exported.
+type Report = gen.Report

@@ -135,6 +135,13 @@ func rel(base, p string) string {
 	return p
 }
 
+// String is the report as Print writes it.
+func (r *Report) String() string {
+	var b strings.Builder
+	r.Print(&b)
+	return b.String()
+}
+
 // Print writes the report: the diffs, the missing and orphaned lists and the fix.
 func (r *Report) Print(w io.Writer) {
 	if r.OK() {
