@@ -26,9 +26,9 @@ const MaxActivity = 200
 // one's.
 const maxActivityCards = 16 * MaxActivity
 
-// activityWire is one card of the activity list on the wire (the verb activity and the
+// Activity is one card of the activity list on the wire (the verb activity and the
 // event cordis/activity): the call's place and state, and the card of its tool.
-type activityWire struct {
+type Activity struct {
 	Seq     int64       `json:"seq"`
 	Session string      `json:"session"`
 	Tool    string      `json:"tool"`
@@ -39,8 +39,8 @@ type activityWire struct {
 }
 
 // cardOf is the activity card of c; false for a tool that has no card.
-func cardOf(c Call) (activityWire, bool) {
-	w := activityWire{Seq: c.Seq, Session: c.Session, Tool: c.Tool, State: c.State()}
+func cardOf(c Call) (Activity, bool) {
+	w := Activity{Seq: c.Seq, Session: c.Session, Tool: c.Tool, State: c.State()}
 	switch c.Tool {
 	case "cordis_define":
 		d := DefineCardOf(c)
@@ -52,7 +52,7 @@ func cardOf(c Call) (activityWire, bool) {
 		r := RowCardOf(c)
 		w.Row = &r
 	default:
-		return activityWire{}, false
+		return Activity{}, false
 	}
 	return w, true
 }
@@ -60,15 +60,15 @@ func cardOf(c Call) (activityWire, bool) {
 // activityLog keeps the last MaxActivity cards of each session, by session and seq.
 type activityLog struct {
 	mu    sync.Mutex
-	cards []activityWire // oldest first
+	cards []Activity     // oldest first
 	count map[string]int // cards per session
 }
 
 // put adds w, or replaces the card of the same call (a running call that answered).
-func (l *activityLog) put(w activityWire) {
+func (l *activityLog) put(w Activity) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i := slices.IndexFunc(l.cards, func(o activityWire) bool { return o.Seq == w.Seq && o.Session == w.Session })
+	i := slices.IndexFunc(l.cards, func(o Activity) bool { return o.Seq == w.Seq && o.Session == w.Session })
 	if i >= 0 {
 		l.cards[i] = w
 		return
@@ -94,7 +94,7 @@ func (l *activityLog) put(w activityWire) {
 
 // dropOldest drops session's oldest card. l.mu held.
 func (l *activityLog) dropOldest(session string) {
-	i := slices.IndexFunc(l.cards, func(o activityWire) bool { return o.Session == session })
+	i := slices.IndexFunc(l.cards, func(o Activity) bool { return o.Session == session })
 	l.cards = slices.Delete(l.cards, i, i+1)
 	if l.count[session]--; l.count[session] == 0 {
 		delete(l.count, session)
@@ -102,10 +102,10 @@ func (l *activityLog) dropOldest(session string) {
 }
 
 // list returns the newest MaxActivity cards sc sees, newest first.
-func (l *activityLog) list(sc scope) []activityWire {
+func (l *activityLog) list(sc scope) []Activity {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := []activityWire{} // [] on the wire, not null, when empty
+	out := []Activity{} // [] on the wire, not null, when empty
 	for _, c := range slices.Backward(l.cards) {
 		if len(out) == MaxActivity {
 			break
@@ -132,7 +132,7 @@ func (h *Handler) Record(c Call) {
 		return
 	}
 	h.activity.put(w)
-	h.hub.publish("cordis/activity", w.Session, "", w)
+	h.hub.publish(w.Session, "", w)
 }
 
 // listen registers the handler's listeners on c (the "cordis-panel" plugin): the runner

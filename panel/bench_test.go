@@ -242,7 +242,11 @@ func newWireClients(b *testing.B, n int) *wireClients {
 	tr := &http.Transport{}
 	b.Cleanup(tr.CloseIdleConnections)
 	for range n {
-		p := &goPage{url: w.e.srv.URL, token: w.e.h.Token(), client: &http.Client{Transport: tr}}
+		c, err := NewClient(w.e.srv.URL, w.e.h.Token(), &ClientOptions{HTTPClient: &http.Client{Transport: tr}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := &goPage{url: w.e.srv.URL, token: w.e.h.Token(), client: c}
 		s, err := p.connect("")
 		if err != nil {
 			b.Fatal(err)

@@ -96,10 +96,10 @@ func newBootEnv(t *testing.T, path string) *env {
 }
 
 // requestOn reads a cordis/request-run from s and decodes it.
-func requestOn(t *testing.T, s *sse) requestRunWire {
+func requestOn(t *testing.T, s *sse) RequestRun {
 	t.Helper()
 	ev := s.next()
-	var q requestRunWire
+	var q RequestRun
 	if ev.name != "cordis/request-run" || json.Unmarshal([]byte(ev.data), &q) != nil || q.Ticket == "" {
 		t.Fatalf("got %s %s, want a cordis/request-run with its ticket", ev.name, ev.data)
 	}
@@ -117,7 +117,7 @@ func TestBootRequestsReachPages(t *testing.T) {
 			t.Fatalf("first event %s", ev.name)
 		}
 		web, gate := requestOn(t, s), requestOn(t, s)
-		if web.RequestID != "approval-3" || web.PluginID != "web-1" || web.AgentID != "s1" || web.RequiresApproval || !web.HasClientHalf || web.Name != "Web" ||
+		if web.RequestID != "approval-3" || web.PluginID != "web-1" || web.Session != "s1" || web.RequiresApproval || !web.HasClientHalf || web.Name != "Web" ||
 			gate.RequestID != "approval-4" || gate.PluginID != "gate-2" || !gate.RequiresApproval {
 			t.Fatalf("the boot requests on the stream of %s: %+v, %+v", tok, web, gate)
 		}
@@ -139,9 +139,9 @@ func TestBootRequestsReachPages(t *testing.T) {
 	// s1's page starts both, over HTTP, with the tickets it was given.
 	s := e.streamAs("tok-s1", "")
 	s.next()
-	for _, q := range []requestRunWire{requestOn(t, s), requestOn(t, s)} {
+	for _, q := range []RequestRun{requestOn(t, s), requestOn(t, s)} {
 		var h runner.HostHalfResult
-		if _, en, body := e.callAs("tok-s1", "runHostHalf", runner.RunHostHalfArgs{AgentID: q.AgentID, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode,
+		if _, en, body := e.callAs("tok-s1", "runHostHalf", runner.RunHostHalfArgs{AgentID: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode,
 			RequestID: q.RequestID, Ticket: q.Ticket}); !en.OK || json.Unmarshal(en.Value, &h) != nil || !h.OK || !h.StartedHere {
 			t.Fatalf("runHostHalf of %s: %s", q.RequestID, body)
 		}
@@ -182,8 +182,17 @@ func TestBrowserBootRequests(t *testing.T) {
 	rowIs(t, ctx, "gate-2", "awaiting-approval")
 	press(t, ctx, "gate-2", "Approve this version")
 	rowIs(t, ctx, "gate-2", "running")
+	// The row reads running once the client half loaded, and the page's answer
+	// (resolveRequestRun) is on its way then: wait for the store to have it.
 	for _, id := range []string{"web-1", "gate-2"} {
-		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != decl.RunRunning {
+		var p runner.Plugin
+		var err error
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if p, err = e.r.Store().Plugin(context.Background(), id); err == nil && p.Running && p.Latest.Status == decl.RunRunning {
+				break
+			}
+		}
+		if err != nil || !p.Running || p.Latest.Status != decl.RunRunning {
 			t.Fatalf("%s after the page started it: %+v, %v", id, p.Latest, err)
 		}
 	}

@@ -136,11 +136,22 @@
 // message}) is an ok answer, as in the original; when the refused answer was to a run
 // request that had already ended (another page answered first, the model withdrew it, it
 // expired), the value also carries settled: the request's outcome ("approved",
-// "rejected", …), so a late page can say what happened instead of failing. Transport errors have HTTP statuses
-// and their own codes: bad-request (400: not a JSON object, unknown field, trailing
-// data), unknown-verb (404, listing the verbs), method-not-allowed (405), too-large
-// (413, Options.MaxBodyBytes, default 1 MiB), body-timeout (408, Options.BodyTimeout,
-// default 10 s; see Limits).
+// "rejected", …), so a late page can say what happened instead of failing. Transport
+// errors have HTTP statuses and their own codes: bad-request (400: not a JSON object,
+// unknown field, trailing data; 415: a body that is not JSON), unknown-verb (404,
+// listing the verbs), method-not-allowed (405), too-large (413, Options.MaxBodyBytes,
+// default 1 MiB), body-timeout (408, Options.BodyTimeout, default 10 s; see Limits).
+//
+// session names the Plugin's session, the name Go gives it (kit.Session). It was called
+// agentId once; a body that sends agentId is refused (400) with a message naming session
+// and saying to reload: the page and the handler ship together, so only a page loaded
+// before an upgrade sends it, and answering it as before would keep two names alive.
+//
+// In Go the arguments are the runner's argument structs where the runner answers the
+// verb (runner.RunHostHalfArgs, runner.ClientCodeArgs, …) and this package's where the
+// handler adds to them (RenderFailureArgs, GuardFailureArgs, InvokeArgs); the answers
+// are Answer with Error, carrying HostHalfAnswer, AcceptedAnswer, PackageReview,
+// Activity or the runner's types. Client has one method per verb (From Go, below).
 //
 // The inventory is runner.Runner.InventoryPage for the caller: every session's Plugins
 // for the operator's token, its own for a session's. Its rows stay within
@@ -158,16 +169,15 @@
 // # Events
 //
 // GET <base>/events is a text/event-stream. Each runner event is sent as
-// "event: cordis/…" with JSON data whose fields docs/dynamic-plugins.md, "Events", lists
-// (cordis/request-run with
-// its ticket, cordis/request-run-resolved, cordis/dynamic-package,
-// cordis/dynamic-retract, cordis/inspect-query, cordis/inspect-query-resolved, and
-// cordis/definition-changed {session, pluginId, packageId, change: "defined" |
-// "undefined"}: a define starts nothing, so without it a page would
-// have to poll for new definitions) and an id
-// "<epoch>-<n>" ("<epoch>-s<n>" on a session's stream, above). cordis/activity carries one card of the activity list (below). The
+// "event: cordis/…" with JSON data whose fields docs/dynamic-plugins.md, "Events", lists,
+// and an id "<epoch>-<n>" ("<epoch>-s<n>" on a session's stream, above). The data of each
+// event is a type of this package named after it (a Payload): RequestRun (with its
+// ticket), RequestRunResolved, DynamicPackage, DynamicRetract, InspectQuery,
+// InspectQueryResolved, DefinitionChanged {session, pluginId, packageId, change:
+// "defined" | "undefined"} (a define starts nothing, so without it a page would have to
+// poll for new definitions), and Activity, one card of the activity list (below). The
 // stream starts with "retry: 500" (a dropped stream's EventSource reconnects after
-// 0.5 s), then "event: cordis/connected" and data {"resumed":bool, "page":id},
+// 0.5 s), then "event: cordis/connected" and data (Connected) {"resumed":bool, "page":id},
 // where page is the id the runner gave this connection (runner.Runner.ConnectPage) for
 // the page's client inspect providers; it expires when the stream ends (a session's page
 // may use only the page ids its own streams were given):
@@ -182,7 +192,7 @@
 //     (runner.Runner.PendingRequests) and files like the ones it hears, per session.
 //
 // A stream that falls further behind than MaxReplay while open gets "event:
-// cordis/reset" ({"reason":"behind"}) and the pending requests, and goes on from now. An
+// cordis/reset" (Reset: {"reason":"behind"}) and the pending requests, and goes on from now. An
 // idle stream gets a ": ping" comment every Options.Heartbeat (15 s); a write that takes
 // longer than Options.WriteTimeout (10 s) ends the stream. At most Options.MaxStreams
 // (64) are open at once, at most a quarter of them a session's. Close ends every stream
@@ -193,6 +203,33 @@
 // tab on the same address waits for a free connection and does not load at all (not
 // even its HTML) until another tab closes. Serve the panel over HTTPS, where HTTP/2
 // carries every tab's stream on one connection, or on another port per group of tabs.
+//
+// # From Go
+//
+// A Client speaks the wire as a page does, with a token (the operator's, or a session's
+// to see and answer what that session's page would): one method per verb, and the event
+// stream with each event's data decoded (Event.Payload). A runtime with a UI of its own
+// approves run requests with it, and a runtime's tests drive the panel the way its own
+// tests do:
+//
+//	c, err := panel.NewClient("http://127.0.0.1:8080/", token, nil)
+//	events, err := c.Events(ctx, "")
+//	for {
+//		ev, err := events.Next()
+//		…
+//		if q, ok := ev.Payload.(panel.RequestRun); ok {
+//			hh, err := c.RunHostHalf(ctx, runner.RunHostHalfArgs{AgentID: q.Session, PluginID: q.PluginID,
+//				PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
+//			…
+//		}
+//	}
+//
+// EventStream.LastID resumes a stream that ended (Client.Events with it). The Client
+// bounds what it reads: a verb's answer to ClientOptions.MaxAnswerBytes, one event (a
+// line that never ends included) to ClientOptions.MaxEventBytes, both
+// DefaultClientMaxBytes (16 MiB) unless set, so a hostile or broken server cannot make
+// it allocate without bound; an event whose data does not decode is returned with an
+// error and the stream goes on.
 //
 // # The page and the client runner
 //

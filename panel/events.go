@@ -15,54 +15,6 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
-)
-
-// The wire payloads of the streamed events (docs/dynamic-plugins.md, "Events").
-type (
-	requestRunWire struct {
-		RequestID        string    `json:"requestId"`
-		Ticket           string    `json:"ticket"`
-		AgentID          string    `json:"session"`
-		PluginID         string    `json:"pluginId"`
-		PackageID        string    `json:"packageId"`
-		Mode             decl.Mode `json:"mode"`
-		Name             string    `json:"name"`
-		Purpose          string    `json:"purpose"`
-		RequiresApproval bool      `json:"requiresApproval"`
-		HasClientHalf    bool      `json:"hasClientHalf"`
-	}
-	resolvedWire struct {
-		RequestID string         `json:"requestId"`
-		PluginID  string         `json:"pluginId"`
-		Outcome   runner.Outcome `json:"outcome"`
-	}
-	runWire struct {
-		PluginID    string `json:"pluginId"`
-		PackageID   string `json:"packageId"`
-		PluginRunID string `json:"pluginRunId"`
-		Name        string `json:"name,omitempty"`
-	}
-	definitionWire struct {
-		AgentID   string                  `json:"session"`
-		PluginID  string                  `json:"pluginId"`
-		PackageID string                  `json:"packageId,omitempty"`
-		Change    runner.DefinitionChange `json:"change"`
-	}
-	// connectedWire starts every stream. Page is the id the runner gave this connection
-	// (runner.ConnectPage): the page passes it to syncInspectManifest and
-	// resolveInspectQuery, and it expires when the stream ends.
-	connectedWire struct {
-		Resumed bool   `json:"resumed"`
-		Page    string `json:"page"`
-	}
-	inspectWire struct {
-		RequestID string          `json:"requestId"`
-		AgentID   string          `json:"session,omitempty"`
-		Provider  string          `json:"provider,omitempty"`
-		Method    string          `json:"method,omitempty"`
-		Input     json.RawMessage `json:"input,omitempty"`
-	}
 )
 
 // An entry is one event as it goes on the stream. Every event belongs to one session (the
@@ -123,18 +75,18 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 		func() (func(), error) {
 			return runner.RequestRunResolved.On(c, func(p runner.RequestRunResolvedEvent) {
 				session := hb.requestSession(p.RequestID, p.PluginID)
-				hb.publish("cordis/request-run-resolved", session, "", resolvedWire{p.RequestID, p.PluginID, p.Outcome})
+				hb.publish(session, "", RequestRunResolved{p.RequestID, p.PluginID, p.Outcome})
 				hb.resolve(p.RequestID, session, p.Outcome)
 			})
 		},
 		func() (func(), error) {
 			return runner.DynamicPackage.On(c, func(p runner.DynamicPackageEvent) {
-				hb.publish("cordis/dynamic-package", hb.pluginSession(p.PluginID), "", runWire{p.PluginID, p.PackageID, p.PluginRunID, p.Name})
+				hb.publish(hb.pluginSession(p.PluginID), "", DynamicPackage{p.PluginID, p.PackageID, p.PluginRunID, p.Name})
 			})
 		},
 		func() (func(), error) {
 			return runner.DynamicRetract.On(c, func(p runner.DynamicRetractEvent) {
-				hb.publish("cordis/dynamic-retract", hb.pluginSession(p.PluginID), "", runWire{p.PluginID, p.PackageID, p.PluginRunID, ""})
+				hb.publish(hb.pluginSession(p.PluginID), "", DynamicRetract{p.PluginID, p.PackageID, p.PluginRunID})
 			})
 		},
 		func() (func(), error) {
@@ -142,7 +94,7 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 				if p.Change == runner.Defined {
 					hb.own(func(o *owners) { o.plugins[p.PluginID] = p.AgentID })
 				}
-				hb.publish("cordis/definition-changed", p.AgentID, "", definitionWire{p.AgentID, p.PluginID, p.PackageID, p.Change})
+				hb.publish(p.AgentID, "", DefinitionChanged{p.AgentID, p.PluginID, p.PackageID, p.Change})
 				if p.Change == runner.Undefined {
 					hb.own(func(o *owners) { delete(o.plugins, p.PluginID) })
 				}
@@ -150,12 +102,12 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 		},
 		func() (func(), error) {
 			return runner.InspectQuery.On(c, func(p runner.InspectQueryEvent) {
-				w := inspectWire{RequestID: p.RequestID, AgentID: p.AgentID, Provider: p.Provider, Method: p.Method}
+				w := InspectQuery{RequestID: p.RequestID, Session: p.AgentID, Provider: p.Provider, Method: p.Method}
 				if json.Valid([]byte(p.Input)) {
 					w.Input = json.RawMessage(p.Input)
 				}
 				hb.own(func(o *owners) { o.queries[p.RequestID] = p.AgentID })
-				hb.publish("cordis/inspect-query", p.AgentID, "", w)
+				hb.publish(p.AgentID, "", w)
 				h.declineForOthers(p)
 			})
 		},
@@ -163,7 +115,7 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 			return runner.InspectQueryResolved.On(c, func(p runner.InspectQueryResolvedEvent) {
 				var session string
 				hb.own(func(o *owners) { session = o.queries[p.RequestID]; delete(o.queries, p.RequestID) })
-				hb.publish("cordis/inspect-query-resolved", session, "", inspectWire{RequestID: p.RequestID})
+				hb.publish(session, "", InspectQueryResolved{RequestID: p.RequestID})
 			})
 		},
 	}
@@ -181,7 +133,8 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 // is one it heard resolved (a stop can resolve a request before its announcement
 // arrives).
 func (hb *hub) request(p runner.RequestRunEvent) {
-	data, err := json.Marshal(requestRunWire{p.RequestID, p.Ticket, p.AgentID, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf})
+	ev := RequestRun{p.RequestID, p.Ticket, p.AgentID, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf}
+	data, err := json.Marshal(ev)
 	if err != nil {
 		return // plain data: cannot happen
 	}
@@ -191,7 +144,7 @@ func (hb *hub) request(p runner.RequestRunEvent) {
 		return
 	}
 	hb.owners.plugins[p.PluginID], hb.owners.requests[p.RequestID] = p.AgentID, p.AgentID
-	hb.append("cordis/request-run", p.AgentID, p.RequestID, data)
+	hb.append(ev.EventName(), p.AgentID, p.RequestID, data)
 }
 
 // adopt files the run requests that were pending when the handler started listening, as
@@ -210,16 +163,16 @@ func (h *Handler) adopt(ctx context.Context) error {
 	return nil
 }
 
-// publish appends an event of session and wakes every stream. pendingID, when set, keeps
+// publish appends event v of session and wakes every stream. pendingID, when set, keeps
 // the event for fresh streams until the request is resolved.
-func (hb *hub) publish(name, session, pendingID string, v any) {
+func (hb *hub) publish(session, pendingID string, v Payload) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return // the wire structs are plain data: cannot happen
 	}
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
-	hb.append(name, session, pendingID, data)
+	hb.append(v.EventName(), session, pendingID, data)
 }
 
 // append is publish with the event's JSON. hb.mu held.
@@ -493,11 +446,11 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 			resumed = false
 		}
 	}
-	hello, _ := json.Marshal(connectedWire{Resumed: resumed, Page: page}) // plain data: cannot fail
+	hello, _ := json.Marshal(Connected{Resumed: resumed, Page: page}) // plain data: cannot fail
 	if !resumed {
-		cursor = s.fresh("cordis/connected", hello)
+		cursor = s.fresh(Connected{}.EventName(), hello)
 	} else {
-		s.event("cordis/connected", "", hello)
+		s.event(Connected{}.EventName(), "", hello)
 	}
 	beat := time.NewTicker(h.opts.Heartbeat)
 	defer beat.Stop()
@@ -505,7 +458,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 		es, last, ok := hb.since(sc, cursor)
 		if !ok {
 			// Too far behind: what was dropped cannot be replayed, so the page reloads.
-			cursor = s.fresh("cordis/reset", []byte(`{"reason":"behind"}`))
+			cursor = s.fresh(Reset{}.EventName(), behind)
 			continue
 		}
 		for _, e := range es {
@@ -524,6 +477,9 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 }
+
+// behind is the data of the cordis/reset of a stream that fell behind.
+var behind, _ = json.Marshal(Reset{Reason: "behind"})
 
 // retryField opens every stream: an EventSource whose stream drops comes back after
 // half a second (with its Last-Event-ID) instead of the browser's default of about 3 s.

@@ -28,7 +28,7 @@ func (e *env) request() decl.RunOutput {
 // isConnected reports whether ev is the cordis/connected event that starts a stream, with
 // resumed as given and the page id the runner gave the connection.
 func isConnected(ev sseEvent, resumed bool) bool {
-	var c connectedWire
+	var c Connected
 	return ev.name == "cordis/connected" && json.Unmarshal([]byte(ev.data), &c) == nil &&
 		c.Resumed == resumed && strings.HasPrefix(c.Page, "page-")
 }
@@ -44,9 +44,9 @@ func TestEventsStreamResumeAndReplay(t *testing.T) {
 		t.Fatalf("the define's event = %+v", ev)
 	}
 	ev := s.next()
-	var q requestRunWire
+	var q RequestRun
 	if err := json.Unmarshal([]byte(ev.data), &q); err != nil || ev.name != "cordis/request-run" || q.RequestID != out.ApprovalRequestID ||
-		q.Ticket == "" || q.AgentID != "s1" || !q.RequiresApproval || !q.HasClientHalf || q.Name != "Clock" {
+		q.Ticket == "" || q.Session != "s1" || !q.RequiresApproval || !q.HasClientHalf || q.Name != "Clock" {
 		t.Fatalf("request-run = %+v (%+v)", ev, q)
 	}
 	s.close()
@@ -156,9 +156,9 @@ func TestDefinitionChangedEvents(t *testing.T) {
 	want := func(change, pkg string) {
 		t.Helper()
 		ev := s.next()
-		var w definitionWire
+		var w DefinitionChanged
 		if err := json.Unmarshal([]byte(ev.data), &w); err != nil || ev.name != "cordis/definition-changed" ||
-			w.AgentID != "s1" || w.PluginID != d.PluginID || w.PackageID != pkg || string(w.Change) != change {
+			w.Session != "s1" || w.PluginID != d.PluginID || w.PackageID != pkg || string(w.Change) != change {
 			t.Fatalf("event = %+v (%+v), want cordis/definition-changed %s of %s %q", ev, w, change, d.PluginID, pkg)
 		}
 	}

@@ -1,9 +1,9 @@
 package panel
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -159,22 +159,39 @@ func (e *env) doAs(token, method, path, body string, hdr map[string]string) (*ht
 	return res, string(b)
 }
 
-// envelope is every verb's answer.
-type envelope struct {
-	OK    bool            `json:"ok"`
-	Value json.RawMessage `json:"value"`
-	Error *errorMsg       `json:"error"`
-}
-
-// call posts a verb with the operator's token and decodes the envelope.
-func (e *env) call(verb string, args any) (status int, en envelope) {
+// client is a Client of the env's panel with token (the operator's when "").
+func (e *env) client(token string) *Client {
 	e.t.Helper()
-	status, en, _ = e.callAs(e.h.Token(), verb, args)
-	return status, en
+	if token == "" {
+		token = e.h.Token()
+	}
+	c, err := NewClient(e.srv.URL+e.h.opts.Base, token, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
 }
 
-// callAs posts a verb with token and decodes the envelope; body is the answer as sent.
-func (e *env) callAs(token, verb string, args any) (status int, en envelope, body string) {
+// call calls a verb with the operator's token through the Client and gives its answer as
+// an Answer, with the HTTP status.
+func (e *env) call(verb string, args any) (status int, en Answer) {
+	e.t.Helper()
+	var v json.RawMessage
+	err := e.client("").Call(context.Background(), verb, args, &v)
+	var refused *Error
+	switch {
+	case err == nil:
+		return http.StatusOK, Answer{OK: true, Value: v}
+	case errors.As(err, &refused):
+		return refused.Status, Answer{Error: refused}
+	}
+	e.t.Fatalf("%s: %v", verb, err)
+	return 0, Answer{}
+}
+
+// callAs posts a verb with token and decodes the answer; body is the answer as sent, for
+// the tests that compare answers byte for byte.
+func (e *env) callAs(token, verb string, args any) (status int, en Answer, body string) {
 	e.t.Helper()
 	b := []byte("{}")
 	if args != nil {
@@ -182,7 +199,7 @@ func (e *env) callAs(token, verb string, args any) (status int, en envelope, bod
 	}
 	res, body := e.doAs(token, "POST", e.h.opts.Base+"rpc/"+verb, string(b), map[string]string{"Content-Type": "application/json"})
 	if err := json.Unmarshal([]byte(body), &en); err != nil {
-		e.t.Fatalf("%s: answer %q is not an envelope: %v", verb, body, err)
+		e.t.Fatalf("%s: answer %q is not an Answer: %v", verb, body, err)
 	}
 	return res.StatusCode, en, body
 }
@@ -190,74 +207,76 @@ func (e *env) callAs(token, verb string, args any) (status int, en envelope, bod
 // value calls a verb that must succeed and decodes its value into v.
 func (e *env) value(verb string, args, v any) {
 	e.t.Helper()
-	_, en := e.call(verb, args)
-	if !en.OK {
-		e.t.Fatalf("%s: %+v", verb, en.Error)
-	}
-	if v != nil {
-		if err := json.Unmarshal(en.Value, v); err != nil {
-			e.t.Fatalf("%s: value %s: %v", verb, en.Value, err)
-		}
+	if err := e.client("").Call(context.Background(), verb, args, v); err != nil {
+		e.t.Fatalf("%s: %v", verb, err)
 	}
 }
 
-// sse is an open event stream.
+// sse is an open event stream, read through the Client by a goroutine that close waits
+// for.
 type sse struct {
-	t    testing.TB
-	res  *http.Response
-	evs  chan sseEvent
-	done chan struct{}
+	t      testing.TB
+	es     *EventStream
+	evs    chan sseEvent
+	done   chan struct{}
+	cancel context.CancelFunc
 }
 
-type sseEvent struct{ name, id, data string }
+// sseEvent is one event as the tests look at it: its name, id, data as sent, and data
+// decoded (nil for an event the Client does not know).
+type sseEvent struct {
+	name, id, data string
+	payload        Payload
+}
 
-// stream opens GET /events with the operator's token (with Last-Event-ID when last is
+// stream opens the event stream with the operator's token (with Last-Event-ID when last is
 // set).
 func (e *env) stream(last string) *sse {
 	e.t.Helper()
 	return e.streamAs(e.h.Token(), last)
 }
 
-// streamAs opens GET /events with token.
+// streamAs opens the event stream with token.
 func (e *env) streamAs(token, last string) *sse {
 	e.t.Helper()
-	req, _ := http.NewRequest("GET", e.srv.URL+e.h.opts.Base+"events", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	if last != "" {
-		req.Header.Set("Last-Event-ID", last)
-	}
-	res, err := http.DefaultClient.Do(req)
+	ctx, cancel := context.WithCancel(context.Background())
+	es, err := e.client(token).Events(ctx, last)
 	if err != nil {
-		e.t.Fatal(err)
+		cancel()
+		e.t.Fatalf("events: %v", err)
 	}
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
-		e.t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
-	}
-	s := &sse{t: e.t, res: res, evs: make(chan sseEvent, 64), done: make(chan struct{})}
-	go s.read()
+	s := newSSE(ctx, cancel, e.t, es)
 	e.t.Cleanup(s.close)
 	return s
 }
 
-func (s *sse) read() {
+// newSSE reads es until ctx ends (cancel) or es ends; t, when not nil, is told of events
+// whose data does not decode.
+func newSSE(ctx context.Context, cancel context.CancelFunc, t testing.TB, es *EventStream) *sse {
+	s := &sse{t: t, es: es, evs: make(chan sseEvent, 64), done: make(chan struct{}), cancel: cancel}
+	go s.read(ctx)
+	return s
+}
+
+func (s *sse) read(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.evs)
-	sc := bufio.NewScanner(s.res.Body)
-	var ev sseEvent
-	for sc.Scan() {
-		line := sc.Text()
+	for {
+		ev, err := s.es.Next()
+		if err != nil && ev.Name == "" {
+			return // the stream ended
+		}
 		switch {
-		case line == "":
-			if ev.name != "" {
-				s.evs <- ev
-			}
-			ev = sseEvent{}
-		case strings.HasPrefix(line, "event: "):
-			ev.name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "id: "):
-			ev.id = strings.TrimPrefix(line, "id: ")
-		case strings.HasPrefix(line, "data: "):
-			ev.data = strings.TrimPrefix(line, "data: ")
+		case s.t == nil:
+		case err != nil:
+			s.t.Errorf("event %s: %v", ev.Name, err)
+		case ev.Payload == nil:
+			s.t.Errorf("the handler sent %s, an event the Client does not know (add its type to payloads)", ev.Name)
+		}
+		select {
+		case s.evs <- sseEvent{name: ev.Name, id: ev.ID, data: string(ev.Data), payload: ev.Payload}:
+		case <-ctx.Done():
+			return
 		}
 	}
 }
@@ -292,7 +311,9 @@ func (s *sse) ended() bool {
 	}
 }
 
+// close ends the stream and waits for its reader; closing twice is harmless.
 func (s *sse) close() {
-	s.res.Body.Close()
+	s.cancel()
+	s.es.Close()
 	<-s.done
 }

@@ -104,7 +104,7 @@ func TestBadVerbRequests(t *testing.T) {
 		{"GET", "/rpc/inventory", ``, 405, "method-not-allowed", "POST"},
 	} {
 		res, body := e.do(c.method, c.path, c.body, true, nil)
-		var en errAnswer
+		var en Answer
 		_ = json.Unmarshal([]byte(body), &en)
 		if res.StatusCode != c.status || en.Error == nil || en.Error.Code != c.code || !strings.Contains(en.Error.Message, c.says) {
 			t.Errorf("%s %s %q = %d %s; want %d %s containing %q", c.method, c.path, c.body, res.StatusCode, body, c.status, c.code, c.says)

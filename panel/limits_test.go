@@ -44,9 +44,9 @@ func (e *env) head(method, path string, auth bool, extra ...string) rawclient.He
 }
 
 // errorOf decodes a refusal's code and message.
-func errorOf(t *testing.T, body string) errorMsg {
+func errorOf(t *testing.T, body string) Error {
 	t.Helper()
-	var en errAnswer
+	var en Answer
 	if err := json.Unmarshal([]byte(body), &en); err != nil || en.Error == nil {
 		t.Fatalf("not a refusal: %q (%v)", body, err)
 	}

@@ -78,7 +78,11 @@ func loadTest(t *testing.T, d time.Duration) {
 	t.Cleanup(tr.CloseIdleConnections)
 	pages := make([]*goPage, loadPages-len(tabs))
 	for i := range pages {
-		pages[i] = &goPage{url: e.srv.URL, token: e.h.Token(), client: &http.Client{Transport: tr}, ids: idLog{page: fmt.Sprintf("go page %d", i)}}
+		c, err := NewClient(e.srv.URL, e.h.Token(), &ClientOptions{HTTPClient: &http.Client{Transport: tr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[i] = &goPage{url: e.srv.URL, token: e.h.Token(), client: c, ids: idLog{page: fmt.Sprintf("go page %d", i)}}
 	}
 	t.Logf("%d real tabs, %d Go clients, the model loops for %v", len(tabs), len(pages), d)
 
@@ -279,7 +283,7 @@ func settleTab(t *testing.T, tab context.Context, l *idLog, final uint64, want m
 // A goPage is a page written in Go: it speaks the wire of the package doc.
 type goPage struct {
 	url, token string
-	client     *http.Client
+	client     *Client
 	ids        idLog
 	last       string                // the last id it was sent
 	inv        []runner.InventoryRow // its last inventory read
@@ -357,59 +361,29 @@ func (p *goPage) see(ev sseEvent) {
 }
 
 func (p *goPage) connect(last string) (*sse, error) {
-	req, err := bearerRequest(context.Background(), "GET", p.url+"/events", p.token, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	es, err := p.client.Events(ctx, last)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	if last != "" {
-		req.Header.Set("Last-Event-ID", last)
-	}
-	res, err := p.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		res.Body.Close()
-		return nil, fmt.Errorf("GET /events: %s", res.Status)
-	}
-	s := &sse{res: res, evs: make(chan sseEvent, 64), done: make(chan struct{})}
-	go s.read() // ends when the body is closed: hangUp waits for it
-	return s, nil
+	return newSSE(ctx, cancel, nil, es), nil // ends when the stream is closed: hangUp waits for it
 }
 
 // hangUp closes the stream and waits for its reader.
 func (p *goPage) hangUp(s *sse) {
-	s.res.Body.Close()
-	for range s.evs {
-	}
-	<-s.done
+	s.close()
 }
 
 func (p *goPage) readInventory() error {
-	req, err := bearerRequest(context.Background(), "POST", p.url+"/rpc/inventory", p.token, "{}")
+	inv, err := p.client.Inventory(context.Background())
 	if err != nil {
 		return err
 	}
-	res, err := p.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	var en struct {
-		OK    bool                 `json:"ok"`
-		Value runner.InventoryPage `json:"value"`
-		Error *errorMsg            `json:"error"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&en); err != nil {
-		return fmt.Errorf("inventory: %v", err)
-	}
-	if !en.OK {
-		return fmt.Errorf("inventory: %+v", en.Error)
-	}
-	if en.Value.Truncated {
+	if inv.Truncated {
 		// Every Plugin must be listed for the page to converge: the load stays under the bound.
-		return fmt.Errorf("inventory: truncated (%d of %d Plugins omitted)", en.Value.Omitted, en.Value.Plugins)
+		return fmt.Errorf("inventory: truncated (%d of %d Plugins omitted)", inv.Omitted, inv.Plugins)
 	}
-	p.inv = en.Value.Rows
+	p.inv = inv.Rows
 	return nil
 }

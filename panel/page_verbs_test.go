@@ -13,7 +13,7 @@ import (
 // pageOf reads the page id from a stream's cordis/connected event.
 func pageOf(t *testing.T, ev sseEvent) string {
 	t.Helper()
-	var c connectedWire
+	var c Connected
 	if err := json.Unmarshal([]byte(ev.data), &c); err != nil || ev.name != "cordis/connected" || c.Page == "" {
 		t.Fatalf("connected = %+v (%v)", ev, err)
 	}
@@ -46,12 +46,12 @@ func TestClientInspectOverTheWire(t *testing.T) {
 	}
 	answer := func(resolution any) {
 		ev := s.next()
-		var q inspectWire
-		if err := json.Unmarshal([]byte(ev.data), &q); err != nil || ev.name != "cordis/inspect-query" || q.AgentID != "s1" || q.Provider != "Echo" {
+		var q InspectQuery
+		if err := json.Unmarshal([]byte(ev.data), &q); err != nil || ev.name != "cordis/inspect-query" || q.Session != "s1" || q.Provider != "Echo" {
 			t.Fatalf("inspect query event = %+v", ev)
 		}
 		var acc runner.Accepted
-		e.value("resolveInspectQuery", map[string]any{"page": page, "session": q.AgentID, "requestId": q.RequestID, "resolution": resolution}, &acc)
+		e.value("resolveInspectQuery", map[string]any{"page": page, "session": q.Session, "requestId": q.RequestID, "resolution": resolution}, &acc)
 		if !acc.Accepted {
 			t.Fatalf("the page's answer was refused: %s", acc.Message)
 		}
@@ -82,12 +82,12 @@ func TestLateAnswerIsToldHowTheRequestEnded(t *testing.T) {
 	s.next()
 	out := e.request()
 	s.next() // definition-changed
-	var q requestRunWire
+	var q RequestRun
 	if err := json.Unmarshal([]byte(s.next().data), &q); err != nil || q.RequestID != out.ApprovalRequestID {
 		t.Fatalf("request-run = %+v, %v", q, err)
 	}
 	decline := map[string]any{"requestId": q.RequestID, "ticket": q.Ticket, "resolution": map[string]any{"ok": false, "reason": "rejected"}}
-	var acc acceptedAnswer
+	var acc AcceptedAnswer
 	e.value("resolveRequestRun", decline, &acc)
 	if !acc.Accepted.Accepted || acc.Settled != "" {
 		t.Fatalf("the first answer = %+v", acc)
@@ -95,7 +95,7 @@ func TestLateAnswerIsToldHowTheRequestEnded(t *testing.T) {
 	e.told("rejected")
 
 	// A second page answers after the first: refused, and told how the request ended.
-	var hh hostHalfAnswer
+	var hh HostHalfAnswer
 	e.value("runHostHalf", map[string]any{"session": "s1", "pluginId": q.PluginID, "packageId": q.PackageID, "mode": "run", "requestId": q.RequestID, "ticket": q.Ticket}, &hh)
 	if hh.OK || hh.Settled != runner.OutcomeRejected {
 		t.Fatalf("a late approval = %+v", hh)
@@ -105,7 +105,7 @@ func TestLateAnswerIsToldHowTheRequestEnded(t *testing.T) {
 		t.Fatalf("a late decline = %+v", acc)
 	}
 	// A request nobody knows carries no outcome: that refusal is a real one.
-	hh = hostHalfAnswer{}
+	hh = HostHalfAnswer{}
 	e.value("runHostHalf", map[string]any{"session": "s1", "pluginId": q.PluginID, "packageId": q.PackageID, "mode": "run", "requestId": "approval-99", "ticket": "x"}, &hh)
 	if hh.OK || hh.Settled != "" || hh.Reason != runner.ReasonNotAuthorised {
 		t.Fatalf("an unknown request = %+v", hh)
@@ -132,7 +132,7 @@ func TestActivityRecordsTheModelsCalls(t *testing.T) {
 		for ev.name == "cordis/definition-changed" {
 			ev = s.next()
 		}
-		var w activityWire
+		var w Activity
 		if err := json.Unmarshal([]byte(ev.data), &w); err != nil || ev.name != "cordis/activity" || w.State != want || w.Define == nil || w.Define.Name != "Clock" {
 			t.Fatalf("activity event = %+v, want the define card %s", ev, want)
 		}
@@ -143,7 +143,7 @@ func TestActivityRecordsTheModelsCalls(t *testing.T) {
 	// A call cut off by its turn's end reads stopped.
 	runner.ToolCall.Emit(e.r.Fiber().Context(), runner.ToolCallEvent{Session: "s1", Tool: "cordis_undefine", Seq: 1 << 40, Args: `{"pluginId":"clock-1"}`, Interrupted: true})
 
-	var list []activityWire
+	var list []Activity
 	e.value("activity", nil, &list)
 	if len(list) != 3 || list[0].Tool != "cordis_undefine" || list[0].State != CardStopped || list[0].Row.Error != ErrorInterrupted ||
 		list[1].Tool != "cordis_stop" || list[1].State != CardError || list[1].Row.PluginID != "nope-1" ||
@@ -164,7 +164,7 @@ func TestActivityKeepsTheLastCards(t *testing.T) {
 		e.h.Record(Call{Tool: "cordis_stop", Session: "s1", Seq: int64(i + 1), Args: fmt.Sprintf(`{"pluginId":"p-%d"}`, i+1), Result: json.RawMessage(`{}`)})
 	}
 	e.h.Record(Call{Tool: "cordis_inspect_self", Session: "s1", Seq: 1000}) // no card
-	var list []activityWire
+	var list []Activity
 	e.value("activity", nil, &list)
 	if len(list) != MaxActivity || list[0].Seq != MaxActivity+5 || list[len(list)-1].Seq != 6 {
 		t.Fatalf("activity keeps %d cards from seq %d to %d, want %d from %d to 6", len(list), list[0].Seq, list[len(list)-1].Seq, MaxActivity, MaxActivity+5)

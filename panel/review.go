@@ -25,7 +25,7 @@ const MaxReviewBytes = 256 << 10
 // JSON (op, line numbers, quotes), so a diff of a million empty lines is bounded too.
 const diffLineCost = 32
 
-// The changes of a half since the base version (reviewHalf.Change).
+// The changes of a half since the base version (ReviewHalf.Change).
 const (
 	changeNew     = "new"     // there is no base: the whole half is new to the person
 	changeSame    = "same"    // identical to the base's
@@ -34,28 +34,30 @@ const (
 	changeRemoved = "removed" // the base had it and this Package does not: Code is ""
 )
 
-// reviewWire is the answer of the verb reviewPackage.
-type reviewWire struct {
+// PackageReview is the answer of the verb reviewPackage: a Package as its approval card
+// shows it.
+type PackageReview struct {
 	PluginID  string `json:"pluginId"`
 	PackageID string `json:"packageId"`
 	Name      string `json:"name"`
 	Purpose   string `json:"purpose"`
 	// Base is the version the person last let run (runner.Review.Base), which Hunks
 	// compare against; nil when there is none.
-	Base *reviewBase `json:"base,omitempty"`
+	Base *ReviewBase `json:"base,omitempty"`
 	// Halves are the host half, then the client half; a half that neither this Package
 	// nor the base has is left out.
-	Halves []reviewHalf  `json:"halves"`
+	Halves []ReviewHalf  `json:"halves"`
 	Grants runner.Grants `json:"grants"`
 }
 
-type reviewBase struct {
+// ReviewBase is the version a PackageReview compares against.
+type ReviewBase struct {
 	PackageID string `json:"packageId"`
 	Name      string `json:"name"`
 }
 
-// A reviewHalf is one half as the approval card shows it.
-type reviewHalf struct {
+// A ReviewHalf is one half as the approval card shows it.
+type ReviewHalf struct {
 	Half   string `json:"half"`   // "host" or "client"
 	Code   string `json:"code"`   // the source, at most MaxReviewBytes of it; "" when removed
 	Lines  int    `json:"lines"`  // lines of the whole source
@@ -67,24 +69,24 @@ type reviewHalf struct {
 	// short of MaxReviewBytes.
 	Added    int          `json:"added"`
 	Removed  int          `json:"removed"`
-	Hunks    []reviewHunk `json:"hunks,omitempty"`
+	Hunks    []ReviewHunk `json:"hunks,omitempty"`
 	HunksCut bool         `json:"hunksCut"`
 }
 
-// A reviewHunk is one hunk of a unified diff: the lines it shows and where they are in
+// A ReviewHunk is one hunk of a unified diff: the lines it shows and where they are in
 // the base (Old) and in the reviewed Package (New). Lines between hunks are unchanged.
-type reviewHunk struct {
+type ReviewHunk struct {
 	OldStart int          `json:"oldStart"`
 	OldLines int          `json:"oldLines"`
 	NewStart int          `json:"newStart"`
 	NewLines int          `json:"newLines"`
-	Lines    []reviewLine `json:"lines"`
+	Lines    []ReviewLine `json:"lines"`
 }
 
-// A reviewLine is one line of a hunk: Op " " (context), "+" (added) or "-" (removed),
+// A ReviewLine is one line of a hunk: Op " " (context), "+" (added) or "-" (removed),
 // with its line number in the base (Old, 0 for an added line) and in the reviewed
 // Package (New, 0 for a removed one).
-type reviewLine struct {
+type ReviewLine struct {
 	Op   string `json:"op"`
 	Old  int    `json:"old,omitempty"`
 	New  int    `json:"new,omitempty"`
@@ -96,21 +98,21 @@ func agentOfReview(a *runner.ReviewArgs) *string { return &a.AgentID }
 // reviewPackage answers the approval card of a Package of sc's session. The runner's
 // ownership check answers another session's Plugin as one that does not exist (handle
 // has set AgentID to sc's session).
-func reviewPackage(r *runner.Runner, ctx context.Context, a runner.ReviewArgs) (reviewWire, error) {
+func reviewPackage(r *runner.Runner, ctx context.Context, a runner.ReviewArgs) (PackageReview, error) {
 	rv, err := r.ReviewPackage(ctx, a)
 	if err != nil {
-		return reviewWire{}, err
+		return PackageReview{}, err
 	}
 	return reviewOf(rv), nil
 }
 
 // reviewOf is the approval card's view of rv.
-func reviewOf(rv runner.Review) reviewWire {
+func reviewOf(rv runner.Review) PackageReview {
 	k := rv.Package
-	w := reviewWire{PluginID: rv.PluginID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, Grants: rv.Grants, Halves: []reviewHalf{}}
+	w := PackageReview{PluginID: rv.PluginID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, Grants: rv.Grants, Halves: []ReviewHalf{}}
 	var base runner.Package
 	if b := rv.Base; b != nil {
-		w.Base = &reviewBase{PackageID: b.ID, Name: b.Name}
+		w.Base = &ReviewBase{PackageID: b.ID, Name: b.Name}
 		base = *b
 	}
 	for _, h := range []struct{ name, code, base string }{{"host", k.Host, base.Host}, {"client", k.Client, base.Client}} {
@@ -123,8 +125,8 @@ func reviewOf(rv runner.Review) reviewWire {
 
 // reviewHalfOf is half name with source code, compared with base (the base version's
 // source of the same half; "" when it had none) when hasBase.
-func reviewHalfOf(name, code, base string, hasBase bool) reviewHalf {
-	h := reviewHalf{Half: name, Bytes: len(code), Lines: lineCount(code)}
+func reviewHalfOf(name, code, base string, hasBase bool) ReviewHalf {
+	h := ReviewHalf{Half: name, Bytes: len(code), Lines: lineCount(code)}
 	h.Code, h.Cut = cutLines(code, MaxReviewBytes)
 	switch {
 	case !hasBase:
@@ -180,21 +182,21 @@ func cutLines(s string, max int) (string, bool) {
 // hunks diffs old and new (each ending in a newline) with go-internal's anchored diff and
 // returns its hunks, up to max bytes of lines (each line's text and diffLineCost), the
 // lines added and removed over the whole diff, and whether the hunks were cut.
-func hunks(old, new string, max int) (hs []reviewHunk, added, removed int, cut bool) {
+func hunks(old, new string, max int) (hs []ReviewHunk, added, removed int, cut bool) {
 	out := strings.TrimSuffix(string(diff.Diff("old", []byte(old), "new", []byte(new))), "\n")
 	lines := strings.Split(out, "\n")
 	if len(lines) < 3 {
 		return nil, 0, 0, false // identical: no diff
 	}
 	budget := max
-	var cur *reviewHunk
+	var cur *ReviewHunk
 	var o, n int // the next line numbers in old and new
 	// After the three header lines ("diff", "---", "+++"), a line is a hunk's header
 	// ("@@ …") or one of its lines, which start with " ", "+" or "-"; both texts end in
 	// a newline, so there is no "\ No newline at end of file".
 	for _, s := range lines[3:] {
 		if strings.HasPrefix(s, "@@ ") {
-			var hk reviewHunk
+			var hk ReviewHunk
 			if _, err := fmt.Sscanf(s, "@@ -%d,%d +%d,%d @@", &hk.OldStart, &hk.OldLines, &hk.NewStart, &hk.NewLines); err != nil {
 				return hs, added, removed, true // cannot happen: diff writes every header so
 			}
@@ -209,7 +211,7 @@ func hunks(old, new string, max int) (hs []reviewHunk, added, removed int, cut b
 		if s == "" {
 			continue // cannot happen: every line has its op
 		}
-		l := reviewLine{Op: s[:1], Text: s[1:]}
+		l := ReviewLine{Op: s[:1], Text: s[1:]}
 		switch l.Op {
 		case "+":
 			added++

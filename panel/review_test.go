@@ -34,7 +34,7 @@ func TestReviewPackageStaysInItsSession(t *testing.T) {
 	}
 	for _, token := range []string{aliceToken, e.h.Token()} {
 		_, en, body := e.callAs(token, "reviewPackage", map[string]any{"session": "alice", "pluginId": alice.PluginID, "packageId": alice.PackageID})
-		var rv reviewWire
+		var rv PackageReview
 		if !en.OK || json.Unmarshal(en.Value, &rv) != nil || len(rv.Halves) != 2 || !strings.Contains(rv.Halves[0].Code, secret) {
 			t.Errorf("reviewPackage with token %s = %s, want alice's code", token, body)
 		}
@@ -51,11 +51,11 @@ func TestReviewPackageOverTheWire(t *testing.T) {
 	e := newEnv(t, nil)
 	const hostile = "</script><img src=x onerror=\"alert(1)\">"
 	d := e.define("// "+hostile+"\n"+clockHost, clientCode)
-	var rv reviewWire
+	var rv PackageReview
 	e.value("reviewPackage", map[string]any{"session": "s1", "pluginId": d.PluginID, "packageId": d.PackageID}, &rv)
-	want := reviewWire{PluginID: d.PluginID, PackageID: d.PackageID, Name: "Clock", Purpose: "Shows the time.",
-		Halves: []reviewHalf{
-			{Half: "host", Code: "// " + hostile + "\n" + clockHost, Lines: 3, Bytes: len("// "+hostile+"\n"+clockHost), Change: changeNew},
+	want := PackageReview{PluginID: d.PluginID, PackageID: d.PackageID, Name: "Clock", Purpose: "Shows the time.",
+		Halves: []ReviewHalf{
+			{Half: "host", Code: "// " + hostile + "\n" + clockHost, Lines: 3, Bytes: len("// " + hostile + "\n" + clockHost), Change: changeNew},
 			{Half: "client", Code: clientCode, Lines: 1, Bytes: len(clientCode), Change: changeNew},
 		}}
 	if diff := cmp.Diff(want, rv); diff != "" {
@@ -76,17 +76,17 @@ func TestReviewOf(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		rv   runner.Review
-		want []reviewHalf
+		want []ReviewHalf
 	}{{
 		name: "a first version: the whole code",
 		rv:   runner.Review{Package: pkg("pkg-1", "one\ntwo", "")},
-		want: []reviewHalf{{Half: "host", Code: "one\ntwo", Lines: 2, Bytes: 7, Change: changeNew}},
+		want: []ReviewHalf{{Half: "host", Code: "one\ntwo", Lines: 2, Bytes: 7, Change: changeNew}},
 	}, {
 		name: "one line changed in the middle, the client the same but for its last newline",
 		rv:   runner.Review{Package: pkg("pkg-2", "a\nb\nc\nd\nE\nf\ng\nh\ni\nj\n", "view()\n"), Base: &base},
-		want: []reviewHalf{
+		want: []ReviewHalf{
 			{Half: "host", Code: "a\nb\nc\nd\nE\nf\ng\nh\ni\nj\n", Lines: 10, Bytes: 20, Change: changeChanged, Added: 1, Removed: 1,
-				Hunks: []reviewHunk{{OldStart: 2, OldLines: 7, NewStart: 2, NewLines: 7, Lines: []reviewLine{
+				Hunks: []ReviewHunk{{OldStart: 2, OldLines: 7, NewStart: 2, NewLines: 7, Lines: []ReviewLine{
 					{Op: " ", Old: 2, New: 2, Text: "b"}, {Op: " ", Old: 3, New: 3, Text: "c"}, {Op: " ", Old: 4, New: 4, Text: "d"},
 					{Op: "-", Old: 5, Text: "e"}, {Op: "+", New: 5, Text: "E"},
 					{Op: " ", Old: 6, New: 6, Text: "f"}, {Op: " ", Old: 7, New: 7, Text: "g"}, {Op: " ", Old: 8, New: 8, Text: "h"},
@@ -96,16 +96,16 @@ func TestReviewOf(t *testing.T) {
 	}, {
 		name: "the host half removed, a client half where there was none",
 		rv:   runner.Review{Package: pkg("pkg-3", "", "view()"), Base: ptr(pkg("pkg-2", "x\ny\n", ""))},
-		want: []reviewHalf{
+		want: []ReviewHalf{
 			{Half: "host", Change: changeRemoved, Removed: 2},
 			{Half: "client", Code: "view()", Lines: 1, Bytes: 6, Change: changeAdded, Added: 1},
 		},
 	}, {
 		name: "lines inserted at the top: numbers shift",
 		rv:   runner.Review{Package: pkg("pkg-2", "new\n"+base.Host, "view()"), Base: &base},
-		want: []reviewHalf{
+		want: []ReviewHalf{
 			{Half: "host", Code: "new\n" + base.Host, Lines: 11, Bytes: 24, Change: changeChanged, Added: 1,
-				Hunks: []reviewHunk{{OldStart: 1, OldLines: 3, NewStart: 1, NewLines: 4, Lines: []reviewLine{
+				Hunks: []ReviewHunk{{OldStart: 1, OldLines: 3, NewStart: 1, NewLines: 4, Lines: []ReviewLine{
 					{Op: "+", New: 1, Text: "new"}, {Op: " ", Old: 1, New: 2, Text: "a"}, {Op: " ", Old: 2, New: 3, Text: "b"}, {Op: " ", Old: 3, New: 4, Text: "c"},
 				}}}},
 			{Half: "client", Code: "view()", Lines: 1, Bytes: 6, Change: changeSame},

@@ -13,7 +13,6 @@ import (
 
 	"github.com/cordiskit/cordiskit/internal/bodylimit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 )
 
 // A verb is one page verb: its wire arguments (for error messages) and the call, made for
@@ -51,25 +50,12 @@ func agentOfCode(a *runner.ClientCodeArgs) *string           { return &a.AgentID
 func agentOfSettle(a *runner.SettleUserRunArgs) *string      { return &a.AgentID }
 func agentOfPlugin(a *runner.PanelPluginArgs) *string        { return &a.AgentID }
 func agentOfRevoke(a *runner.RevokeArgs) *string             { return &a.AgentID }
-func agentOfRender(a *renderFailureArgs) *string             { return &a.AgentID }
-func agentOfGuard(a *guardFailureArgs) *string               { return &a.AgentID }
+func agentOfRender(a *RenderFailureArgs) *string             { return &a.AgentID }
+func agentOfGuard(a *GuardFailureArgs) *string               { return &a.AgentID }
 func agentOfQuery(a *runner.ResolveInspectQueryArgs) *string { return &a.AgentID }
 
-// A refused answer to a request that another page (or the model, or the deadline)
-// settled first carries how it ended, so the late page can say so instead of failing.
-type (
-	hostHalfAnswer struct {
-		runner.HostHalfResult
-		Settled runner.Outcome `json:"settled,omitempty"`
-	}
-	acceptedAnswer struct {
-		runner.Accepted
-		Settled runner.Outcome `json:"settled,omitempty"`
-	}
-)
-
-func runHostHalf(h *Handler, ctx context.Context, sc scope, a runner.RunHostHalfArgs) (hostHalfAnswer, error) {
-	res := hostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}
+func runHostHalf(h *Handler, ctx context.Context, sc scope, a runner.RunHostHalfArgs) (HostHalfAnswer, error) {
+	res := HostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}
 	if !res.OK && a.RequestID != "" {
 		res.Settled = h.hub.outcome(sc, a.RequestID)
 	}
@@ -79,11 +65,11 @@ func runHostHalf(h *Handler, ctx context.Context, sc scope, a runner.RunHostHalf
 // resolveRequestRun answers a session's page about another session's request exactly as
 // about one that does not exist, without asking the runner: the ticket alone is not
 // enough.
-func resolveRequestRun(h *Handler, ctx context.Context, sc scope, a runner.ResolveArgs) (acceptedAnswer, error) {
+func resolveRequestRun(h *Handler, ctx context.Context, sc scope, a runner.ResolveArgs) (AcceptedAnswer, error) {
 	if !h.mine(sc, requestsOf, a.RequestID) && h.hub.outcome(sc, a.RequestID) == "" {
-		return acceptedAnswer{Accepted: requestNotPending(a.RequestID)}, nil
+		return AcceptedAnswer{Accepted: requestNotPending(a.RequestID)}, nil
 	}
-	res := acceptedAnswer{Accepted: h.r.ResolveRequestRun(ctx, a)}
+	res := AcceptedAnswer{Accepted: h.r.ResolveRequestRun(ctx, a)}
 	if !res.Accepted.Accepted {
 		res.Settled = h.hub.outcome(sc, a.RequestID)
 	}
@@ -99,7 +85,7 @@ func inventory(h *Handler, ctx context.Context, sc scope, _ noArgs) (runner.Inve
 
 // invoke calls a handler of a run of sc's session; another session's Plugin reads as not
 // running, with or without its capability.
-func invoke(h *Handler, ctx context.Context, sc scope, a invokeArgs) (json.RawMessage, error) {
+func invoke(h *Handler, ctx context.Context, sc scope, a InvokeArgs) (json.RawMessage, error) {
 	if !h.mine(sc, pluginsOf, a.PluginID) {
 		return nil, pluginNotRunning(a.PluginID)
 	}
@@ -131,28 +117,6 @@ func answer[A, R any](f func(*runner.Runner, context.Context, A) R) func(*runner
 	return func(r *runner.Runner, ctx context.Context, a A) (R, error) { return f(r, ctx, a), nil }
 }
 
-// renderFailureArgs and guardFailureArgs carry the report's run and what went wrong.
-type renderFailureArgs struct {
-	runner.ReportArgs
-	Failure decl.RenderFailure `json:"failure"`
-}
-
-type guardFailureArgs struct {
-	runner.ReportArgs
-	Failure struct {
-		Message string `json:"message"`
-		Stack   string `json:"stack,omitempty"`
-	} `json:"failure"`
-}
-
-type invokeArgs struct {
-	PluginID    string          `json:"pluginId"`
-	PluginRunID string          `json:"pluginRunId"`
-	Capability  string          `json:"capability"`
-	Method      string          `json:"method"`
-	Args        json.RawMessage `json:"args"`
-}
-
 type noArgs struct{}
 
 // verbs are the page verbs (docs/dynamic-plugins.md, "Verbs") by wire name. None is the
@@ -168,18 +132,18 @@ var verbs = map[string]verb{
 	"undefineFromPanel": handle("session, pluginId", agentOfPlugin, (*runner.Runner).UndefineFromPanel),
 	"revokeGrant":       handle("session, pluginId, packageId, future", agentOfRevoke, (*runner.Runner).RevokeGrant),
 	"reviewPackage":     handle("session, pluginId, packageId", agentOfReview, reviewPackage),
-	"reportRenderFailure": handle("session, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a renderFailureArgs) (any, error) {
+	"reportRenderFailure": handle("session, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a RenderFailureArgs) (any, error) {
 		r.ReportRenderFailure(ctx, a.ReportArgs, a.Failure)
 		return nil, nil
 	}),
-	"reportClientGuardFailure": handle("session, pluginId, pluginRunId, capability, failure {message, stack}", agentOfGuard, func(r *runner.Runner, ctx context.Context, a guardFailureArgs) (any, error) {
+	"reportClientGuardFailure": handle("session, pluginId, pluginRunId, capability, failure {message, stack}", agentOfGuard, func(r *runner.Runner, ctx context.Context, a GuardFailureArgs) (any, error) {
 		r.ReportClientGuardFailure(ctx, a.ReportArgs, a.Failure.Message, a.Failure.Stack)
 		return nil, nil
 	}),
 	"inventory":           handleH("none (send {})", nil, inventory),
 	"syncInspectManifest": handleH("page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]", nil, syncInspectManifest),
 	"resolveInspectQuery": handleH("page, session, requestId, resolution {ok, data, error {code, message}}", agentOfQuery, resolveInspectQuery),
-	"activity": handleH("none (send {})", nil, func(h *Handler, _ context.Context, sc scope, _ noArgs) ([]activityWire, error) {
+	"activity": handleH("none (send {})", nil, func(h *Handler, _ context.Context, sc scope, _ noArgs) ([]Activity, error) {
 		return h.activity.list(sc), nil
 	}),
 	"invoke": handleH("pluginId, pluginRunId, capability, method, args", nil, invoke),
@@ -229,9 +193,9 @@ func (h *Handler) serveVerb(w http.ResponseWriter, req *http.Request) {
 	case errors.As(err, &bad):
 		writeError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf("%s: %s; send a JSON object with its arguments: %s", name, bad.msg, v.args))
 	case err != nil:
-		writeJSON(w, http.StatusOK, errAnswer{Error: wireError(err)})
+		writeJSON(w, http.StatusOK, Answer{Error: wireError(err)})
 	default:
-		writeJSON(w, http.StatusOK, okAnswer{OK: true, Value: value})
+		writeValue(w, value)
 	}
 }
 
@@ -260,38 +224,43 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-// okAnswer and errAnswer are every verb's answer (docs/dynamic-plugins.md, "Transport and
-// answers").
-type okAnswer struct {
-	OK    bool `json:"ok"` // always true
-	Value any  `json:"value"`
-}
-
-type errAnswer struct {
-	OK    bool      `json:"ok"` // always false
-	Error *errorMsg `json:"error"`
-}
-
-type errorMsg struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
 // wireError gives a runner error its code: the refusal reason, the invoke code, or
 // "internal".
-func wireError(err error) *errorMsg {
+func wireError(err error) *Error {
 	var ie *runner.InvokeError
 	if errors.As(err, &ie) {
-		return &errorMsg{Code: string(ie.Code), Message: ie.Message}
+		return &Error{Code: string(ie.Code), Message: ie.Message}
 	}
 	if r := runner.ReasonOf(err); r != "" {
-		return &errorMsg{Code: string(r), Message: err.Error()}
+		return &Error{Code: string(r), Message: err.Error()}
 	}
-	return &errorMsg{Code: "internal", Message: err.Error()}
+	return &Error{Code: "internal", Message: err.Error()}
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
-	writeJSON(w, status, errAnswer{Error: &errorMsg{Code: code, Message: msg}})
+	writeJSON(w, status, Answer{Error: &Error{Code: code, Message: msg}})
+}
+
+// writeValue answers a verb with its value.
+func writeValue(w http.ResponseWriter, value any) {
+	v, err := marshal(value)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "internal", "encoding the answer: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, Answer{OK: true, Value: v})
+}
+
+// marshal is json.Marshal without HTML escapes: messages are read by people and models,
+// never put into HTML.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -301,7 +270,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		b.Reset()
-		_ = enc.Encode(errAnswer{Error: &errorMsg{Code: "internal", Message: "encoding the answer: " + err.Error()}})
+		_ = enc.Encode(Answer{Error: &Error{Code: "internal", Message: "encoding the answer: " + err.Error()}})
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)

@@ -115,7 +115,7 @@ func (e *env) hold(session string, op *sse) holdings {
 	h.request = out.ApprovalRequestID
 	for h.ticket == "" {
 		ev := op.next()
-		var q requestRunWire
+		var q RequestRun
 		if ev.name == "cordis/request-run" && json.Unmarshal([]byte(ev.data), &q) == nil && q.RequestID == h.request {
 			h.ticket = q.Ticket
 		}
@@ -149,7 +149,7 @@ func (s *sse) upTo(seq int64) []sseEvent {
 	var evs []sseEvent
 	for {
 		ev := s.next()
-		var w activityWire
+		var w Activity
 		if ev.name == "cordis/activity" && json.Unmarshal([]byte(ev.data), &w) == nil && w.Seq == seq {
 			return evs
 		}
@@ -255,7 +255,7 @@ func TestSessionFreshStreamGetsOnlyItsPendingRequests(t *testing.T) {
 		e.mark("bob", markerSeq)
 		var ids []string
 		for _, ev := range s.upTo(markerSeq) {
-			var q requestRunWire
+			var q RequestRun
 			if ev.name == "cordis/request-run" && json.Unmarshal([]byte(ev.data), &q) == nil {
 				ids = append(ids, q.RequestID+" "+q.Ticket)
 			}
@@ -348,7 +348,7 @@ func TestSessionInventoryAndActivityAreItsOwn(t *testing.T) {
 		t.Errorf("the operator's inventory = %v, want both sessions'", got)
 	}
 	activity := func(token string) []string {
-		var list []activityWire
+		var list []Activity
 		_, en, _ := e.callAs(token, "activity", nil)
 		if !en.OK || json.Unmarshal(en.Value, &list) != nil {
 			t.Fatalf("activity: %+v", en)
@@ -424,7 +424,7 @@ func TestSessionCannotAnswerAnotherSessionsRequest(t *testing.T) {
 	}
 	// Alice declines it herself; bob's late decline is still told nothing of how it
 	// ended, while alice's late one is.
-	var acc acceptedAnswer
+	var acc AcceptedAnswer
 	if _, en, _ := e.callAs(aliceToken, "resolveRequestRun", decline(alice.request, alice.ticket)); !en.OK || json.Unmarshal(en.Value, &acc) != nil || !acc.Accepted.Accepted {
 		t.Fatalf("alice's own decline: %+v", en)
 	}
@@ -536,8 +536,8 @@ func TestSessionInspectQueriesStayInTheSession(t *testing.T) {
 		got <- result{out.Data, err}
 	}()
 	ev := sa.next()
-	var q inspectWire
-	if err := json.Unmarshal([]byte(ev.data), &q); err != nil || ev.name != "cordis/inspect-query" || q.AgentID != "alice" {
+	var q InspectQuery
+	if err := json.Unmarshal([]byte(ev.data), &q); err != nil || ev.name != "cordis/inspect-query" || q.Session != "alice" {
 		t.Fatalf("alice's page got %+v, want her query", ev)
 	}
 	// Bob's page never sees it, and cannot answer it with his page or hers.
@@ -659,9 +659,9 @@ func TestOneSessionCannotCrowdOutAnother(t *testing.T) {
 		session := fmt.Sprintf("busy-%d", i%17)
 		e.h.Record(Call{Tool: "cordis_stop", Session: session, Seq: int64(i + 10), Args: `{"pluginId":"x-1"}`, Result: json.RawMessage(`{}`)})
 	}
-	var list []activityWire
+	var list []Activity
 	_, en, _ := e.callAs(aliceToken, "activity", nil)
-	if json.Unmarshal(en.Value, &list) != nil || !slices.ContainsFunc(list, func(c activityWire) bool { return c.Row != nil && c.Row.PluginID == "quiet-1" }) {
+	if json.Unmarshal(en.Value, &list) != nil || !slices.ContainsFunc(list, func(c Activity) bool { return c.Row != nil && c.Row.PluginID == "quiet-1" }) {
 		t.Fatalf("alice's card was crowded out: her list = %+v", list)
 	}
 	e.h.activity.mu.Lock()
