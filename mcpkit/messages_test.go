@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/google/go-cmp/cmp"
@@ -82,14 +83,14 @@ func (f *fakeSource) pending(session string) int {
 	return len(f.kept[session])
 }
 
-// namedServer serves root's tools with messages from src; each client's session is its
-// clientInfo.name.
-func namedServer(t *testing.T, src mcpkit.MessageSource, opts *mcpkit.Options) *mcpkit.Server {
+// namedServer serves echo, fail, big and extra with messages from src; each client's
+// session is its clientInfo.name.
+func namedServer(t *testing.T, src mcpkit.MessageSource, opts *mcpkit.Options, extra ...kit.Tool) *mcpkit.Server {
 	t.Helper()
 	root := newRuntime(t)
-	mount(t, root, "tools", echo(), failing(), rawTool("big", `{"type":"object"}`, "", func(args map[string]any) (any, error) {
+	mount(t, root, "tools", append([]kit.Tool{echo(), failing(), rawTool("big", `{"type":"object"}`, "", func(args map[string]any) (any, error) {
 		return strings.Repeat("b", int(args["bytes"].(float64))), nil
-	}))
+	})}, extra...)...)
 	var o mcpkit.Options
 	if opts != nil {
 		o = *opts
@@ -314,7 +315,7 @@ func TestRunnerMessagesOverHTTP(t *testing.T) {
 		t.Fatal("define failed")
 	}
 	for range 3 {
-		if err := hs.r.StopFromPanel(ctx, runner.PanelPluginArgs{AgentID: "alice", PluginID: "clock-1"}); err != nil {
+		if err := hs.r.StopFromPanel(ctx, runner.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -329,7 +330,7 @@ func TestRunnerMessagesOverHTTP(t *testing.T) {
 
 	flood := runner.DefaultMaxQueuedMessages + 50
 	for range flood {
-		if err := hs.r.StopFromPanel(ctx, runner.PanelPluginArgs{AgentID: "alice", PluginID: "clock-1"}); err != nil {
+		if err := hs.r.StopFromPanel(ctx, runner.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -346,5 +347,46 @@ func TestRunnerMessagesOverHTTP(t *testing.T) {
 	}
 	if _, got, _ := split(t, callTool(t, bob, "cordis_inspect_self", map[string]any{})); len(got) != 0 {
 		t.Errorf("bob's result after alice's flood carries %d messages", len(got))
+	}
+}
+
+// A call the client cancelled takes no message: its result is never read, so the message
+// waits for the next one.
+func TestCancelledCallTakesNoMessage(t *testing.T) {
+	src := newFakeSource()
+	started := make(chan struct{})
+	s := namedServer(t, src, nil, kit.Tool{ToolSchema: kit.ToolSchema{Name: "wait", Description: "waits for its call to be cancelled", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Execute: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			close(started)
+			<-ctx.Done()
+			return json.RawMessage(`"cancelled"`), nil
+		}})
+	answered := make(chan struct{}) // the server's handler of wait returned, messages and all
+	s.MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == "wait" {
+				close(answered)
+			}
+			return res, err
+		}
+	})
+	alice := connectNamed(t, s, "alice", "2025-11-25")
+	sent := msg{"steer", "clock-1", "for the next result that is read"}
+	src.send("alice", sent)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+		done <- err
+	}()
+	<-started
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the cancelled call answered")
+	}
+	<-answered
+	if _, got, _ := split(t, callTool(t, alice, "echo", map[string]any{"text": "x"})); !cmp.Equal(got, []msg{sent}) {
+		t.Errorf("the next result carries %+v; want the message the cancelled call left", got)
 	}
 }
