@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/catalog"
+	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
@@ -45,7 +46,9 @@ type Options struct {
 	// session alone (package doc, "Runs"). Declare a key shared only when every session may
 	// call into the code of whichever session provides it.
 	SharedServices []string
-	// Facade, Timeouts and Limits configure the sandbox host when Host is nil.
+	// Facade, Timeouts and Limits configure the sandbox host when Host is nil. The core
+	// tier's bindings (the tools service's get, has, owner, …) are merged in, so a host
+	// half sees what a mount sees; nil means the core tier alone.
 	Facade   *sandbox.Facade
 	Timeouts *sandbox.Timeouts
 	Limits   *sandbox.Limits
@@ -243,7 +246,16 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 		r.store = NewMemoryStore()
 	}
 	if r.host == nil {
-		sopts := &sandbox.Options{Facade: o.Facade, Timeouts: o.Timeouts, Limits: o.Limits, Logger: r.logger}
+		// The core tier's bindings (ctx.tools.get, …) beside the runtime's, as a mount has them.
+		facade := o.Facade
+		if facade == nil {
+			facade = &sandbox.Facade{}
+		}
+		facade, err := sandbox.Merge(generated.Facade, facade)
+		if err != nil {
+			return nil, fmt.Errorf("runner: merging the runtime's façade with the core tier: %w", err)
+		}
+		sopts := &sandbox.Options{Facade: facade, Timeouts: o.Timeouts, Limits: o.Limits, Logger: r.logger}
 		if err := sopts.Validate(); err != nil { // sandbox.New would panic
 			return nil, fmt.Errorf("runner: invalid Options: %w", err)
 		}
