@@ -1,5 +1,3 @@
-//go:build contractdoc
-
 // The tables of dynamic-plugins.md are generated from the Go types, and the document is
 // checked against the code: every verb the panel answers and every cordis/ event the
 // runner and the panel name has its section, every JSON shape a table, a verb or the

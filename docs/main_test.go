@@ -1,5 +1,3 @@
-//go:build contractdoc
-
 package docs_test
 
 import (
