@@ -1,7 +1,9 @@
 // Package panel serves the Cordis panel: one http.Handler with the page a person watching
 // the agent uses (what the model defined, what runs, what waits for approval), the client
 // runner that loads client halves into the page, the page verbs of the dynamic-plugin
-// runner over HTTP, and the runner's events as a server-sent event stream.
+// runner over HTTP, and the runner's events as a server-sent event stream. The protocol a
+// page speaks, with every verb's and event's fields, is docs/dynamic-plugins.md, "The page
+// protocol", in this module.
 //
 // The first calls a runtime author makes:
 //
@@ -133,7 +135,7 @@
 // the code of a runner refusal is its runner.Reason ("plugin-missing", …), of a failed
 // invoke its runner.InvokeCode ("stale-run", …). A refusal that a verb reports in its
 // value (runHostHalf's {ok:false, reason}, resolveRequestRun's {accepted:false,
-// message}) is an ok answer, as in the original; when the refused answer was to a run
+// message}) is an ok answer; when the refused answer was to a run
 // request that had already ended (another page answered first, the model withdrew it, it
 // expired), the value also carries settled: the request's outcome ("approved",
 // "rejected", …), so a late page can say what happened instead of failing. Transport
