@@ -65,14 +65,16 @@
 //
 // The page verbs (docs/dynamic-plugins.md, "Verbs") are Go methods whose argument structs
 // carry the wire's names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun,
-// StopFromPanel, UndefineFromPanel, RevokeGrant, ReviewPackage, ReportRenderFailure,
-// ReportClientGuardFailure, InventoryPage), ready for the panel to serve over HTTP. Ids are
-// predictable, so three secrets authorise a page instead: a request's ticket (in its
-// RequestRun event, and listed by PendingRequests for the runtime's own Go code) starts or
-// declines it; the token RunHostHalf returns to the page that started a run settles it (an
-// attached page's answer never wins); the run capability (from RunHostHalf or
-// GetClientCode; RunCapability for Go code of the owning session) binds Invoke and reports
-// to the run.
+// StopFromPanel, UndefineFromPanel, RevokeGrant, ReviewPackage, InvokeFromPanel,
+// ReportRenderFailure, ReportClientGuardFailure, InventoryPage), ready for the panel to
+// serve over HTTP. Ids are predictable, so three secrets authorise a page instead: a
+// request's ticket (in its RequestRun event, and listed by PendingRequests for the
+// runtime's own Go code) starts or declines it; the token RunHostHalf returns to the page
+// that started a run settles it (an attached page's answer never wins); the run
+// capability (from RunHostHalf or GetClientCode; RunCapability for a page the runtime
+// serves itself) binds InvokeFromPanel and reports to the run. Go code of the runtime is
+// trusted and calls a run's handlers with Invoke and InvokeParams, no capability needed;
+// a session on its ctx scopes it to that session's Plugins.
 //
 // # Deadlines and grants
 //
