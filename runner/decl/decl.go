@@ -8,6 +8,22 @@
 // defined it, with immutable, versioned Packages whose host half runs in the host process
 // and whose client half runs in the user's browser page. The three mount tools
 // (cordis_mount and friends) make throw-away plugins instead.
+//
+// These types are also the runner's Go API: what a model sends and reads is what Go code
+// passes and gets, one type per concept, with no second copy to convert to:
+//
+//	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: decl.TargetNew, IDPrefix: "clock"}, …})
+//	out, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+//	self, err := r.InspectSelf(ctx, decl.InspectSelfInput{PluginID: d.PluginID})
+//
+// # Statuses
+//
+// Four status types say four different things, and their constants carry their type's
+// name so none is taken for another's: PluginState (Plugin…) is what a Plugin is doing,
+// derived on each read; RunStatus (Run…) how far one run attempt got, stored as the
+// Plugin's latest run; HalfStatus (Half…) the state of one half of an attempt; and
+// StartStatus (Start…) what a start answered (cordis_run's status, BootRestart.Status).
+// Each type's comment lists its values and what moves a status to each.
 package decl
 
 import "github.com/cordiskit/cordiskit/kit"
