@@ -10,8 +10,9 @@
 // It is its own package so that a runtime keeping definitions in memory
 // (runner.NewMemoryStore) or in one SQLite file (runner/sqlstore) does not link a
 // PostgreSQL driver. The driver is github.com/jackc/pgx/v5 with its pool, pgxpool,
-// used directly rather than through database/sql: batches, arrays and the server's
-// error codes without a translation layer.
+// used directly rather than through database/sql: batches (several statements in one
+// round trip, which every call of the store is) and the server's error codes without a
+// translation layer.
 //
 // # The DSN
 //
@@ -91,6 +92,21 @@
 // before any process opens the store with a newer build; a server it cannot reach, or that
 // refuses the DSN's user, password or database (ErrUnreachable); a DSN that does not parse
 // (ErrInvalidDSN).
+//
+// # Several processes: what is shared and what is not yet
+//
+// What the store holds is shared at once: every process reads the Plugins, Packages,
+// grants and latest attempts any process recorded, and ids never collide. What the runner
+// keeps in its process is not: live runs, handler tables, pending run requests, and the
+// events that tell panels and sessions about a change (a Plugin another process defined
+// shows at the next read, with no event). And the runner does not yet share runs: at
+// boot it takes every run the store records as its own previous process's — it records
+// each live run as ended by a restart and, with runner.Options.RestartAtBoot, starts it
+// again — and its caps on Plugins and Packages per session are counted by each process
+// on its own. So, until runs are owned per session across processes (a lease held by
+// one process at a time, checked on every write), a store shared by several processes at
+// once is for definitions only: start one process that runs Plugins (or one per set of
+// sessions that never meet), and let a replacement start only after it is gone.
 //
 // # Retention
 //
