@@ -29,13 +29,13 @@ const maxActivityCards = 16 * MaxActivity
 // Activity is one card of the activity list on the wire (the verb activity and the
 // event cordis/activity): the call's place and state, and the card of its tool.
 type Activity struct {
-	Seq     int64       `json:"seq"`
-	Session string      `json:"session"`
-	Tool    string      `json:"tool"`
-	State   CardState   `json:"state"`
-	Define  *DefineCard `json:"define,omitempty"`
-	Run     *RunCard    `json:"run,omitempty"`
-	Row     *RowCard    `json:"row,omitempty"` // cordis_stop, cordis_undefine
+	Seq     int64       `json:"seq"`              // the call's place: later calls are higher; a card that answers replaces the running one
+	Session string      `json:"session"`          // the session whose model made the call
+	Tool    string      `json:"tool"`             // cordis_define, cordis_run, cordis_stop or cordis_undefine
+	State   CardState   `json:"state"`            // the state of the call
+	Define  *DefineCard `json:"define,omitempty"` // the card of a cordis_define call
+	Run     *RunCard    `json:"run,omitempty"`    // the card of a cordis_run call
+	Row     *RowCard    `json:"row,omitempty"`    // cordis_stop, cordis_undefine
 }
 
 // cardOf is the activity card of c; false for a tool that has no card.

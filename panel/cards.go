@@ -122,15 +122,15 @@ func hasClient(row runner.InventoryRow, packageID string) bool {
 // A DefineCard shows a cordis_define call: what the model defined, its sources, and the
 // ids the runner gave it. It has no switch and no approval button.
 type DefineCard struct {
-	State   CardState `json:"state"`
-	Error   string    `json:"error,omitempty"` // the tool error, or ErrorInterrupted
-	Name    string    `json:"name"`            // from the arguments; their first line when they do not parse
-	Purpose string    `json:"purpose"`
+	State   CardState `json:"state"`            // the state of the call
+	Error   string    `json:"error,omitempty"`  // the tool error, or ErrorInterrupted
+	Name    string    `json:"name"`             // from the arguments; their first line when they do not parse
+	Purpose string    `json:"purpose"`          // from the arguments
 	Host    *string   `json:"host,omitempty"`   // the host half's source; nil when absent
 	Client  *string   `json:"client,omitempty"` // the client half's source
 	// PluginID and PackageID come from the result: only on a success.
 	PluginID  string `json:"pluginId,omitempty"`
-	PackageID string `json:"packageId,omitempty"`
+	PackageID string `json:"packageId,omitempty"` // from the result: only on a success
 }
 
 // DefineCardOf is the card of a cordis_define call.
@@ -168,16 +168,16 @@ func (d DefineCard) Reading(p Page) Reading {
 // A RunCard shows a cordis_run call. While it reads running it renders the
 // tool.view.cordis slot keyed ViewKey with the props {pluginId, packageId, pluginRunId}.
 type RunCard struct {
-	State   CardState `json:"state"`
-	Error   string    `json:"error,omitempty"`
-	Session string    `json:"session"`
-	Seq     int64     `json:"seq"`
+	State   CardState `json:"state"`           // the state of the call
+	Error   string    `json:"error,omitempty"` // the tool error, or ErrorInterrupted
+	Session string    `json:"session"`         // the session that made the call
+	Seq     int64     `json:"seq"`             // the call's place among the session's calls
 	// PluginID, PackageID and Mode come from the result, else the arguments;
 	// PluginRunID from the result only.
 	PluginID    string    `json:"pluginId"`
-	PackageID   string    `json:"packageId"`
-	PluginRunID string    `json:"pluginRunId,omitempty"`
-	Mode        decl.Mode `json:"mode,omitempty"`
+	PackageID   string    `json:"packageId"`             // from the result, else the arguments
+	PluginRunID string    `json:"pluginRunId,omitempty"` // from the result only
+	Mode        decl.Mode `json:"mode,omitempty"`        // from the result, else the arguments
 }
 
 // RunCardOf is the card of a cordis_run call.
@@ -237,9 +237,9 @@ func (r RunCard) ShowsView(p Page, cards []RunCard) bool {
 // A RowCard is the compact row of a cordis_stop or cordis_undefine call: the Plugin it
 // names and what the call answered.
 type RowCard struct {
-	State    CardState `json:"state"`
-	Error    string    `json:"error,omitempty"`
-	Tool     string    `json:"tool"`
+	State    CardState `json:"state"`            // the state of the call
+	Error    string    `json:"error,omitempty"`  // the tool error, or ErrorInterrupted
+	Tool     string    `json:"tool"`             // cordis_stop or cordis_undefine
 	PluginID string    `json:"pluginId"`         // from the arguments
 	Output   string    `json:"output,omitempty"` // the result as JSON; "" unless it succeeded
 }

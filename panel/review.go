@@ -37,23 +37,23 @@ const (
 // PackageReview is the answer of the verb reviewPackage: a Package as its approval card
 // shows it.
 type PackageReview struct {
-	PluginID  string `json:"pluginId"`
-	PackageID string `json:"packageId"`
-	Name      string `json:"name"`
-	Purpose   string `json:"purpose"`
+	PluginID  string `json:"pluginId"`  // the Plugin
+	PackageID string `json:"packageId"` // the Package reviewed
+	Name      string `json:"name"`      // its name
+	Purpose   string `json:"purpose"`   // its purpose
 	// Base is the version the person last let run (runner.Review.Base), which Hunks
 	// compare against; nil when there is none.
 	Base *ReviewBase `json:"base,omitempty"`
 	// Halves are the host half, then the client half; a half that neither this Package
 	// nor the base has is left out.
 	Halves []ReviewHalf  `json:"halves"`
-	Grants runner.Grants `json:"grants"`
+	Grants runner.Grants `json:"grants"` // the Plugin's grants now
 }
 
 // ReviewBase is the version a PackageReview compares against.
 type ReviewBase struct {
-	PackageID string `json:"packageId"`
-	Name      string `json:"name"`
+	PackageID string `json:"packageId"` // the version the person last let run
+	Name      string `json:"name"`      // its name
 }
 
 // A ReviewHalf is one half as the approval card shows it.
@@ -68,29 +68,29 @@ type ReviewHalf struct {
 	// diff; Hunks are its hunks with three lines of context, HunksCut set when they stop
 	// short of MaxReviewBytes.
 	Added    int          `json:"added"`
-	Removed  int          `json:"removed"`
-	Hunks    []ReviewHunk `json:"hunks,omitempty"`
-	HunksCut bool         `json:"hunksCut"`
+	Removed  int          `json:"removed"`         // lines the change removes
+	Hunks    []ReviewHunk `json:"hunks,omitempty"` // the diff against the base, when changed
+	HunksCut bool         `json:"hunksCut"`        // Hunks stop short of MaxReviewBytes
 }
 
 // A ReviewHunk is one hunk of a unified diff: the lines it shows and where they are in
 // the base (Old) and in the reviewed Package (New). Lines between hunks are unchanged.
 type ReviewHunk struct {
-	OldStart int          `json:"oldStart"`
-	OldLines int          `json:"oldLines"`
-	NewStart int          `json:"newStart"`
-	NewLines int          `json:"newLines"`
-	Lines    []ReviewLine `json:"lines"`
+	OldStart int          `json:"oldStart"` // its first line in the base
+	OldLines int          `json:"oldLines"` // its lines in the base
+	NewStart int          `json:"newStart"` // its first line in this Package
+	NewLines int          `json:"newLines"` // its lines in this Package
+	Lines    []ReviewLine `json:"lines"`    // its lines, context and changes
 }
 
 // A ReviewLine is one line of a hunk: Op " " (context), "+" (added) or "-" (removed),
 // with its line number in the base (Old, 0 for an added line) and in the reviewed
 // Package (New, 0 for a removed one).
 type ReviewLine struct {
-	Op   string `json:"op"`
-	Old  int    `json:"old,omitempty"`
-	New  int    `json:"new,omitempty"`
-	Text string `json:"text"`
+	Op   string `json:"op"`            // " " (context), "+" (added) or "-" (removed)
+	Old  int    `json:"old,omitempty"` // its number in the base; 0 for an added line
+	New  int    `json:"new,omitempty"` // its number in this Package; 0 for a removed line
+	Text string `json:"text"`          // the line, without its end
 }
 
 func agentOfReview(a *runner.ReviewArgs) *string { return &a.AgentID }

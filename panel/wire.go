@@ -16,7 +16,7 @@ import (
 // An Answer is every verb's answer: {"ok":true,"value":…} or
 // {"ok":false,"error":{"code":…,"message":…}}.
 type Answer struct {
-	OK    bool            `json:"ok"`
+	OK    bool            `json:"ok"`              // true: Value is the answer; false: Error says why not
 	Value json.RawMessage `json:"value,omitempty"` // the verb's answer; present (null at least) when OK
 	Error *Error          `json:"error,omitempty"` // why not, when not OK
 }
@@ -28,7 +28,7 @@ type Answer struct {
 // foreign-origin (403), unknown-verb or not-found (404), method-not-allowed (405),
 // body-timeout (408), too-large (413), unavailable or closed (503), internal (500).
 type Error struct {
-	Code    string `json:"code"`
+	Code    string `json:"code"`    // a runner.Reason, a runner.InvokeCode, or a code of the transport
 	Message string `json:"message"` // says what to do
 	// Status is the answer's HTTP status (200 for a refusal of the runner). The handler
 	// does not send it in the JSON; the Client sets it from the response.
@@ -43,44 +43,44 @@ func (e *Error) Error() string { return "panel: " + e.Code + ": " + e.Message }
 // happened instead of failing.
 type HostHalfAnswer struct {
 	runner.HostHalfResult
-	Settled runner.Outcome `json:"settled,omitempty"`
+	Settled runner.Outcome `json:"settled,omitempty"` // how the run request had already ended, when this answer came too late
 }
 
 // AcceptedAnswer is the answer of resolveRequestRun: whether the answer counted and,
 // when it did not because the request had already ended, how it ended (Settled).
 type AcceptedAnswer struct {
 	runner.Accepted
-	Settled runner.Outcome `json:"settled,omitempty"`
+	Settled runner.Outcome `json:"settled,omitempty"` // how the run request had already ended, when this answer came too late
 }
 
 // RenderFailureArgs are the arguments of reportRenderFailure: the live run, with its
 // capability, and how its client UI crashed.
 type RenderFailureArgs struct {
 	runner.ReportArgs
-	Failure decl.RenderFailure `json:"failure"`
+	Failure decl.RenderFailure `json:"failure"` // what crashed, and whether the UI gave up its slot
 }
 
 // GuardFailureArgs are the arguments of reportClientGuardFailure: the live run, with its
 // capability, and what the page's client guard refused.
 type GuardFailureArgs struct {
 	runner.ReportArgs
-	Failure GuardFailure `json:"failure"`
+	Failure GuardFailure `json:"failure"` // what the guard refused
 }
 
 // GuardFailure is what the page's client guard refused of a client half.
 type GuardFailure struct {
-	Message string `json:"message"`
-	Stack   string `json:"stack,omitempty"`
+	Message string `json:"message"`         // what the guard refused, and why
+	Stack   string `json:"stack,omitempty"` // the JavaScript stack, when known
 }
 
 // InvokeArgs are the arguments of invoke: a handler of a live run, called with the run's
 // capability (from runHostHalf or getClientCode) and its JSON arguments.
 type InvokeArgs struct {
-	PluginID    string          `json:"pluginId"`
-	PluginRunID string          `json:"pluginRunId"`
-	Capability  string          `json:"capability"`
-	Method      string          `json:"method"`
-	Args        json.RawMessage `json:"args"`
+	PluginID    string          `json:"pluginId"`    // the Plugin
+	PluginRunID string          `json:"pluginRunId"` // the live run the page loaded
+	Capability  string          `json:"capability"`  // the run's capability, from runHostHalf or getClientCode
+	Method      string          `json:"method"`      // the handler, as the host half registered it with harness.handle
+	Args        json.RawMessage `json:"args"`        // the JSON argument; absent or empty means null
 }
 
 // A Payload is the data of one event of the stream; its type says which event, and
@@ -102,8 +102,8 @@ var payloads = []Payload{
 // stream ends. Resumed says that the events after the request's Last-Event-ID follow;
 // when false the page reads its inventory again, and the pending run requests follow.
 type Connected struct {
-	Resumed bool   `json:"resumed"`
-	Page    string `json:"page"`
+	Resumed bool   `json:"resumed"` // the events after Last-Event-ID follow; false: read the inventory again
+	Page    string `json:"page"`    // this connection's page id, for syncInspectManifest and resolveInspectQuery
 }
 
 // Reset (cordis/reset) tells a stream that fell behind further than the handler keeps
@@ -117,67 +117,67 @@ type Reset struct {
 // (runHostHalf) or declining (resolveRequestRun) this request; only pages that may see
 // the request's session receive it.
 type RequestRun struct {
-	RequestID        string    `json:"requestId"` // "approval-3"
-	Ticket           string    `json:"ticket"`
-	Session          string    `json:"session"` // the Plugin's session
-	PluginID         string    `json:"pluginId"`
-	PackageID        string    `json:"packageId"`
-	Mode             decl.Mode `json:"mode"`
-	Name             string    `json:"name"`
-	Purpose          string    `json:"purpose"`
-	RequiresApproval bool      `json:"requiresApproval"`
-	HasClientHalf    bool      `json:"hasClientHalf"`
+	RequestID        string    `json:"requestId"`        // "approval-3"
+	Ticket           string    `json:"ticket"`           // authorises starting or declining this request
+	Session          string    `json:"session"`          // the Plugin's session
+	PluginID         string    `json:"pluginId"`         // the Plugin
+	PackageID        string    `json:"packageId"`        // the Package to run
+	Mode             decl.Mode `json:"mode"`             // as cordis_run
+	Name             string    `json:"name"`             // the Package's name
+	Purpose          string    `json:"purpose"`          // the Package's purpose, for the person
+	RequiresApproval bool      `json:"requiresApproval"` // a person must approve it; else the first page starts it at once
+	HasClientHalf    bool      `json:"hasClientHalf"`    // the Package has a client half to load
 }
 
 // RequestRunResolved (cordis/request-run-resolved) says a run request ended, and how:
 // pages close its approval.
 type RequestRunResolved struct {
-	RequestID string         `json:"requestId"`
-	PluginID  string         `json:"pluginId"`
-	Outcome   runner.Outcome `json:"outcome"`
+	RequestID string         `json:"requestId"` // the run request
+	PluginID  string         `json:"pluginId"`  // its Plugin
+	Outcome   runner.Outcome `json:"outcome"`   // how it ended
 }
 
 // DynamicPackage (cordis/dynamic-package) says a new run is live in the host: a page that
 // shows the Plugin may load its client half (getClientCode).
 type DynamicPackage struct {
-	PluginID    string `json:"pluginId"`
-	PackageID   string `json:"packageId"`
-	PluginRunID string `json:"pluginRunId"`
-	Name        string `json:"name,omitempty"`
+	PluginID    string `json:"pluginId"`       // the Plugin
+	PackageID   string `json:"packageId"`      // the Package that runs
+	PluginRunID string `json:"pluginRunId"`    // the new run
+	Name        string `json:"name,omitempty"` // the Package's name
 }
 
 // DynamicRetract (cordis/dynamic-retract) says a run was torn down: pages running exactly
 // that run unload its client half.
 type DynamicRetract struct {
-	PluginID    string `json:"pluginId"`
-	PackageID   string `json:"packageId"`
-	PluginRunID string `json:"pluginRunId"`
+	PluginID    string `json:"pluginId"`    // the Plugin
+	PackageID   string `json:"packageId"`   // the Package that ran
+	PluginRunID string `json:"pluginRunId"` // the run torn down
 }
 
 // DefinitionChanged (cordis/definition-changed) says a session defined a Package or
 // removed a Plugin: pages read their inventory again. A define starts nothing, so no
 // other event would tell them.
 type DefinitionChanged struct {
-	Session   string                  `json:"session"`
-	PluginID  string                  `json:"pluginId"`
+	Session   string                  `json:"session"`             // the Plugin's session
+	PluginID  string                  `json:"pluginId"`            // the Plugin
 	PackageID string                  `json:"packageId,omitempty"` // "" for a removal
-	Change    runner.DefinitionChange `json:"change"`
+	Change    runner.DefinitionChange `json:"change"`              // defined or undefined
 }
 
 // InspectQuery (cordis/inspect-query) asks the pages that published Provider.Method for
 // the session to answer a client inspect query once (resolveInspectQuery).
 type InspectQuery struct {
-	RequestID string          `json:"requestId"` // "inspect-4"
-	Session   string          `json:"session,omitempty"`
-	Provider  string          `json:"provider,omitempty"`
-	Method    string          `json:"method,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
+	RequestID string          `json:"requestId"`          // "inspect-4"
+	Session   string          `json:"session,omitempty"`  // the session whose model asked
+	Provider  string          `json:"provider,omitempty"` // the client provider
+	Method    string          `json:"method,omitempty"`   // its method
+	Input     json.RawMessage `json:"input,omitempty"`    // the query's input, valid against the method's inputSchema
 }
 
 // InspectQueryResolved (cordis/inspect-query-resolved) says a client inspect query was
 // settled: pages drop it.
 type InspectQueryResolved struct {
-	RequestID string `json:"requestId"`
+	RequestID string `json:"requestId"` // the query settled
 }
 
 // EventName is "cordis/connected".
