@@ -134,11 +134,13 @@ func newHTTPGuard(o *HTTPOptions) (*httpGuard, error) {
 	}
 	for i, t := range o.Tokens {
 		if err := CheckToken(t); err != nil {
+			//lint:ignore ST1005 the message begins with the field it names
 			errs = append(errs, fmt.Errorf("Tokens[%d] (session %q): %w", i, t.Session, err))
 			continue
 		}
 		sum := sha256.Sum256([]byte(t.Token))
 		if _, dup := g.tokens[sum]; dup {
+			//lint:ignore ST1005 the message begins with the field it names
 			errs = append(errs, fmt.Errorf("Tokens[%d] (session %q): the token is listed twice; a token proves one session", i, t.Session))
 			continue
 		}
