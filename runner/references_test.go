@@ -13,13 +13,14 @@ func TestFindReferences(t *testing.T) {
 		text string
 		want string // ids, space-separated
 	}{
-		// The spec's mentions the original misses.
+		// Mentions delimited by punctuation or CJK text (docs/dynamic-plugins.md, "References
+		// and the system prompt").
 		{"请修改@clock-1的显示", "clock-1"},
 		{"(@clock-1)", "clock-1"},
 		{"look at @clock-1.", "clock-1"},
 		{"@clock-1, please", "clock-1"},
 		{"@clock-1,@panel-2", "clock-1 panel-2"},
-		// Spaces and edges, as the original.
+		// Spaces and edges.
 		{"@clock-1", "clock-1"},
 		{"fix @clock-12 and @panel-3 now", "clock-12 panel-3"},
 		{"@clock-1 again @clock-1", "clock-1"},
