@@ -281,6 +281,9 @@ func unprivilegedUser(ctx context.Context) (*user.User, error) {
 		}
 	}
 	out, err := exec.CommandContext(ctx, "useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", serverUser).CombinedOutput()
+	if u, lerr := user.Lookup(serverUser); err != nil && lerr == nil {
+		return u, nil // another test binary made it first
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: PostgreSQL refuses to run as root, and creating the system user %s to run it failed: %v\n%s\nCreate an unprivileged user named postgres or %s, or run the tests as another user", serverUser, err, out, serverUser)
 	}
