@@ -14,6 +14,8 @@
 // round trip, which every call of the store is) and the server's error codes without a
 // translation layer.
 //
+// It needs PostgreSQL 12 or later (its connections ask for plan_cache_mode).
+//
 // # The DSN
 //
 // Open takes what libpq takes: a URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full,
