@@ -221,7 +221,7 @@ func TestHTTPSessionIDIsNotABearer(t *testing.T) {
 		t.Errorf("alice's Plugin after bob's attempts: %s", out)
 	}
 	rows, err := hs.r.Inventory(context.Background())
-	if err != nil || len(rows) != 1 || rows[0].AgentID != "alice" {
+	if err != nil || len(rows) != 1 || rows[0].Session != "alice" {
 		t.Errorf("inventory %+v, %v; want alice's clock-1 alone", rows, err)
 	}
 }
@@ -257,7 +257,7 @@ func TestHTTPClientInfoNameIsNotIdentity(t *testing.T) {
 	}
 	rows, _ := hs.r.Inventory(context.Background())
 	for _, row := range rows {
-		if strings.HasPrefix(row.AgentID, "client:") {
+		if strings.HasPrefix(row.Session, "client:") {
 			t.Errorf("a session over HTTP named after its client: %+v", row)
 		}
 	}
@@ -288,7 +288,7 @@ func TestHTTPTokenNamesTheSession(t *testing.T) {
 	}
 	sessions := map[string]bool{}
 	for _, row := range rows {
-		sessions[row.AgentID] = true
+		sessions[row.Session] = true
 	}
 	var ephemeral string
 	for s := range sessions {

@@ -62,7 +62,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("the other client lists %s", out)
 	}
 	rows, err := r.Inventory(ctx)
-	if err != nil || len(rows) != 1 || !strings.HasPrefix(rows[0].AgentID, "mcp-") {
+	if err != nil || len(rows) != 1 || !strings.HasPrefix(rows[0].Session, "mcp-") {
 		t.Fatalf("inventory %+v, %v", rows, err)
 	}
 

@@ -74,7 +74,7 @@ func TestMCPClientsAreSessions(t *testing.T) {
 		t.Errorf("a's plugin after b's attempts: %s", out)
 	}
 	rows, err := r.Inventory(context.Background())
-	if err != nil || len(rows) != 1 || !strings.HasPrefix(rows[0].AgentID, "mcp-") {
+	if err != nil || len(rows) != 1 || !strings.HasPrefix(rows[0].Session, "mcp-") {
 		t.Fatalf("inventory %+v, %v", rows, err)
 	}
 }

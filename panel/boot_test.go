@@ -51,12 +51,12 @@ func previousProcess(t *testing.T) string {
 		t.Fatalf("the previous process's requests = %+v, %v", qs, err)
 	}
 	for _, q := range qs {
-		h := r.RunHostHalf(ctx, runner.RunHostHalfArgs{AgentID: q.AgentID, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
+		h := r.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 		if acc := r.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: runner.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !h.OK || !acc.Accepted {
 			t.Fatalf("starting %s in the previous process: %+v, %s", q.PluginID, h, acc.Message)
 		}
 	}
-	if _, err := r.RevokeGrant(ctx, runner.RevokeArgs{AgentID: "s1", PluginID: "gate-2", PackageID: "pkg-2"}); err != nil {
+	if _, err := r.RevokeGrant(ctx, runner.RevokeArgs{Session: "s1", PluginID: "gate-2", PackageID: "pkg-2"}); err != nil {
 		t.Fatal(err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -141,11 +141,11 @@ func TestBootRequestsReachPages(t *testing.T) {
 	s.next()
 	for _, q := range []RequestRun{requestOn(t, s), requestOn(t, s)} {
 		var h runner.HostHalfResult
-		if _, en, body := e.callAs("tok-s1", "runHostHalf", runner.RunHostHalfArgs{AgentID: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode,
+		if _, en, body := e.callAs("tok-s1", "runHostHalf", runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode,
 			RequestID: q.RequestID, Ticket: q.Ticket}); !en.OK || json.Unmarshal(en.Value, &h) != nil || !h.OK || !h.StartedHere {
 			t.Fatalf("runHostHalf of %s: %s", q.RequestID, body)
 		}
-		if _, en, body := e.callAs("tok-s1", "getClientCode", runner.ClientCodeArgs{AgentID: "s1", PluginID: q.PluginID, PluginRunID: h.PluginRunID}); !en.OK {
+		if _, en, body := e.callAs("tok-s1", "getClientCode", runner.ClientCodeArgs{Session: "s1", PluginID: q.PluginID, PluginRunID: h.PluginRunID}); !en.OK {
 			t.Fatalf("getClientCode of %s: %s", q.PluginID, body)
 		}
 		var acc runner.Accepted
@@ -205,7 +205,7 @@ func TestRequestResolvedBeforeItsAnnouncement(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.r.Fiber().Context()
 	runner.RequestRunResolved.Emit(c, runner.RequestRunResolvedEvent{RequestID: "approval-7", PluginID: "late-1", Outcome: runner.OutcomeCancelled})
-	runner.RequestRun.Emit(c, runner.RequestRunEvent{RequestID: "approval-7", Ticket: "t", AgentID: "s1", PluginID: "late-1", PackageID: "pkg-1", Mode: decl.ModeRun, HasClientHalf: true})
+	runner.RequestRun.Emit(c, runner.RequestRunEvent{RequestID: "approval-7", Ticket: "t", Session: "s1", PluginID: "late-1", PackageID: "pkg-1", Mode: decl.ModeRun, HasClientHalf: true})
 	s := e.stream("")
 	s.next() // cordis/connected
 	e.define(clockHost, "")

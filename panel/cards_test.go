@@ -57,7 +57,7 @@ func sameDefine(a, b DefineCard) bool {
 // row is an inventory row of Plugin clock-1 with pkg-1 (host only) and pkg-2 (with a
 // client half), active on pkg (none when ""), whose latest attempt is latest.
 func row(pkg, runID string, latest *decl.Attempt) runner.InventoryRow {
-	r := runner.InventoryRow{PluginID: "clock-1", AgentID: "s1", LatestRun: latest, Packages: []decl.PackageInfo{
+	r := runner.InventoryRow{PluginID: "clock-1", Session: "s1", LatestRun: latest, Packages: []decl.PackageInfo{
 		{PackageID: "pkg-1", HasHostHalf: true}, {PackageID: "pkg-2", HasHostHalf: true, HasClientHalf: true}}}
 	if pkg != "" {
 		r.ActiveRun = &decl.ActiveRun{PackageID: pkg, PluginRunID: runID}

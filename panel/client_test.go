@@ -44,42 +44,42 @@ func TestClientVerbsOfAnotherSession(t *testing.T) {
 			call func(id ids) (any, error)
 		}{
 			{"RunHostHalf for a request", func(id ids) (any, error) {
-				return bob.RunHostHalf(ctx, runner.RunHostHalfArgs{AgentID: agent, PluginID: id.asking, PackageID: alice.asking.PackageID, Mode: "run",
+				return bob.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: agent, PluginID: id.asking, PackageID: alice.asking.PackageID, Mode: "run",
 					RequestID: id.request, Ticket: alice.ticket, ApproveFutureVersions: true})
 			}},
 			{"RunHostHalf direct", func(id ids) (any, error) {
-				return bob.RunHostHalf(ctx, runner.RunHostHalfArgs{AgentID: agent, PluginID: id.running, PackageID: alice.running.PackageID, Mode: "run"})
+				return bob.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: agent, PluginID: id.running, PackageID: alice.running.PackageID, Mode: "run"})
 			}},
 			{"GetClientCode", func(id ids) (any, error) {
-				return bob.GetClientCode(ctx, runner.ClientCodeArgs{AgentID: agent, PluginID: id.running, PluginRunID: alice.runID})
+				return bob.GetClientCode(ctx, runner.ClientCodeArgs{Session: agent, PluginID: id.running, PluginRunID: alice.runID})
 			}},
 			{"ResolveRequestRun", func(id ids) (any, error) {
 				return bob.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: id.request, Ticket: alice.ticket, Resolution: runner.Resolution{Reason: "rejected"}})
 			}},
 			{"SettleUserRun", func(id ids) (any, error) {
-				return bob.SettleUserRun(ctx, runner.SettleUserRunArgs{AgentID: agent, PluginID: id.running, Resolution: runner.Resolution{OK: true, PluginRunID: alice.runID, Token: "x"}})
+				return bob.SettleUserRun(ctx, runner.SettleUserRunArgs{Session: agent, PluginID: id.running, Resolution: runner.Resolution{OK: true, PluginRunID: alice.runID, Token: "x"}})
 			}},
 			{"RevokeGrant", func(id ids) (any, error) {
-				return bob.RevokeGrant(ctx, runner.RevokeArgs{AgentID: agent, PluginID: id.running, PackageID: alice.running.PackageID, Future: true})
+				return bob.RevokeGrant(ctx, runner.RevokeArgs{Session: agent, PluginID: id.running, PackageID: alice.running.PackageID, Future: true})
 			}},
 			{"ReportRenderFailure", func(id ids) (any, error) {
 				a := RenderFailureArgs{ReportArgs: report}
-				a.AgentID, a.PluginID, a.Failure.Slot, a.Failure.Message = agent, id.running, "cordis.card", "bob was here"
+				a.Session, a.PluginID, a.Failure.Slot, a.Failure.Message = agent, id.running, "cordis.card", "bob was here"
 				return nil, bob.ReportRenderFailure(ctx, a)
 			}},
 			{"ReportClientGuardFailure", func(id ids) (any, error) {
 				a := GuardFailureArgs{ReportArgs: report, Failure: GuardFailure{Message: "bob was here"}}
-				a.AgentID, a.PluginID = agent, id.running
+				a.Session, a.PluginID = agent, id.running
 				return nil, bob.ReportClientGuardFailure(ctx, a)
 			}},
 			{"Invoke", func(id ids) (any, error) {
 				return bob.Invoke(ctx, InvokeArgs{PluginID: id.running, PluginRunID: alice.runID, Capability: alice.capability, Method: "now", Args: json.RawMessage(`{}`)})
 			}},
 			{"StopFromPanel", func(id ids) (any, error) {
-				return nil, bob.StopFromPanel(ctx, runner.PanelPluginArgs{AgentID: agent, PluginID: id.running})
+				return nil, bob.StopFromPanel(ctx, runner.PanelPluginArgs{Session: agent, PluginID: id.running})
 			}},
 			{"UndefineFromPanel", func(id ids) (any, error) {
-				return bob.UndefineFromPanel(ctx, runner.PanelPluginArgs{AgentID: agent, PluginID: id.running})
+				return bob.UndefineFromPanel(ctx, runner.PanelPluginArgs{Session: agent, PluginID: id.running})
 			}},
 		} {
 			got, want := outcome(c.call(theirs)), outcome(c.call(missing))

@@ -220,7 +220,7 @@
 //		ev, err := events.Next()
 //		…
 //		if q, ok := ev.Payload.(panel.RequestRun); ok {
-//			hh, err := c.RunHostHalf(ctx, runner.RunHostHalfArgs{AgentID: q.Session, PluginID: q.PluginID,
+//			hh, err := c.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID,
 //				PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 //			…
 //		}

@@ -92,9 +92,9 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 		func() (func(), error) {
 			return runner.DefinitionChanged.On(c, func(p runner.DefinitionChangedEvent) {
 				if p.Change == runner.Defined {
-					hb.own(func(o *owners) { o.plugins[p.PluginID] = p.AgentID })
+					hb.own(func(o *owners) { o.plugins[p.PluginID] = p.Session })
 				}
-				hb.publish(p.AgentID, "", DefinitionChanged{p.AgentID, p.PluginID, p.PackageID, p.Change})
+				hb.publish(p.Session, "", DefinitionChanged{p.Session, p.PluginID, p.PackageID, p.Change})
 				if p.Change == runner.Undefined {
 					hb.own(func(o *owners) { delete(o.plugins, p.PluginID) })
 				}
@@ -102,12 +102,12 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 		},
 		func() (func(), error) {
 			return runner.InspectQuery.On(c, func(p runner.InspectQueryEvent) {
-				w := InspectQuery{RequestID: p.RequestID, Session: p.AgentID, Provider: p.Provider, Method: p.Method}
+				w := InspectQuery{RequestID: p.RequestID, Session: p.Session, Provider: p.Provider, Method: p.Method}
 				if json.Valid([]byte(p.Input)) {
 					w.Input = json.RawMessage(p.Input)
 				}
-				hb.own(func(o *owners) { o.queries[p.RequestID] = p.AgentID })
-				hb.publish(p.AgentID, "", w)
+				hb.own(func(o *owners) { o.queries[p.RequestID] = p.Session })
+				hb.publish(p.Session, "", w)
 				h.declineForOthers(p)
 			})
 		},
@@ -133,7 +133,7 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 // is one it heard resolved (a stop can resolve a request before its announcement
 // arrives).
 func (hb *hub) request(p runner.RequestRunEvent) {
-	ev := RequestRun{p.RequestID, p.Ticket, p.AgentID, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf}
+	ev := RequestRun{p.RequestID, p.Ticket, p.Session, p.PluginID, p.PackageID, p.Mode, p.Name, p.Purpose, p.RequiresApproval, p.HasClientHalf}
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return // plain data: cannot happen
@@ -143,8 +143,8 @@ func (hb *hub) request(p runner.RequestRunEvent) {
 	if _, known := hb.pending[p.RequestID]; known || slices.ContainsFunc(hb.settled, func(s settledRequest) bool { return s.id == p.RequestID }) {
 		return
 	}
-	hb.owners.plugins[p.PluginID], hb.owners.requests[p.RequestID] = p.AgentID, p.AgentID
-	hb.append(ev.EventName(), p.AgentID, p.RequestID, data)
+	hb.owners.plugins[p.PluginID], hb.owners.requests[p.RequestID] = p.Session, p.Session
+	hb.append(ev.EventName(), p.Session, p.RequestID, data)
 }
 
 // adopt files the run requests that were pending when the handler started listening, as

@@ -73,7 +73,7 @@ func ExampleClient_approve() {
 	fmt.Printf("%s asks to run %s (%s), approval needed: %v\n", q.Session, q.PluginID, q.Name, q.RequiresApproval)
 
 	// Approve it, and start the host half.
-	hh, err := c.RunHostHalf(ctx, runner.RunHostHalfArgs{AgentID: q.Session, PluginID: q.PluginID, PackageID: q.PackageID,
+	hh, err := c.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID,
 		Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 	if err != nil {
 		panic(err)
@@ -81,7 +81,7 @@ func ExampleClient_approve() {
 	fmt.Println("started here:", hh.OK && hh.StartedHere)
 
 	// A page would load the client half now (getClientCode) and report how it went.
-	code, err := c.GetClientCode(ctx, runner.ClientCodeArgs{AgentID: q.Session, PluginID: q.PluginID, PluginRunID: hh.PluginRunID})
+	code, err := c.GetClientCode(ctx, runner.ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: hh.PluginRunID})
 	if err != nil {
 		panic(err)
 	}

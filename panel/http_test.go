@@ -121,7 +121,7 @@ func TestVerbsOverHTTP(t *testing.T) {
 	}
 	d := e.define(clockHost, "")
 	e.value("inventory", struct{}{}, &inv)
-	if rows := inv.Rows; len(rows) != 1 || rows[0].PluginID != d.PluginID || rows[0].AgentID != "s1" || rows[0].ActiveRun != nil || inv.Plugins != 1 || inv.Omitted != 0 || inv.Truncated {
+	if rows := inv.Rows; len(rows) != 1 || rows[0].PluginID != d.PluginID || rows[0].Session != "s1" || rows[0].ActiveRun != nil || inv.Plugins != 1 || inv.Omitted != 0 || inv.Truncated {
 		t.Fatalf("inventory = %+v", inv)
 	}
 	var hh runner.HostHalfResult

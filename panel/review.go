@@ -93,11 +93,11 @@ type ReviewLine struct {
 	Text string `json:"text"`          // the line, without its end
 }
 
-func agentOfReview(a *runner.ReviewArgs) *string { return &a.AgentID }
+func agentOfReview(a *runner.ReviewArgs) *string { return &a.Session }
 
 // reviewPackage answers the approval card of a Package of sc's session. The runner's
 // ownership check answers another session's Plugin as one that does not exist (handle
-// has set AgentID to sc's session).
+// has set Session to sc's session).
 func reviewPackage(r *runner.Runner, ctx context.Context, a runner.ReviewArgs) (PackageReview, error) {
 	rv, err := r.ReviewPackage(ctx, a)
 	if err != nil {

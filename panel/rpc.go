@@ -45,14 +45,14 @@ func handleH[A, R any](args string, agent func(*A) *string, f func(*Handler, con
 }
 
 // The arguments that name the session, by verb argument type.
-func agentOfRun(a *runner.RunHostHalfArgs) *string           { return &a.AgentID }
-func agentOfCode(a *runner.ClientCodeArgs) *string           { return &a.AgentID }
-func agentOfSettle(a *runner.SettleUserRunArgs) *string      { return &a.AgentID }
-func agentOfPlugin(a *runner.PanelPluginArgs) *string        { return &a.AgentID }
-func agentOfRevoke(a *runner.RevokeArgs) *string             { return &a.AgentID }
-func agentOfRender(a *RenderFailureArgs) *string             { return &a.AgentID }
-func agentOfGuard(a *GuardFailureArgs) *string               { return &a.AgentID }
-func agentOfQuery(a *runner.ResolveInspectQueryArgs) *string { return &a.AgentID }
+func agentOfRun(a *runner.RunHostHalfArgs) *string           { return &a.Session }
+func agentOfCode(a *runner.ClientCodeArgs) *string           { return &a.Session }
+func agentOfSettle(a *runner.SettleUserRunArgs) *string      { return &a.Session }
+func agentOfPlugin(a *runner.PanelPluginArgs) *string        { return &a.Session }
+func agentOfRevoke(a *runner.RevokeArgs) *string             { return &a.Session }
+func agentOfRender(a *RenderFailureArgs) *string             { return &a.Session }
+func agentOfGuard(a *GuardFailureArgs) *string               { return &a.Session }
+func agentOfQuery(a *runner.ResolveInspectQueryArgs) *string { return &a.Session }
 
 func runHostHalf(h *Handler, ctx context.Context, sc scope, a runner.RunHostHalfArgs) (HostHalfAnswer, error) {
 	res := HostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}

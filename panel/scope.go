@@ -127,7 +127,7 @@ func (hb *hub) seed(rows []runner.InventoryRow) {
 	hb.own(func(o *owners) {
 		for _, r := range rows {
 			if _, ok := o.plugins[r.PluginID]; !ok {
-				o.plugins[r.PluginID] = r.AgentID
+				o.plugins[r.PluginID] = r.Session
 			}
 		}
 	})
@@ -168,14 +168,14 @@ func (h *Handler) declineForOthers(q runner.InspectQueryEvent) {
 	var pages []string
 	h.hub.own(func(o *owners) {
 		for id, s := range o.pages {
-			if s != "" && s != q.AgentID {
+			if s != "" && s != q.Session {
 				pages = append(pages, id)
 			}
 		}
 	})
 	for _, page := range pages {
 		// Refused when the runner did not ask that page: nothing to do then.
-		h.r.ResolveInspectQuery(context.Background(), runner.ResolveInspectQueryArgs{Page: page, AgentID: q.AgentID, RequestID: q.RequestID,
+		h.r.ResolveInspectQuery(context.Background(), runner.ResolveInspectQueryArgs{Page: page, Session: q.Session, RequestID: q.RequestID,
 			Resolution: runner.InspectResolution{Error: &runner.InspectFailure{Code: "provider-missing", Message: otherSession}}})
 	}
 }

@@ -331,7 +331,7 @@ func TestSessionInventoryAndActivityAreItsOwn(t *testing.T) {
 		}
 		var ids []string
 		for _, r := range inv.Rows {
-			ids = append(ids, r.AgentID+"/"+r.PluginID)
+			ids = append(ids, r.Session+"/"+r.PluginID)
 		}
 		return ids
 	}

@@ -18,7 +18,7 @@ type page struct {
 }
 
 func (pg page) start(q RequestRunEvent, future bool) HostHalfResult {
-	return pg.e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: q.AgentID, PluginID: q.PluginID, PackageID: q.PackageID,
+	return pg.e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID,
 		Mode: q.Mode, RequestID: q.RequestID, ApproveFutureVersions: future, Ticket: q.Ticket})
 }
 
@@ -33,7 +33,7 @@ func (pg page) approve(t *testing.T, q RequestRunEvent, future bool) HostHalfRes
 	if !h.OK || !h.StartedHere || h.Token == "" {
 		t.Fatalf("runHostHalf = %+v", h)
 	}
-	code, err := pg.e.r.GetClientCode(context.Background(), ClientCodeArgs{AgentID: q.AgentID, PluginID: q.PluginID, PluginRunID: h.PluginRunID})
+	code, err := pg.e.r.GetClientCode(context.Background(), ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: h.PluginRunID})
 	if err != nil || code.Code != clientCode || code.Capability != h.Capability {
 		t.Fatalf("getClientCode = %+v, %v", code, err)
 	}
@@ -105,7 +105,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 
 	// Revoking the future grant (pkg-3 was granted by it alone): its next run needs
 	// approval again.
-	g, err := e.r.RevokeGrant(ctx, RevokeArgs{AgentID: "s1", PluginID: d.PluginID, Future: true})
+	g, err := e.r.RevokeGrant(ctx, RevokeArgs{Session: "s1", PluginID: d.PluginID, Future: true})
 	if err != nil || g.Future || slices.Contains(g.Packages, d3.PackageID) {
 		t.Fatalf("RevokeGrant = %+v, %v", g, err)
 	}

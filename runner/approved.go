@@ -6,9 +6,9 @@ import (
 )
 
 // ReviewArgs name the Package a person is asked to approve: Package PackageID of Plugin
-// PluginID, owned by session AgentID.
+// PluginID, owned by session Session.
 type ReviewArgs struct {
-	AgentID   string `json:"session"`   // the Plugin's session
+	Session   string `json:"session"`   // the Plugin's session
 	PluginID  string `json:"pluginId"`  // the Plugin
 	PackageID string `json:"packageId"` // the Package to review
 }
@@ -31,7 +31,7 @@ type Review struct {
 // last approved, for the panel's approval card. A Plugin of another session reads as one
 // that does not exist (plugin-missing); an unknown Package is package-missing.
 func (r *Runner) ReviewPackage(ctx context.Context, a ReviewArgs) (Review, error) {
-	p, err := r.owned(ctx, a.AgentID, a.PluginID)
+	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
 		return Review{}, err
 	}

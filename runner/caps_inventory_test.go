@@ -87,7 +87,7 @@ func TestInventoryPageOneSessionCannotCrowdOutAnother(t *testing.T) {
 	var b []string
 	a := 0
 	for _, row := range page.Rows {
-		switch row.AgentID {
+		switch row.Session {
 		case "B":
 			b = append(b, row.Packages[0].Purpose)
 		case "A":
@@ -127,7 +127,7 @@ func TestInventoryPageOfOneSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPage(t, page, bound, 1)
-	if len(page.Rows) != 1 || page.Rows[0].AgentID != "B" || page.Truncated {
+	if len(page.Rows) != 1 || page.Rows[0].Session != "B" || page.Truncated {
 		t.Fatalf("B's answer: %+v", page)
 	}
 	page, err = e.r.InventoryPage(context.Background(), InventoryScope{Session: "A"})
@@ -135,7 +135,7 @@ func TestInventoryPageOfOneSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPage(t, page, bound, 100)
-	if slices.ContainsFunc(page.Rows, func(r InventoryRow) bool { return r.AgentID != "A" }) || page.Omitted == 0 {
+	if slices.ContainsFunc(page.Rows, func(r InventoryRow) bool { return r.Session != "A" }) || page.Omitted == 0 {
 		t.Fatalf("A's answer holds another session's row or leaves nothing out: %d rows, %d omitted", len(page.Rows), page.Omitted)
 	}
 	page, err = e.r.InventoryPage(context.Background(), InventoryScope{})
@@ -184,7 +184,7 @@ func TestInventoryPageCompactRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPage(t, page, bound, 3)
-	if len(page.Rows) != 2 || page.Rows[0].PluginID != "page-1" || page.Rows[1].AgentID != "B" || page.Omitted != 1 {
+	if len(page.Rows) != 2 || page.Rows[0].PluginID != "page-1" || page.Rows[1].Session != "B" || page.Omitted != 1 {
 		t.Fatalf("answer: %d rows (%v), %d omitted; want page-1 and B's, the row with an 8,000-byte session left out", len(page.Rows), page.Rows, page.Omitted)
 	}
 	row := page.Rows[0]
@@ -238,7 +238,7 @@ func TestInventoryPageUnderTheRedTeamsFlood(t *testing.T) {
 	sent, _ := json.Marshal(page)
 	seen := map[string]bool{}
 	for _, row := range page.Rows {
-		seen[row.AgentID] = true
+		seen[row.Session] = true
 	}
 	if len(seen) != 100 {
 		t.Fatalf("%d sessions have a row in the answer; want all 100", len(seen))

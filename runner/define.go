@@ -37,7 +37,7 @@ func (r *Runner) Define(ctx context.Context, in decl.DefineInput) (decl.DefineOu
 	if err != nil {
 		return decl.DefineOutput{}, err
 	}
-	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{AgentID: session, PluginID: p.ID, PackageID: k.ID, Change: Defined})
+	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{Session: session, PluginID: p.ID, PackageID: k.ID, Change: Defined})
 	return decl.DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
 }
 

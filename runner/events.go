@@ -17,7 +17,7 @@ var RequestRun = kit.NewEvent[RequestRunEvent]("cordis/request-run")
 type RequestRunEvent struct {
 	RequestID        string // "approval-3"
 	Ticket           string // unguessable; pass it back to runHostHalf or a decline
-	AgentID          string // the owning session
+	Session          string // the owning session
 	PluginID         string
 	PackageID        string
 	Mode             decl.Mode
@@ -86,7 +86,7 @@ var DefinitionChanged = kit.NewEvent[DefinitionChangedEvent]("cordis/definition-
 
 // DefinitionChangedEvent is the payload of DefinitionChanged.
 type DefinitionChangedEvent struct {
-	AgentID   string // the owning session
+	Session   string // the owning session
 	PluginID  string
 	PackageID string // the new Package; "" for a removal
 	Change    DefinitionChange
@@ -108,7 +108,7 @@ var InspectQuery = kit.NewEvent[InspectQueryEvent]("cordis/inspect-query")
 // InspectQueryEvent is the payload of InspectQuery. Input is JSON ("" when absent).
 type InspectQueryEvent struct {
 	RequestID string // "inspect-4"
-	AgentID   string
+	Session   string
 	Provider  string
 	Method    string
 	Input     string

@@ -67,7 +67,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 	d := e.define(newPlugin("clock"), "return () => {}", "")
 	d2 := e.define(existing(d.PluginID), "return () => {}", "")
 	done := startBlocked(t, e, h, d.PluginID, d.PackageID)
-	res := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeRun})
+	res := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeRun})
 	if res.OK || res.Reason != ReasonTransitionInFlight || !strings.HasPrefix(res.Message, "clock-1 is already starting pkg-1 (run-1)") {
 		t.Fatalf("conflicting start = %+v", res)
 	}
@@ -76,7 +76,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 	}
 	attach := make(chan HostHalfResult, 1)
 	go func() {
-		attach <- e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+		attach <- e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	}()
 	close(h.gate)
 	if err := <-done; err != nil {
@@ -122,17 +122,17 @@ func TestApproveHostHalves(t *testing.T) {
 func TestDirectRunSettle(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	if !h.OK || !h.StartedHere || h.Token == "" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}
 	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight {
 		t.Fatalf("model run while a page loads it = %v", err)
 	}
-	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{AgentID: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: "guess"}}); acc.Accepted {
+	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{Session: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: "guess"}}); acc.Accepted {
 		t.Fatal("a settle without the starter's token was accepted")
 	}
-	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{AgentID: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !acc.Accepted {
+	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{Session: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !acc.Accepted {
 		t.Fatal(acc.Message)
 	}
 	if p := e.plugin(d.PluginID); p.Current != "pkg-1" || !p.Grants.Covers("pkg-1") {
@@ -142,7 +142,7 @@ func TestDirectRunSettle(t *testing.T) {
 	if len(m) != 1 || m[0].Kind != decl.MessageInject || m[0].Text != "The user ran clock-1/pkg-1 (run-1) from the Cordis panel; it is running. currentPackageId is pkg-1." {
 		t.Fatalf("messages = %+v", m)
 	}
-	if err := e.r.StopFromPanel(context.Background(), PanelPluginArgs{AgentID: "s1", PluginID: d.PluginID}); err != nil {
+	if err := e.r.StopFromPanel(context.Background(), PanelPluginArgs{Session: "s1", PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	if m := e.r.Messages("s1"); len(m) != 2 || m[1].Text != "The user stopped clock-1 from the Cordis panel; its Packages remain. currentPackageId is pkg-1." {

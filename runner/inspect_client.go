@@ -212,7 +212,7 @@ func (r *Runner) queryClient(ctx context.Context, session, provider, method stri
 	if err != nil {
 		return nil, err
 	}
-	ev := InspectQueryEvent{RequestID: q.id, AgentID: session, Provider: provider, Method: method}
+	ev := InspectQueryEvent{RequestID: q.id, Session: session, Provider: provider, Method: method}
 	if t := bytes.TrimSpace(given); len(t) > 0 && string(t) != "null" {
 		ev.Input = string(t)
 	}
@@ -320,7 +320,7 @@ type InspectFailure struct {
 // ConnectPage gave the page (an addition to the wire's session, requestId, resolution).
 type ResolveInspectQueryArgs struct {
 	Page       string            `json:"page"`       // the page id from cordis/connected
-	AgentID    string            `json:"session"`    // the query's session
+	Session    string            `json:"session"`    // the query's session
 	RequestID  string            `json:"requestId"`  // the query, "inspect-N"
 	Resolution InspectResolution `json:"resolution"` // the page's answer
 }
@@ -343,9 +343,9 @@ func (r *Runner) ResolveInspectQuery(ctx context.Context, a ResolveInspectQueryA
 	case q == nil:
 		reg.mu.Unlock()
 		return Accepted{Message: fmt.Sprintf("inspect query %q is not pending: it was answered, cancelled or expired", a.RequestID)}
-	case q.session != a.AgentID:
+	case q.session != a.Session:
 		reg.mu.Unlock()
-		return Accepted{Message: fmt.Sprintf("inspect query %s was not asked for agent %q", q.id, a.AgentID)}
+		return Accepted{Message: fmt.Sprintf("inspect query %s was not asked for agent %q", q.id, a.Session)}
 	default:
 		p = reg.pageByID(a.Page)
 		out = q.waiting[p]

@@ -78,7 +78,7 @@ func (p *testPage) publish(providers ...InspectManifest) {
 }
 
 func (p *testPage) answer(ev InspectQueryEvent, res InspectResolution) Accepted {
-	return p.e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: p.id, AgentID: ev.AgentID, RequestID: ev.RequestID, Resolution: res})
+	return p.e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: p.id, Session: ev.Session, RequestID: ev.RequestID, Resolution: res})
 }
 
 func okAnswer(data string) InspectResolution {
@@ -202,7 +202,7 @@ func TestClientQueryAnswered(t *testing.T) {
 	p := e.connect(manifest("Slots", "listSubTree"))
 	res := e.ask(as("s1"), "Slots", "listSubTree", `{"root":"main"}`)
 	ev := qs.next(t)
-	if ev.RequestID != "inspect-1" || ev.AgentID != "s1" || ev.Provider != "Slots" || ev.Method != "listSubTree" || ev.Input != `{"root":"main"}` {
+	if ev.RequestID != "inspect-1" || ev.Session != "s1" || ev.Provider != "Slots" || ev.Method != "listSubTree" || ev.Input != `{"root":"main"}` {
 		t.Fatalf("event = %+v", ev)
 	}
 	if acc := p.answer(ev, okAnswer(`{ "ok" : true }`)); !acc.Accepted {
@@ -250,8 +250,8 @@ func TestClientQueryAnswerRules(t *testing.T) {
 		acc  Accepted
 		want string
 	}{
-		{"wrong agent", e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: a.id, AgentID: "s2", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), `was not asked for agent "s2"`},
-		{"unknown page", e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: "page-x", AgentID: "s1", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), "this page may not answer"},
+		{"wrong agent", e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: a.id, Session: "s2", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), `was not asked for agent "s2"`},
+		{"unknown page", e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: "page-x", Session: "s1", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), "this page may not answer"},
 		{"page not asked", other.answer(ev, okAnswer(`{"ok":true}`)), "did not publish Slots.listSubTree"},
 		{"invalid data", a.answer(ev, okAnswer(`{"nope":1}`)), "counted as this page's failure: the page answered data its outputSchema rejects"},
 		{"second answer", a.answer(ev, okAnswer(`{"ok":true}`)), "already answered"},

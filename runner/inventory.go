@@ -14,7 +14,7 @@ import (
 // Compact.
 type InventoryRow struct {
 	PluginID         string             `json:"pluginId"`                   // the Plugin
-	AgentID          string             `json:"session"`                    // its session
+	Session          string             `json:"session"`                    // its session
 	Packages         []decl.PackageInfo `json:"packages"`                   // its Packages without source, in define order (only some when Compact)
 	PackageCount     int                `json:"packageCount"`               // how many Packages it has
 	CurrentPackageID string             `json:"currentPackageId,omitempty"` // the last Package whose run completed
@@ -117,7 +117,7 @@ func (r *Runner) InventoryPage(ctx context.Context, scope InventoryScope) (Inven
 func (r *Runner) inventoryRows(ps []Plugin) []InventoryRow {
 	rows := make([]InventoryRow, len(ps))
 	for i, p := range ps {
-		rows[i] = InventoryRow{PluginID: p.ID, AgentID: p.Session, Packages: packageInfos(p), PackageCount: len(p.Packages),
+		rows[i] = InventoryRow{PluginID: p.ID, Session: p.Session, Packages: packageInfos(p), PackageCount: len(p.Packages),
 			CurrentPackageID: p.Current, NextPackageID: p.Next, Grants: p.Grants, LatestRun: p.Latest}
 	}
 	runs := make([]decl.ActiveRun, len(ps))
@@ -180,10 +180,10 @@ func fairOrder(rows []InventoryRow) []int {
 	bySession := map[string][]int{}
 	var sessions []string
 	for i, row := range rows {
-		if _, ok := bySession[row.AgentID]; !ok {
-			sessions = append(sessions, row.AgentID)
+		if _, ok := bySession[row.Session]; !ok {
+			sessions = append(sessions, row.Session)
 		}
-		bySession[row.AgentID] = append(bySession[row.AgentID], i)
+		bySession[row.Session] = append(bySession[row.Session], i)
 	}
 	for _, ids := range bySession {
 		slices.Reverse(ids) // newest first

@@ -16,7 +16,7 @@ import (
 
 // RunHostHalfArgs are the arguments of runHostHalf.
 type RunHostHalfArgs struct {
-	AgentID               string    `json:"session"`               // the Plugin's session (on a session's page, its own)
+	Session               string    `json:"session"`               // the Plugin's session (on a session's page, its own)
 	PluginID              string    `json:"pluginId"`              // the Plugin
 	PackageID             string    `json:"packageId"`             // the Package to run
 	Mode                  decl.Mode `json:"mode"`                  // as cordis_run: run or update
@@ -53,7 +53,7 @@ func hostHalfFailed(err error) HostHalfResult {
 // RunHostHalf starts (or attaches to) the host half of a run for a page: for a pending
 // request (approving it when it needs approval) or as a direct gesture in the panel.
 func (r *Runner) RunHostHalf(ctx context.Context, a RunHostHalfArgs) HostHalfResult {
-	p, k, err := r.plan(ctx, a.AgentID, a.PluginID, a.PackageID, a.Mode)
+	p, k, err := r.plan(ctx, a.Session, a.PluginID, a.PackageID, a.Mode)
 	if err != nil {
 		return hostHalfFailed(err)
 	}

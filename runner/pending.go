@@ -19,7 +19,7 @@ import (
 // returns), or Go code that approves or starts a request itself (RunHostHalf with the
 // ticket). The panel lists them when it is created and offers them to every page that
 // connects. A ticket authorises starting or declining its request: hand it only to the
-// request's session (AgentID) or to an operator.
+// request's session (RequestRunEvent.Session) or to an operator.
 func (r *Runner) PendingRequests(ctx context.Context, scope InventoryScope) ([]RequestRunEvent, error) {
 	if !scope.Every && scope.Session == "" {
 		return []RequestRunEvent{}, nil
@@ -44,7 +44,7 @@ func (r *Runner) PendingRequests(ctx context.Context, scope InventoryScope) ([]R
 			return nil, fmt.Errorf("runner: listing the pending run requests: reading %s: %w", q.pluginID, err)
 		}
 		k, _ := p.Package(q.pkg) // a Package is never removed alone
-		out = append(out, RequestRunEvent{RequestID: q.id, Ticket: q.ticket, AgentID: q.session, PluginID: q.pluginID, PackageID: q.pkg,
+		out = append(out, RequestRunEvent{RequestID: q.id, Ticket: q.ticket, Session: q.session, PluginID: q.pluginID, PackageID: q.pkg,
 			Mode: q.mode, Name: k.Name, Purpose: k.Purpose, RequiresApproval: q.requiresApproval, HasClientHalf: q.hasClient})
 	}
 	return out, nil

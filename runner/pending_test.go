@@ -56,11 +56,11 @@ func (p *process) end() {
 func (p *process) approve(t *testing.T, q runner.RequestRunEvent) {
 	t.Helper()
 	ctx := context.Background()
-	h := p.r.RunHostHalf(ctx, runner.RunHostHalfArgs{AgentID: q.AgentID, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
+	h := p.r.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 	if !h.OK || !h.StartedHere {
 		t.Fatalf("runHostHalf of %s = %+v", q.RequestID, h)
 	}
-	if _, err := p.r.GetClientCode(ctx, runner.ClientCodeArgs{AgentID: q.AgentID, PluginID: q.PluginID, PluginRunID: h.PluginRunID}); err != nil {
+	if _, err := p.r.GetClientCode(ctx, runner.ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: h.PluginRunID}); err != nil {
 		t.Fatal(err)
 	}
 	if acc := p.r.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: runner.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !acc.Accepted {
@@ -110,7 +110,7 @@ func TestPendingRequestsAfterARestart(t *testing.T) {
 	for _, q := range before.pending(t, runner.InventoryScope{Every: true}) {
 		before.approve(t, q)
 	}
-	if _, err := before.r.RevokeGrant(context.Background(), runner.RevokeArgs{AgentID: "s2", PluginID: "page-2", PackageID: "pkg-2"}); err != nil {
+	if _, err := before.r.RevokeGrant(context.Background(), runner.RevokeArgs{Session: "s2", PluginID: "page-2", PackageID: "pkg-2"}); err != nil {
 		t.Fatal(err)
 	}
 	before.end()
@@ -125,9 +125,9 @@ func TestPendingRequestsAfterARestart(t *testing.T) {
 	if len(all) != 2 || all[0].Ticket == "" || all[1].Ticket == "" || all[0].Ticket == all[1].Ticket {
 		t.Fatalf("pending after the restart = %+v; want two requests with their own tickets", all)
 	}
-	web := runner.RequestRunEvent{RequestID: "approval-3", Ticket: all[0].Ticket, AgentID: "s1", PluginID: "web-1", PackageID: "pkg-1", Mode: decl.ModeRun,
+	web := runner.RequestRunEvent{RequestID: "approval-3", Ticket: all[0].Ticket, Session: "s1", PluginID: "web-1", PackageID: "pkg-1", Mode: decl.ModeRun,
 		Name: "Web s1", Purpose: "Shows a page.", RequiresApproval: false, HasClientHalf: true}
-	page := runner.RequestRunEvent{RequestID: "approval-4", Ticket: all[1].Ticket, AgentID: "s2", PluginID: "page-2", PackageID: "pkg-2", Mode: decl.ModeRun,
+	page := runner.RequestRunEvent{RequestID: "approval-4", Ticket: all[1].Ticket, Session: "s2", PluginID: "page-2", PackageID: "pkg-2", Mode: decl.ModeRun,
 		Name: "Web s2", Purpose: "Shows a page.", RequiresApproval: true, HasClientHalf: true}
 	if want := []runner.RequestRunEvent{web, page}; !reflect.DeepEqual(all, want) {
 		t.Fatalf("pending after the restart:\n%+v\nwant\n%+v", all, want)

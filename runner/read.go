@@ -11,7 +11,7 @@ import (
 // ReportArgs identify the live run a page reports on; Capability is the run's (from
 // getClientCode), so only a page that loaded the run can report on it.
 type ReportArgs struct {
-	AgentID     string `json:"session"`     // the Plugin's session
+	Session     string `json:"session"`     // the Plugin's session
 	PluginID    string `json:"pluginId"`    // the Plugin
 	PluginRunID string `json:"pluginRunId"` // the live run reported on
 	Capability  string `json:"capability"`  // the run's capability, from getClientCode
@@ -19,7 +19,7 @@ type ReportArgs struct {
 
 // liveFor returns the live run a report names, if the report may speak for it.
 func (r *Runner) liveFor(ctx context.Context, a ReportArgs) (*liveRun, Plugin, bool) {
-	p, err := r.owned(ctx, a.AgentID, a.PluginID)
+	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
 		return nil, p, false
 	}

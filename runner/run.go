@@ -146,7 +146,7 @@ func (r *Runner) request(ctx context.Context, session string, p Plugin, k Packag
 	}
 	r.arm(rq, wait)
 	r.mu.Unlock()
-	RequestRun.Emit(r.ctx(), RequestRunEvent{RequestID: reqID, Ticket: rq.ticket, AgentID: session, PluginID: p.ID, PackageID: k.ID,
+	RequestRun.Emit(r.ctx(), RequestRunEvent{RequestID: reqID, Ticket: rq.ticket, Session: session, PluginID: p.ID, PackageID: k.ID,
 		Mode: att.Mode, Name: k.Name, Purpose: k.Purpose, RequiresApproval: requiresApproval, HasClientHalf: k.HasClient()})
 	out := runOutput(ctx, q, att.PluginRunID, att.Mode, nil)
 	out.Status = decl.StartStarting

@@ -10,7 +10,7 @@ import (
 
 // ClientCodeArgs are the arguments of getClientCode.
 type ClientCodeArgs struct {
-	AgentID     string `json:"session"`     // the Plugin's session
+	Session     string `json:"session"`     // the Plugin's session
 	PluginID    string `json:"pluginId"`    // the Plugin
 	PluginRunID string `json:"pluginRunId"` // the live run whose client half to load
 }
@@ -28,7 +28,7 @@ type ClientCode struct {
 
 // GetClientCode returns the client half of the live run a.PluginRunID.
 func (r *Runner) GetClientCode(ctx context.Context, a ClientCodeArgs) (ClientCode, error) {
-	p, err := r.owned(ctx, a.AgentID, a.PluginID)
+	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
 		return ClientCode{}, err
 	}
@@ -190,7 +190,7 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 
 // SettleUserRunArgs are the arguments of settleUserRun.
 type SettleUserRunArgs struct {
-	AgentID    string     `json:"session"`    // the Plugin's session
+	Session    string     `json:"session"`    // the Plugin's session
 	PluginID   string     `json:"pluginId"`   // the Plugin of the direct run
 	Resolution Resolution `json:"resolution"` // the starting page's answer, with its token
 }
@@ -198,7 +198,7 @@ type SettleUserRunArgs struct {
 // SettleUserRun settles a direct run from the panel with the answer of the page that
 // started it (its token), and tells the owning session's model.
 func (r *Runner) SettleUserRun(ctx context.Context, a SettleUserRunArgs) Accepted {
-	if _, err := r.owned(ctx, a.AgentID, a.PluginID); err != nil {
+	if _, err := r.owned(ctx, a.Session, a.PluginID); err != nil {
 		return Accepted{Message: err.Error()}
 	}
 	var ob outbox
@@ -228,19 +228,19 @@ func (r *Runner) SettleUserRun(ctx context.Context, a SettleUserRunArgs) Accepte
 
 // PanelPluginArgs name a Plugin for stopFromPanel and undefineFromPanel.
 type PanelPluginArgs struct {
-	AgentID  string `json:"session"`  // the Plugin's session
+	Session  string `json:"session"`  // the Plugin's session
 	PluginID string `json:"pluginId"` // the Plugin
 }
 
 // StopFromPanel is Stop for a person in the panel; the owning session's model is told.
 func (r *Runner) StopFromPanel(ctx context.Context, a PanelPluginArgs) error {
-	_, err := r.stop(ctx, a.AgentID, a.PluginID, false)
+	_, err := r.stop(ctx, a.Session, a.PluginID, false)
 	if err != nil && ReasonOf(err) != ReasonNotRunning {
 		return err
 	}
 	p, perr := r.store.Plugin(ctx, a.PluginID)
 	if perr == nil {
-		r.message(a.AgentID, decl.MessageInject, a.PluginID, fmt.Sprintf("The user stopped %s from the Cordis panel; its Packages remain. currentPackageId is %s.", a.PluginID, orNone(p.Current)))
+		r.message(a.Session, decl.MessageInject, a.PluginID, fmt.Sprintf("The user stopped %s from the Cordis panel; its Packages remain. currentPackageId is %s.", a.PluginID, orNone(p.Current)))
 	}
 	return nil
 }
@@ -248,18 +248,18 @@ func (r *Runner) StopFromPanel(ctx context.Context, a PanelPluginArgs) error {
 // UndefineFromPanel is Undefine for a person in the panel; the owning session's model is
 // told.
 func (r *Runner) UndefineFromPanel(ctx context.Context, a PanelPluginArgs) (decl.UndefineOutput, error) {
-	was, err := r.stop(ctx, a.AgentID, a.PluginID, true)
+	was, err := r.stop(ctx, a.Session, a.PluginID, true)
 	if err != nil && ReasonOf(err) != ReasonNotRunning {
 		return decl.UndefineOutput{}, err
 	}
-	r.message(a.AgentID, decl.MessageInject, a.PluginID, fmt.Sprintf("The user removed %s and all of its Packages from the Cordis panel; it no longer exists.", a.PluginID))
+	r.message(a.Session, decl.MessageInject, a.PluginID, fmt.Sprintf("The user removed %s and all of its Packages from the Cordis panel; it no longer exists.", a.PluginID))
 	return decl.UndefineOutput{PluginID: a.PluginID, WasRunning: was}, nil
 }
 
 // RevokeArgs are the arguments of revokeGrant: a per-Package grant (PackageID) and/or the
 // grant for future versions (Future).
 type RevokeArgs struct {
-	AgentID   string `json:"session"`             // the Plugin's session
+	Session   string `json:"session"`             // the Plugin's session
 	PluginID  string `json:"pluginId"`            // the Plugin
 	PackageID string `json:"packageId,omitempty"` // a Package whose grant to revoke
 	Future    bool   `json:"future,omitempty"`    // revoke the grant for future versions
@@ -268,7 +268,7 @@ type RevokeArgs struct {
 // RevokeGrant withdraws grants: the next run of a revoked Package waits for approval
 // again. A live run keeps running (stop it to end it).
 func (r *Runner) RevokeGrant(ctx context.Context, a RevokeArgs) (Grants, error) {
-	p, err := r.owned(ctx, a.AgentID, a.PluginID)
+	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
 		return Grants{}, err
 	}

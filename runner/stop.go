@@ -87,7 +87,7 @@ func (r *Runner) stop(ctx context.Context, session, id string, remove bool) (was
 		return run != nil, err
 	}
 	if remove {
-		DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{AgentID: session, PluginID: id, Change: Undefined})
+		DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{Session: session, PluginID: id, Change: Undefined})
 	}
 	if !busy {
 		return false, refuse(ReasonNotRunning, "%s is not running", id)

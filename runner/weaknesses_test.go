@@ -112,7 +112,7 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	}
 
 	// A direct run from the panel: its page starts it and never reports.
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
 	if !h.OK || !h.StartedHere || h.PluginRunID != "run-2" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}
@@ -156,11 +156,11 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	}
 	h := pg.approve(t, e.lastRequest(), false)
 	e.takeEvents()
-	g, err := e.r.RevokeGrant(ctx, RevokeArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID})
+	g, err := e.r.RevokeGrant(ctx, RevokeArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID})
 	if err != nil || len(g.Packages) != 0 || g.Future {
 		t.Fatalf("RevokeGrant = %+v, %v", g, err)
 	}
-	if g, err := e.r.RevokeGrant(ctx, RevokeArgs{AgentID: "s1", PluginID: d.PluginID, PackageID: d.PackageID}); ReasonOf(err) != ReasonInvalid ||
+	if g, err := e.r.RevokeGrant(ctx, RevokeArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID}); ReasonOf(err) != ReasonInvalid ||
 		err.Error() != `revokeGrant: clock-1 has no grant for package "pkg-1"` || len(g.Packages) != 0 {
 		t.Fatalf("second RevokeGrant = %+v, %v", g, err)
 	}
@@ -296,7 +296,7 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	disconnect := e.r.Connect("s1")
 	defer disconnect()
 	e.takeMessages() // the run's completion
-	report := ReportArgs{AgentID: "s1", PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability}
+	report := ReportArgs{Session: "s1", PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability}
 	forged := report
 	forged.Capability = "guess"
 	e.r.ReportRenderFailure(ctx, forged, decl.RenderFailure{Slot: "main", Message: "forged"})
@@ -378,9 +378,9 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 		args ClientCodeArgs
 		want string
 	}{
-		{ClientCodeArgs{AgentID: "s2", PluginID: a.PluginID, PluginRunID: h.PluginRunID}, missing(a.PluginID).Error()},
-		{ClientCodeArgs{AgentID: "s1", PluginID: a.PluginID, PluginRunID: "run-0"}, a.PluginID + " is not running activation run-0; reload the panel to see its live run"},
-		{ClientCodeArgs{AgentID: "s1", PluginID: b.PluginID, PluginRunID: qb.RequestID}, b.PluginID + " is not running activation " + qb.RequestID + "; reload the panel to see its live run"},
+		{ClientCodeArgs{Session: "s2", PluginID: a.PluginID, PluginRunID: h.PluginRunID}, missing(a.PluginID).Error()},
+		{ClientCodeArgs{Session: "s1", PluginID: a.PluginID, PluginRunID: "run-0"}, a.PluginID + " is not running activation run-0; reload the panel to see its live run"},
+		{ClientCodeArgs{Session: "s1", PluginID: b.PluginID, PluginRunID: qb.RequestID}, b.PluginID + " is not running activation " + qb.RequestID + "; reload the panel to see its live run"},
 	}
 	for _, tt := range tests {
 		if code, err := e.r.GetClientCode(context.Background(), tt.args); err == nil || err.Error() != tt.want || code != (ClientCode{}) {
@@ -392,7 +392,7 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg.approve(t, e.lastRequest(), false)
-	if _, err := e.r.GetClientCode(context.Background(), ClientCodeArgs{AgentID: "s1", PluginID: a.PluginID, PluginRunID: h.PluginRunID}); ReasonOf(err) != ReasonNotRunning {
+	if _, err := e.r.GetClientCode(context.Background(), ClientCodeArgs{Session: "s1", PluginID: a.PluginID, PluginRunID: h.PluginRunID}); ReasonOf(err) != ReasonNotRunning {
 		t.Fatalf("GetClientCode of the replaced run = %v", err)
 	}
 }
