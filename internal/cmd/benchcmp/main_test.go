@@ -25,7 +25,7 @@ func TestTinyRun(t *testing.T) {
 	}
 	want := []string{"mount-p50", "mount-p99", "unmount-p50", "unmount-p99", "heap", "gotojs-1", "gotojs-marginal",
 		"gotogo", "gotogo-allocs", "jstogo-raw", "jstogo-empty", "jstogo-net", "jstogo-contract", "jstogo-by-hand", "gen", "verify", "gen-scan", "gen-decls",
-		"runner-define-run-p50", "runner-invoke", "runner-package-heap",
+		"runner-define-run-p50", "runner-define-run-client-p50", "runner-invoke", "runner-package-heap",
 		"sessions-bystander-p50", "sessions-bystander-p99", "sessions-parallel", "sessions-parallel-go"}
 	for _, key := range want {
 		f, ok := res.byKey[key]
