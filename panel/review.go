@@ -93,7 +93,7 @@ type ReviewLine struct {
 	Text string `json:"text"`          // the line, without its end
 }
 
-func agentOfReview(a *runner.ReviewArgs) *string { return &a.Session }
+func sessionOfReview(a *runner.ReviewArgs) *string { return &a.Session }
 
 // reviewPackage answers the approval card of a Package of sc's session. The runner's
 // ownership check answers another session's Plugin as one that does not exist (handle

@@ -23,36 +23,36 @@ type verb struct {
 }
 
 // handle makes a verb of a runner method that takes one argument struct decoded from the
-// body's JSON object. agent points at the argument that names the session: a
+// body's JSON object. session points at the argument that names the session: a
 // session's page speaks for its own session whatever it sent, so the runner's ownership
 // check answers another session's Plugin as one that does not exist.
-func handle[A, R any](args string, agent func(*A) *string, f func(*runner.Runner, context.Context, A) (R, error)) verb {
-	return handleH(args, agent, func(h *Handler, ctx context.Context, _ scope, a A) (R, error) { return f(h.r, ctx, a) })
+func handle[A, R any](args string, session func(*A) *string, f func(*runner.Runner, context.Context, A) (R, error)) verb {
+	return handleH(args, session, func(h *Handler, ctx context.Context, _ scope, a A) (R, error) { return f(h.r, ctx, a) })
 }
 
 // handleH is handle for a verb the Handler answers itself.
-func handleH[A, R any](args string, agent func(*A) *string, f func(*Handler, context.Context, scope, A) (R, error)) verb {
+func handleH[A, R any](args string, session func(*A) *string, f func(*Handler, context.Context, scope, A) (R, error)) verb {
 	return verb{args: args, call: func(h *Handler, ctx context.Context, sc scope, body []byte) (any, error) {
 		var a A
 		if err := decodeStrict(body, &a); err != nil {
 			return nil, err
 		}
-		if agent != nil && !sc.all() {
-			*agent(&a) = sc.session
+		if session != nil && !sc.all() {
+			*session(&a) = sc.session
 		}
 		return f(h, ctx, sc, a)
 	}}
 }
 
 // The arguments that name the session, by verb argument type.
-func agentOfRun(a *runner.RunHostHalfArgs) *string           { return &a.Session }
-func agentOfCode(a *runner.ClientCodeArgs) *string           { return &a.Session }
-func agentOfSettle(a *runner.SettleUserRunArgs) *string      { return &a.Session }
-func agentOfPlugin(a *runner.PanelPluginArgs) *string        { return &a.Session }
-func agentOfRevoke(a *runner.RevokeArgs) *string             { return &a.Session }
-func agentOfRender(a *RenderFailureArgs) *string             { return &a.Session }
-func agentOfGuard(a *GuardFailureArgs) *string               { return &a.Session }
-func agentOfQuery(a *runner.ResolveInspectQueryArgs) *string { return &a.Session }
+func sessionOfRun(a *runner.RunHostHalfArgs) *string           { return &a.Session }
+func sessionOfCode(a *runner.ClientCodeArgs) *string           { return &a.Session }
+func sessionOfSettle(a *runner.SettleUserRunArgs) *string      { return &a.Session }
+func sessionOfPlugin(a *runner.PanelPluginArgs) *string        { return &a.Session }
+func sessionOfRevoke(a *runner.RevokeArgs) *string             { return &a.Session }
+func sessionOfRender(a *RenderFailureArgs) *string             { return &a.Session }
+func sessionOfGuard(a *GuardFailureArgs) *string               { return &a.Session }
+func sessionOfQuery(a *runner.ResolveInspectQueryArgs) *string { return &a.Session }
 
 func runHostHalf(h *Handler, ctx context.Context, sc scope, a runner.RunHostHalfArgs) (HostHalfAnswer, error) {
 	res := HostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}
@@ -122,27 +122,27 @@ type noArgs struct{}
 // verbs are the page verbs (docs/dynamic-plugins.md, "Verbs") by wire name. None is the
 // operator's alone: a session's page calls each of them, for its own session.
 var verbs = map[string]verb{
-	"runHostHalf":       handleH("session, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", agentOfRun, runHostHalf),
-	"getClientCode":     handle("session, pluginId, pluginRunId", agentOfCode, (*runner.Runner).GetClientCode),
+	"runHostHalf":       handleH("session, pluginId, packageId, mode, requestId (null for a direct run), approveFutureVersions, ticket", sessionOfRun, runHostHalf),
+	"getClientCode":     handle("session, pluginId, pluginRunId", sessionOfCode, (*runner.Runner).GetClientCode),
 	"resolveRequestRun": handleH("requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", nil, resolveRequestRun),
-	"settleUserRun":     handle("session, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", agentOfSettle, answer((*runner.Runner).SettleUserRun)),
-	"stopFromPanel": handle("session, pluginId", agentOfPlugin, func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
+	"settleUserRun":     handle("session, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", sessionOfSettle, answer((*runner.Runner).SettleUserRun)),
+	"stopFromPanel": handle("session, pluginId", sessionOfPlugin, func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
 		return map[string]bool{"ok": true}, r.StopFromPanel(ctx, a)
 	}),
-	"undefineFromPanel": handle("session, pluginId", agentOfPlugin, (*runner.Runner).UndefineFromPanel),
-	"revokeGrant":       handle("session, pluginId, packageId, future", agentOfRevoke, (*runner.Runner).RevokeGrant),
-	"reviewPackage":     handle("session, pluginId, packageId", agentOfReview, reviewPackage),
-	"reportRenderFailure": handle("session, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", agentOfRender, func(r *runner.Runner, ctx context.Context, a RenderFailureArgs) (any, error) {
+	"undefineFromPanel": handle("session, pluginId", sessionOfPlugin, (*runner.Runner).UndefineFromPanel),
+	"revokeGrant":       handle("session, pluginId, packageId, future", sessionOfRevoke, (*runner.Runner).RevokeGrant),
+	"reviewPackage":     handle("session, pluginId, packageId", sessionOfReview, reviewPackage),
+	"reportRenderFailure": handle("session, pluginId, pluginRunId, capability, failure {slot, message, stack, abdicated}", sessionOfRender, func(r *runner.Runner, ctx context.Context, a RenderFailureArgs) (any, error) {
 		r.ReportRenderFailure(ctx, a.ReportArgs, a.Failure)
 		return nil, nil
 	}),
-	"reportClientGuardFailure": handle("session, pluginId, pluginRunId, capability, failure {message, stack}", agentOfGuard, func(r *runner.Runner, ctx context.Context, a GuardFailureArgs) (any, error) {
+	"reportClientGuardFailure": handle("session, pluginId, pluginRunId, capability, failure {message, stack}", sessionOfGuard, func(r *runner.Runner, ctx context.Context, a GuardFailureArgs) (any, error) {
 		r.ReportClientGuardFailure(ctx, a.ReportArgs, a.Failure.Message, a.Failure.Stack)
 		return nil, nil
 	}),
 	"inventory":           handleH("none (send {})", nil, inventory),
 	"syncInspectManifest": handleH("page, providers [{id, description, methods [{name, description, inputSchema, outputSchema}]}]", nil, syncInspectManifest),
-	"resolveInspectQuery": handleH("page, session, requestId, resolution {ok, data, error {code, message}}", agentOfQuery, resolveInspectQuery),
+	"resolveInspectQuery": handleH("page, session, requestId, resolution {ok, data, error {code, message}}", sessionOfQuery, resolveInspectQuery),
 	"activity": handleH("none (send {})", nil, func(h *Handler, _ context.Context, sc scope, _ noArgs) ([]Activity, error) {
 		return h.activity.list(sc), nil
 	}),
