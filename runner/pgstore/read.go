@@ -192,6 +192,9 @@ func (s *Store) Plugin(ctx context.Context, id string) (runner.Plugin, error) {
 	if err := s.usable(); err != nil {
 		return runner.Plugin{}, err
 	}
+	if strings.ContainsRune(id, 0) {
+		return runner.Plugin{}, runner.ErrNotFound // no id holds one
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	recs, err := s.readPlugins(ctx, nil, selection{"p.id = ARG", id}, false)
@@ -208,6 +211,9 @@ func (s *Store) Plugin(ctx context.Context, id string) (runner.Plugin, error) {
 func (s *Store) Plugins(ctx context.Context, session string) ([]runner.Plugin, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
+	}
+	if strings.ContainsRune(session, 0) {
+		return []runner.Plugin{}, nil // no session name holds one
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
@@ -236,6 +242,9 @@ FROM plugins p`
 func (s *Store) Listings(ctx context.Context, session string) ([]runner.Listing, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
+	}
+	if strings.ContainsRune(session, 0) {
+		return []runner.Listing{}, nil // no session name holds one
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()

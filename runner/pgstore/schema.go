@@ -32,7 +32,7 @@ var migrations = []string{
 		next       bigint,
 		future     boolean NOT NULL DEFAULT false, -- the grant for future versions
 		running    boolean NOT NULL DEFAULT false,
-		latest     jsonb,              -- the latest attempt
+		latest     json,               -- the latest attempt (json keeps a \u0000 that jsonb refuses)
 		latest_pkg bigint,             -- its Package's N
 		-- What a Listing shows besides the above, kept by every change so that a list
 		-- reads no Package: the reference Package's name (next's, else current's, else

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/jackc/pgx/v5"
@@ -44,6 +45,12 @@ SELECT k.n, (SELECT count(*) FROM listing) FROM k`
 func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin, runner.Package, error) {
 	if err := s.usable(); err != nil {
 		return runner.Plugin{}, runner.Package{}, err
+	}
+	if err := checkText(d); err != nil {
+		return runner.Plugin{}, runner.Package{}, err
+	}
+	if strings.ContainsRune(d.PluginID, 0) {
+		return runner.Plugin{}, runner.Package{}, runner.ErrNotFound
 	}
 	k := runner.Package{Name: d.Name, Purpose: d.Purpose, Host: d.Host, Client: d.Client}
 	if d.Prefix != "" {
@@ -88,6 +95,20 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 	return p, k, nil
 }
 
+// checkText refuses a Definition with a NUL character (U+0000) in a field it stores:
+// PostgreSQL's text cannot hold one.
+func checkText(d runner.Definition) error {
+	for _, f := range []struct{ name, value string }{
+		{"session name", d.Session}, {"id prefix", d.Prefix}, {"name", d.Name}, {"purpose", d.Purpose},
+		{"host half", d.Host}, {"client half", d.Client},
+	} {
+		if i := strings.IndexByte(f.value, 0); i >= 0 {
+			return fmt.Errorf("pgstore: the define's %s holds a NUL character (U+0000) at byte %d, which the definition store (PostgreSQL text) cannot keep; nothing was changed. Remove it (write \\0 or \\u0000 in JavaScript source if the code needs one) and define again", f.name, i)
+		}
+	}
+	return nil
+}
+
 func nullable(s string) *string {
 	if s == "" {
 		return nil
@@ -112,6 +133,9 @@ func (s *Store) lockPlugin(ctx context.Context, tx pgx.Tx, id string) (stored, e
 func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.Plugin, error) {
 	if err := s.usable(); err != nil {
 		return runner.Plugin{}, err
+	}
+	if strings.ContainsRune(id, 0) {
+		return runner.Plugin{}, runner.ErrNotFound
 	}
 	var p runner.Plugin
 	err := s.write(ctx, "an update of "+id, func(ctx context.Context, tx pgx.Tx) error {
@@ -163,6 +187,9 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 func (s *Store) Remove(ctx context.Context, id string) error {
 	if err := s.usable(); err != nil {
 		return err
+	}
+	if strings.ContainsRune(id, 0) {
+		return runner.ErrNotFound
 	}
 	return s.writeOne(ctx, "the removal of "+id, func(ctx context.Context) error {
 		tag, err := s.pool.Exec(ctx, "DELETE FROM plugins WHERE id = $1", id)
