@@ -63,6 +63,11 @@
 // Plugin.Restored says that a Plugin was not defined by this Store: by an earlier
 // process, or by another process sharing the database.
 //
+// One difference from the other stores: PostgreSQL's text cannot hold a NUL character
+// (U+0000), so a define whose name, purpose, halves, session or prefix holds one is
+// refused with an error that says where it is and how to fix it. A latest attempt keeps
+// one (it is stored as JSON, escaped).
+//
 // # Ids
 //
 // Ids keep the format of the other stores: "<prefix>-N" (one counter for every prefix),
