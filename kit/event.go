@@ -10,7 +10,9 @@ import (
 	"unsafe"
 )
 
-// Mode is an event's dispatch mode.
+// Mode is an event's dispatch mode. A new mode is a constant here, its declaration type
+// and constructor, a row in catalog.Modes (which the generator reads) and an adapter in
+// sandbox/bind; catalog/scan's TestModesMatchTheKit checks that they agree.
 type Mode uint8
 
 const (

@@ -319,8 +319,8 @@ func (r *Runner) queryEvent(_ context.Context, call InspectCall) (any, error) {
 	for _, p := range ev.Params {
 		d.Parameters = append(d.Parameters, eventParam{Name: p.JSName, Type: p.JS, Description: strings.TrimSpace(p.Doc), Optional: p.Optional})
 	}
-	if ev.Mode == catalog.ModeWaterfall {
-		d.Note = "a waterfall listener receives a trailing next() and MUST call it to delegate; returning without next() vetoes the chain."
+	if spec, _ := ev.Mode.Spec(); spec.ListenerNote != "" {
+		d.Note = spec.ListenerNote
 	}
 	return eventOut{Mode: "event", Event: d, ReferencedTypes: referencedTypes(cat, slices.Clone(ev.Types), []string{ev.Signature})}, nil
 }

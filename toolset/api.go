@@ -11,8 +11,6 @@ import (
 
 const typeShapesHeader = "type shapes (referenced by the signatures above — read these before assuming a field is a string):"
 
-const waterfallCaution = "waterfall listeners receive a trailing next() and MUST call it to delegate — returning without next() vetoes the chain."
-
 // liveServices maps every service provided by an active fiber that v sees to its owner.
 func liveServices(c *kit.Context, v view) map[string]string {
 	live := map[string]string{}
@@ -157,13 +155,13 @@ func eventsSection(cat *catalog.Catalog, name string) ([]string, error) {
 		lines = append(lines, "    "+ev.Signature)
 		// The payload's types, enums with what each value means: what a listener reads.
 		lines = append(lines, typeShapes(cat, []string{ev.Signature})...)
-		return append(lines, waterfallCaution), nil
+		return append(lines, catalog.ListenerNotes()...), nil
 	}
 	for i := range cat.Events {
 		ev := &cat.Events[i]
 		lines = append(lines, eventLine(ev), "    "+ev.Signature)
 	}
-	return append(lines, waterfallCaution), nil
+	return append(lines, catalog.ListenerNotes()...), nil
 }
 
 func eventLine(ev *catalog.Event) string {

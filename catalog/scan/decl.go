@@ -21,19 +21,21 @@ const (
 	declTool
 )
 
-// kitTypes maps the kit's declaration types to what they declare.
-var kitTypes = map[string]struct {
+// A kitType is what a kit declaration type declares.
+type kitType struct {
 	kind declKind
 	mode catalog.Mode
-}{
-	"Event":          {declEvent, catalog.ModeEmit},
-	"ParallelEvent":  {declEvent, catalog.ModeParallel},
-	"SerialEvent":    {declEvent, catalog.ModeSerial},
-	"BailEvent":      {declEvent, catalog.ModeBail},
-	"WaterfallEvent": {declEvent, catalog.ModeWaterfall},
-	"Service":        {declService, ""},
-	"ToolDecl":       {declTool, ""},
 }
+
+// kitTypes maps the kit's declaration types to what they declare: an event type per row
+// of catalog.Modes, and the service and tool declarations.
+var kitTypes = func() map[string]kitType {
+	m := map[string]kitType{"Service": {declService, ""}, "ToolDecl": {declTool, ""}}
+	for _, s := range catalog.Modes {
+		m[s.KitType] = kitType{declEvent, s.Mode}
+	}
+	return m
+}()
 
 // A decl is one package-level variable made with a kit constructor.
 type decl struct {

@@ -33,28 +33,21 @@ func (b *builder) addEvent(d decl) {
 	for _, f := range e.Params {
 		params = append(params, f.JSName+": "+f.JS) // positional: never optional
 	}
-	ret := "void"
-	switch d.mode {
-	case catalog.ModeParallel:
-		ret = "Promise<void> | void"
-	case catalog.ModeSerial, catalog.ModeBail, catalog.ModeWaterfall:
-		var r string
+	spec, _ := d.mode.Spec()
+	var r string
+	if spec.Result {
 		e.Result, r, _ = b.convert(d.targs[1], site{pos: pos, what: fmt.Sprintf("the result type of event %q", d.name)})
-		switch d.mode {
-		case catalog.ModeSerial:
-			ret = "Promise<" + orPass(r) + "> | " + orPass(r)
-		case catalog.ModeBail:
-			ret = orPass(r)
-		default:
+		if spec.Next {
 			params = append(params, "next: () => Promise<"+r+">")
-			ret = "Promise<" + r + ">"
+		} else {
+			r = orPass(r)
 		}
 	}
-	e.Signature = jsQuote(d.name) + "(" + strings.Join(params, ", ") + "): " + ret
+	e.Signature = jsQuote(d.name) + "(" + strings.Join(params, ", ") + "): " + spec.JSReturn(r)
 }
 
-// orPass adds to a serial or bail listener's result type r what it returns to pass
-// (bind.Passes): undefined, null or false.
+// orPass adds to a listener's result type r what it returns to pass (bind.Passes):
+// undefined, null or false. Every mode with a result and no next() has a pass.
 func orPass(r string) string {
 	if r == "boolean" {
 		return r + " | null | undefined"

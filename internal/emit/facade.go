@@ -218,12 +218,6 @@ func (w *facadeWriter) canonical(m *catalog.Method, params, args []string, vals 
 	return shortFunc(sig, body[0])
 }
 
-// kitEventAdapters names the bind adapter of each dispatch mode.
-var kitEventAdapters = map[catalog.Mode]string{
-	catalog.ModeEmit: "OnEmit", catalog.ModeParallel: "OnParallel", catalog.ModeSerial: "OnSerial",
-	catalog.ModeBail: "OnBail", catalog.ModeWaterfall: "OnWaterfall",
-}
-
 // adapter writes the EventAdapter of one event: the bind adapter of its dispatch mode
 // with the function that turns a payload into the listener's positional arguments, and
 // for a mode that reads the listener's result, its conversion (a waterfall's next result
@@ -238,11 +232,12 @@ func (w *facadeWriter) adapter(e *catalog.Event) string {
 	args := funcLit(signature("", []string{w.realmParam(), "p " + w.goType(e.Payload)}, []string{w.gojaValues()}),
 		"return "+values(w.gojaValues(), vals...))
 	callArgs := []string{w.q(e.Var.Pkg, e.Var.Name), args}
-	switch e.Mode {
-	case catalog.ModeSerial, catalog.ModeBail:
-		callArgs = append(callArgs, w.fromFunc(e.Result))
-	case catalog.ModeWaterfall:
-		callArgs = append(callArgs, w.resultFunc(e.Result, e.Name), w.fromFunc(e.Result))
+	spec := modeSpec(e.Mode)
+	if spec.Next {
+		callArgs = append(callArgs, w.resultFunc(e.Result, e.Name))
 	}
-	return call(w.bind(kitEventAdapters[e.Mode]), callArgs...)
+	if spec.Result {
+		callArgs = append(callArgs, w.fromFunc(e.Result))
+	}
+	return call(w.bind(spec.Adapter), callArgs...)
 }

@@ -158,15 +158,10 @@ func pathOnly(src string) string {
 	return str(src)
 }
 
-var modeNames = map[catalog.Mode]string{
-	catalog.ModeEmit: "ModeEmit", catalog.ModeParallel: "ModeParallel", catalog.ModeSerial: "ModeSerial",
-	catalog.ModeBail: "ModeBail", catalog.ModeWaterfall: "ModeWaterfall",
-}
-
 func (w *catWriter) eventLit(e *catalog.Event) string {
 	return composite("catalog.Event",
 		field("Name", strconv.Quote(e.Name)),
-		field("Mode", "catalog."+modeNames[e.Mode]),
+		field("Mode", "catalog."+modeSpec(e.Mode).Const),
 		field("Var", ref(e.Var)),
 		field("Payload", w.goType(e.Payload)),
 		field("Result", w.goType(e.Result)),

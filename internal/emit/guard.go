@@ -9,9 +9,14 @@ import (
 // KitPath is the import path of the kit.
 const KitPath = "github.com/cordiskit/cordiskit/kit"
 
-var kitEventTypes = map[catalog.Mode]string{
-	catalog.ModeEmit: "Event", catalog.ModeParallel: "ParallelEvent", catalog.ModeSerial: "SerialEvent",
-	catalog.ModeBail: "BailEvent", catalog.ModeWaterfall: "WaterfallEvent",
+// modeSpec is m's row of catalog.Modes. The scanner makes events of those modes only, so
+// another is a bug in whatever built the catalog.
+func modeSpec(m catalog.Mode) catalog.ModeSpec {
+	s, ok := m.Spec()
+	if !ok {
+		panic("emit: an event of unknown dispatch mode " + string(m))
+	}
+	return s
 }
 
 // guard writes func _() { … } ("" when there is nothing to guard): a statement per source
@@ -26,7 +31,7 @@ func guard(c *catalog.Catalog, q qualifier) string {
 		if e.Result != nil {
 			targs = append(targs, q.goType(e.Result))
 		}
-		body = append(body, guardVar("*"+instance(q.q(KitPath, kitEventTypes[e.Mode]), targs...), q.q(e.Var.Pkg, e.Var.Name)))
+		body = append(body, guardVar("*"+instance(q.q(KitPath, modeSpec(e.Mode).KitType), targs...), q.q(e.Var.Pkg, e.Var.Name)))
 		if p := e.Payload; p.Kind == catalog.KindNamed {
 			body = append(body, fieldGuards(q, q.q(p.Pkg, p.Name), e.Params)...)
 		}

@@ -11,13 +11,16 @@ import (
 	"github.com/cordiskit/cordiskit/catalog"
 )
 
-// modeLegend explains the dispatch modes once, above the events.
-const modeLegend = "Dispatch modes: **emit** (fire and forget: the emitter waits for no listener's " +
-	"promise), **parallel** (awaited fan-out; every listener runs), **serial** (awaited in registration order until a listener returns a bail " +
-	"value — anything other than undefined, null, false or the zero value of the result type, " +
-	"such as '' or 0), **bail** (synchronous; the first bail value wins, by the same rule), **waterfall** (each listener gets `next()` and may transform the result, or veto " +
-	"by returning without calling it). An event marked **session-scoped** carries its session in a " +
-	"parameter: a plugin of one session never hears another session's emits of it."
+// modeLegend explains the dispatch modes once, above the events: each mode's summary
+// (catalog.Modes), then what marks a session-scoped event.
+var modeLegend = func() string {
+	modes := make([]string, len(catalog.Modes))
+	for i, s := range catalog.Modes {
+		modes[i] = "**" + string(s.Mode) + "** (" + s.Summary + ")"
+	}
+	return "Dispatch modes: " + strings.Join(modes, ", ") + ". An event marked **session-scoped** carries " +
+		"its session in a parameter: a plugin of one session never hears another session's emits of it."
+}()
 
 // A mdWriter renders one markdown file.
 type mdWriter struct {
