@@ -20,6 +20,7 @@ import (
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/cordiskit/cordiskit/runner/sqlstore"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl"
 	"github.com/cordiskit/cordiskit/toolset"
 )
 
@@ -258,17 +259,18 @@ func (rt *Runtime) Invoker() *invoke.Invoker { return rt.inv }
 func (rt *Runtime) Panel() *panel.Handler { return rt.panel }
 
 // GateContext prepares the ctx of a runtime's gate (a waterfall every tool call passes,
-// such as tools/pre-execute) for a call of tool: for the cordis tools that inspect, stop
-// and remove dynamic code, the emit passes over every listener a mount or a host half
-// registered, so that no such code can veto, rewrite, stall or read those calls. Other
-// tools' calls are unchanged. It chains toolset.Toolset.GateContext and
-// runner.Runner.GateContext for the pieces wired.
+// such as tools/pre-execute) for a call of tool: for the cordis control tools that
+// inspect, stop and remove dynamic code (tooldecl.ControlTools), the emit passes over
+// every listener a mount or a host half registered, so that no such code can veto,
+// rewrite, stall or read those calls. Other tools' calls are unchanged. It is
+// tooldecl.Shield with the fibers of the pieces wired: the toolset's and the runner's.
 func (rt *Runtime) GateContext(ctx context.Context, tool string) context.Context {
+	var owners [2]*kit.Fiber
 	if rt.toolset != nil {
-		ctx = rt.toolset.GateContext(ctx, tool)
+		owners[0] = rt.toolset.Fiber()
 	}
 	if rt.runner != nil {
-		ctx = rt.runner.GateContext(ctx, tool)
+		owners[1] = rt.runner.Fiber()
 	}
-	return ctx
+	return tooldecl.Shield(ctx, tool, owners[:]...)
 }

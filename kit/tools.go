@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 )
@@ -354,16 +355,20 @@ func NewTool[In, Out any](name string) *ToolDecl[In, Out] {
 // Name returns the tool name.
 func (d *ToolDecl[In, Out]) Name() string { return d.name }
 
-// Bind returns a Tool that decodes its JSON input into In, runs fn and encodes the Out.
-// schema usually comes from the generated catalog; its Name is set to the declared name.
+// Bind returns a Tool that decodes its JSON arguments into In, runs fn and encodes the
+// Out. schema usually comes from the generated catalog (package tooldecl looks it up and
+// binds in one call); its Name is set to the declared name.
+//
+// The arguments are decoded strictly: a field In does not have, a value of another type
+// or data after the arguments is an error that tells the model to call again with the
+// fields the schema lists, and fn does not run. Empty or null arguments are In's zero
+// value.
 func (d *ToolDecl[In, Out]) Bind(schema ToolSchema, fn func(ctx context.Context, in In) (Out, error)) Tool {
 	schema.Name = d.name
 	return Tool{ToolSchema: schema, Execute: func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 		var in In
-		if len(bytes.TrimSpace(input)) > 0 {
-			if err := json.Unmarshal(input, &in); err != nil {
-				return nil, fmt.Errorf("tool %q: decoding input: %w", d.name, err)
-			}
+		if err := decodeArgs(input, &in); err != nil {
+			return nil, fmt.Errorf("%s: the arguments do not fit its input schema (%v); call it again with only the fields the schema lists, each of the type it says", d.name, err)
 		}
 		out, err := fn(ctx, in)
 		if err != nil {
@@ -371,4 +376,22 @@ func (d *ToolDecl[In, Out]) Bind(schema ToolSchema, fn func(ctx context.Context,
 		}
 		return json.Marshal(out)
 	}}
+}
+
+// decodeArgs decodes a tool's JSON arguments into v, refusing unknown fields and
+// anything after the first value; empty or null arguments leave v as it is.
+func decodeArgs(input json.RawMessage, v any) error {
+	t := bytes.TrimSpace(input)
+	if len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("data after the first JSON value")
+	}
+	return nil
 }

@@ -50,7 +50,7 @@ func TestToolRegistry(t *testing.T) {
 	if err != nil || string(out) != `{"Sum":5}` {
 		t.Fatalf("Call add = %s, %v", out, err)
 	}
-	if _, err := tools.Call(context.Background(), "add", json.RawMessage(`{"A":"x"}`)); err == nil || !strings.Contains(err.Error(), "decoding input") {
+	if _, err := tools.Call(context.Background(), "add", json.RawMessage(`{"A":"x"}`)); err == nil || !strings.Contains(err.Error(), "add: the arguments do not fit its input schema") {
 		t.Fatalf("bad input err = %v", err)
 	}
 
@@ -118,4 +118,43 @@ func TestToolCallDuringRegistration(t *testing.T) {
 		off()
 	}
 	<-done
+}
+
+// TestToolDeclBindDecodesStrictly: a declared tool's arguments are decoded strictly — a
+// field the input type lacks, a value of another type or trailing data is refused with
+// what to do, and the tool's function does not run; empty or null arguments are the zero
+// input.
+func TestToolDeclBindDecodesStrictly(t *testing.T) {
+	var ran []addIn
+	tool := addTool.Bind(kit.ToolSchema{Description: "adds"}, func(_ context.Context, in addIn) (addOut, error) {
+		ran = append(ran, in)
+		return addOut{in.A + in.B}, nil
+	})
+	const fix = "; call it again with only the fields the schema lists, each of the type it says"
+	for _, tc := range []struct {
+		args, out, err string
+	}{
+		{args: `{"A":2,"B":3}`, out: `{"Sum":5}`},
+		{args: ``, out: `{"Sum":0}`},
+		{args: ` null `, out: `{"Sum":0}`},
+		{args: `{"A":2,"C":3}`, err: `add: the arguments do not fit its input schema (json: unknown field "C")` + fix},
+		{args: `{"A":"2"}`, err: `add: the arguments do not fit its input schema (json: cannot unmarshal string into Go struct field addIn.A of type int)` + fix},
+		{args: `{"A":2} {"B":3}`, err: `add: the arguments do not fit its input schema (data after the first JSON value)` + fix},
+		{args: `{"A":2} }`, err: `add: the arguments do not fit its input schema (data after the first JSON value)` + fix},
+		{args: "{\"A\":2}\n\t ", out: `{"Sum":2}`},
+		{args: `[1,2]`, err: `add: the arguments do not fit its input schema (json: cannot unmarshal array into Go value of type kit_test.addIn)` + fix},
+	} {
+		ran = nil
+		out, err := tool.Execute(context.Background(), json.RawMessage(tc.args))
+		var got string
+		if err != nil {
+			got = err.Error()
+		}
+		if string(out) != tc.out || got != tc.err {
+			t.Errorf("args %q: %s, %q; want %s, %q", tc.args, out, got, tc.out, tc.err)
+		}
+		if want := tc.err == ""; (len(ran) == 1) != want {
+			t.Errorf("args %q: the function ran %d times", tc.args, len(ran))
+		}
+	}
 }

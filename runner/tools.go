@@ -1,19 +1,13 @@
 package runner
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner/decl"
-	"github.com/cordiskit/cordiskit/toolset"
-	tsdecl "github.com/cordiskit/cordiskit/toolset/decl"
+	"github.com/cordiskit/cordiskit/tooldecl"
 )
 
 // The seven model tools are registered by the plugin "cordis-runner/tools", a child of
@@ -53,73 +47,26 @@ func (r *Runner) Tools() []kit.Tool {
 	})
 }
 
-// ToolNames returns the names of the seven model tools, in the order Tools returns them.
-func ToolNames() []string { return slices.Clone(toolNames) }
-
-var toolNames = []string{decl.InspectList.Name(), decl.InspectQuery.Name(), decl.InspectSelf.Name(),
-	decl.Define.Name(), decl.Run.Name(), decl.Stop.Name(), decl.Undefine.Name()}
-
-// IsControlTool reports whether tool is one of the seven, or one of the toolset's three
-// (cordis_inspect, cordis_mount, cordis_unmount): the model's way to see and undo what
-// dynamic code did, which no listener of that code may stand between.
-func IsControlTool(tool string) bool {
-	return slices.Contains(toolNames, tool) || tool == tsdecl.Inspect.Name() || tool == tsdecl.Mount.Name() || tool == tsdecl.Unmount.Name()
-}
-
 // GateContext prepares the ctx of a runtime's gate (a tools/pre-execute waterfall every
-// tool call passes) for a call of tool, as toolset.Toolset.GateContext does for mounts: for
-// a control tool (IsControlTool) the emit passes over every listener the runner's host
-// halves registered, so no Plugin can veto, rewrite, stall or read a call that stops or
-// inspects it. Other tools' calls are unchanged. A runtime with both sets chains the two:
-//
-//	ctx = r.GateContext(ts.GateContext(ctx, tool), tool)
+// tool call passes) for a call of tool: for a control tool (tooldecl.IsControl) the emit
+// passes over every listener the runner's host halves registered, so no Plugin can veto,
+// rewrite, stall or read a call that stops or inspects it. Other tools' calls are
+// unchanged. It is [tooldecl.Shield] with the runner's fiber; a runtime with the toolset
+// too shields both fibers in one call (cordiskit.Runtime.GateContext does).
 func (r *Runner) GateContext(ctx context.Context, tool string) context.Context {
-	if !IsControlTool(tool) {
-		return ctx
-	}
-	return kit.WithoutListenersOf(ctx, r.fiber)
+	return tooldecl.Shield(ctx, tool, r.fiber)
 }
 
-// bind makes a registry entry of a declared tool: the generated schema and description,
-// arguments decoded strictly (an unknown or mistyped field is a teaching error, not a
-// silently ignored one), and the result encoded. The seven are in the core tier, so a
-// missing schema is a stale generated/ package: a programmer error.
+// bind makes a registry entry of one of the seven with tooldecl.Bind: the generated
+// schema and description, arguments decoded strictly (an unknown or mistyped field is a
+// teaching error, not a silently ignored one). The seven are in the core tier, so an
+// error is a stale generated/ package: a programmer error.
 func bind[In, Out any](d *kit.ToolDecl[In, Out], fn func(context.Context, In) (Out, error)) kit.Tool {
-	schema, err := toolset.ToolSchema(generated.Catalog, d)
+	t, err := tooldecl.Bind(generated.Catalog, d, fn)
 	if err != nil {
 		panic(err)
 	}
-	t := d.Bind(schema, fn)
-	t.Execute = func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-		var in In
-		if err := decodeArgs(input, &in); err != nil {
-			return nil, fmt.Errorf("%s: the arguments do not fit its input schema (%v); call it again with only the fields the schema lists, each of the type it says", d.Name(), err)
-		}
-		out, err := fn(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(out)
-	}
 	return t
-}
-
-// decodeArgs decodes a tool's JSON arguments into v, refusing unknown fields and
-// trailing data; empty or null arguments mean {}.
-func decodeArgs(input json.RawMessage, v any) error {
-	t := bytes.TrimSpace(input)
-	if len(t) == 0 || string(t) == "null" {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("more than one JSON value")
-	}
-	return nil
 }
 
 // withSession refuses a call that carries no session before fn runs: the runner's verbs

@@ -44,7 +44,7 @@
 // # Control tools
 //
 // The three tools, and the dynamic-plugin runner's seven, are the model's control tools
-// (ControlTools): its only way to see and undo what dynamic code did. A runtime that
+// (tooldecl.ControlTools): its only way to see and undo what dynamic code did. A runtime that
 // gates every tool call through an awaited event (a tools/pre-execute waterfall) passes
 // its ctx through GateContext first: for a control tool the emit then passes over every listener a mount registered, so no mount can veto,
 // rewrite, stall or even see a cordis_* call, while the runtime's own listeners still
@@ -59,6 +59,6 @@
 // section lists the catalogued events. With a name, both add the full docs and the shapes
 // of the types the signatures use, enum values with their docs.
 //
-// A runtime registers its own Go tools with the schemas the generator derived:
-// [ToolSchema] returns what [kit.ToolDecl.Bind] takes.
+// A runtime registers its own Go tools with the schemas the generator derived through
+// package tooldecl (tooldecl.Bind), as the toolset registers its three.
 package toolset

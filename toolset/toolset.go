@@ -13,6 +13,7 @@ import (
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl"
 	"github.com/cordiskit/cordiskit/toolset/decl"
 )
 
@@ -152,27 +153,19 @@ func (t *Toolset) apply(c *kit.Context) error {
 	t.mu.Lock()
 	t.group = group
 	t.mu.Unlock()
-	for _, tool := range []kit.Tool{
-		bind(t.cat, decl.Inspect, t.Inspect),
-		bind(t.cat, decl.Mount, t.Mount),
-		bind(t.cat, decl.Unmount, t.Unmount),
-	} {
+	inspect, errInspect := tooldecl.Bind(t.cat, decl.Inspect, t.Inspect)
+	mount, errMount := tooldecl.Bind(t.cat, decl.Mount, t.Mount)
+	unmount, errUnmount := tooldecl.Bind(t.cat, decl.Unmount, t.Unmount)
+	if err := errors.Join(errInspect, errMount, errUnmount); err != nil {
+		// The three are in the core tier t.cat always merges: a stale generated/ package.
+		return fmt.Errorf("toolset: %w", err)
+	}
+	for _, tool := range []kit.Tool{inspect, mount, unmount} {
 		if _, err := tools.Register(c, tool); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// bind turns a declared tool and its implementation into a registry entry with the
-// generated schema and description. The three tools are in the core tier cat always
-// merges, so a failure is a stale generated/ package: a programmer error.
-func bind[In, Out any](cat *catalog.Catalog, d *kit.ToolDecl[In, Out], fn func(context.Context, In) (Out, error)) kit.Tool {
-	schema, err := ToolSchema(cat, d)
-	if err != nil {
-		panic(err)
-	}
-	return d.Bind(schema, fn)
 }
 
 // Fiber returns the toolset's fiber ("cordis-toolset").
