@@ -3,13 +3,12 @@ package sandbox
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/cordiskit/cordiskit/sandbox/internal/jslex"
 	"github.com/dop251/goja"
 )
 
-// Mount code is measured before goja parses it (checkNesting), but eval and the Function
+// Mount code is measured before goja parses it (jslex.CheckNesting), but eval and the Function
 // constructors parse text the code builds at run time: eval('('.repeat(2e6) + …) would
 // overflow the parser's Go stack just the same, a fatal error no recover catches. So every
 // realm's eval and Function constructors (Function, AsyncFunction and GeneratorFunction,
@@ -25,7 +24,7 @@ import (
 // constructor), so guardParser guards it; eval (and JSON.parse, see guardJSON) only
 // through the global object, so the realm's sandboxGlobals guards each on the first read
 // of its name (see installGlobals). AsyncFunction and GeneratorFunction are reachable
-// only through a function of their kind, and source text makes each (see reaches): an
+// only through a function of their kind, and source text makes each (see jslex.Reaches): an
 // async function takes the word async, a generator a '*' — or, for AsyncFunction, the
 // word arguments (the mount code's own wrapper, an async function, is arguments.callee in
 // its body), which a \u escape can spell too. So each is guarded when mount code
@@ -40,70 +39,6 @@ type compilerGuard struct {
 	eval            goja.Value   // the guarded eval, made on the global's first read (see evalGuard)
 	json            *goja.Object // JSON with its parse guarded, on the global's first read (see jsonGuard)
 	async, generate bool         // whether the AsyncFunction and GeneratorFunction guards are in
-}
-
-// reach is the set of constructors besides Function that source text may reach.
-type reach uint8
-
-const (
-	reachGenerator reach = 1 << iota // GeneratorFunction: the text has a '*' (function*, a *method)
-	reachAsync                       // AsyncFunction: the text has async, arguments or a \u escape
-)
-
-// reaches returns the constructors besides Function that running src may reach, by the
-// syntax each kind of function takes (see above). The white space and comments src starts
-// with are skipped — before its first token every reader agrees on what a comment is — so
-// a comment heading the code guards nothing; a match further on, in a string or a comment,
-// only guards one more constructor than needed.
-func reaches(src string) reach {
-	src = src[codeStart(src):]
-	var r reach
-	if strings.IndexByte(src, '*') >= 0 {
-		r |= reachGenerator
-	}
-	if strings.Contains(src, "async") || strings.Contains(src, "arguments") || strings.Contains(src, `\u`) {
-		r |= reachAsync
-	}
-	return r
-}
-
-// codeStart returns the offset of src's first token: past the white space and comments it
-// starts with, as JavaScript reads them. A line comment ends at any line terminator (LF,
-// CR, U+2028, U+2029); past a block comment that never closes there is no code (it does
-// not parse).
-func codeStart(src string) int {
-	i := 0
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
-			i++
-		case strings.HasPrefix(src[i:], "//"):
-			i += 2
-			for i < len(src) {
-				r, size := utf8.DecodeRuneInString(src[i:])
-				if r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' {
-					break
-				}
-				i += size
-			}
-		case strings.HasPrefix(src[i:], "/*"):
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				return len(src)
-			}
-			i += 2 + end + 2
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(src[i:])
-			if r != '\uFEFF' && r != '\u2028' && r != '\u2029' && !unicode.Is(unicode.Zs, r) {
-				return i
-			}
-			i += size
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // asyncFunction makes an async function, whose constructor is AsyncFunction.
@@ -165,18 +100,18 @@ func (g *compilerGuard) jsonGuard(intrinsic goja.Value) goja.Value {
 // guard guards the constructors in r before text that may reach them runs; fn, if not
 // nil, is an async function of the realm (the mount code's wrapper) to find AsyncFunction
 // by.
-func (g *compilerGuard) guard(r reach, fn goja.Value) {
+func (g *compilerGuard) guard(r jslex.Reach, fn goja.Value) {
 	if g == nil {
 		return
 	}
-	if r&reachAsync != 0 && !g.async {
+	if r&jslex.ReachAsync != 0 && !g.async {
 		g.async = true
 		if fn == nil {
 			fn, _ = g.rt.RunProgram(asyncFunction)
 		}
 		g.guardKind(fn, "async function", "AsyncFunction")
 	}
-	if r&reachGenerator != 0 && !g.generate {
+	if r&jslex.ReachGenerator != 0 && !g.generate {
 		g.generate = true
 		fn, _ := g.rt.RunProgram(generatorFunction)
 		g.guardKind(fn, "function*", "GeneratorFunction")
@@ -193,19 +128,19 @@ func (g *compilerGuard) guardKind(fn goja.Value, prefix, name string) {
 }
 
 // sawSource guards the constructors src may reach before it runs.
-func (g *compilerGuard) sawSource(src string) { g.guard(reaches(src), nil) }
+func (g *compilerGuard) sawSource(src string) { g.guard(jslex.Reaches(src), nil) }
 
 // check throws a SyntaxError when src nests too deep; otherwise it lets src run (guarding
 // what src may reach). what names the caller ("eval", "Function").
 func (g *compilerGuard) check(what, src string) {
-	ne := checkNesting(src, g.lim.MaxNesting, g.lim.MaxNestingWork)
+	ne := jslex.CheckNesting(src, g.lim.MaxNesting, g.lim.MaxNestingWork)
 	if ne == nil {
 		g.sawSource(src)
 		return
 	}
-	line, col := position(src, ne.off)
+	line, col := jslex.Position(src, ne.Off)
 	msg := fmt.Sprintf("%s: line %d, column %d of the code it was given: %s (Limits.MaxNesting, Limits.MaxNestingWork); "+
-		"flatten it: build deep data in a loop or parse it with JSON.parse, and split long expressions into statements", what, line, col, ne.msg)
+		"flatten it: build deep data in a loop or parse it with JSON.parse, and split long expressions into statements", what, line, col, ne.Msg)
 	// The realm's SyntaxError, read only now (most realms never need it); if mount code
 	// replaced it with something that is not a constructor, a TypeError carries the message.
 	if ctor, ok := g.rt.Get("SyntaxError").(*goja.Object); ok {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox/internal/jslex"
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
@@ -53,7 +54,7 @@ func (l *Sandbox) Evaluate(ctx context.Context, id, code string) (*Mount, error)
 type Program struct {
 	id    string
 	prog  *goja.Program
-	reach reach // the constructors besides Function the code may reach (see compilerGuard)
+	reach jslex.Reach // the constructors besides Function the code may reach (see compilerGuard)
 }
 
 // Compile checks and compiles mount code for mount id without entering JavaScript or
@@ -70,7 +71,7 @@ func (l *Sandbox) Compile(id, code string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{id: id, prog: prog, reach: reaches(code)}, nil
+	return &Program{id: id, prog: prog, reach: jslex.Reaches(code)}, nil
 }
 
 // A Parsed is mount code that passed Parse: Compile's checks and the parser, not the
@@ -122,7 +123,7 @@ func (l *Sandbox) CompileParsed(id string, p *Parsed) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{id: id, prog: prog, reach: reaches(p.code)}, nil
+	return &Program{id: id, prog: prog, reach: jslex.Reaches(p.code)}, nil
 }
 
 // precheck bounds the work of parsing code: its size, then its nesting.
@@ -130,7 +131,7 @@ func (l *Sandbox) precheck(id, code string) error {
 	if len(code) > l.limits.MaxBytes {
 		return fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit (Limits.MaxBytes); split it into smaller mounts that share services through ctx.provide and inject", id, len(code), l.limits.MaxBytes)
 	}
-	if ne := checkNesting(code, l.limits.MaxNesting, l.limits.MaxNestingWork); ne != nil {
+	if ne := jslex.CheckNesting(code, l.limits.MaxNesting, l.limits.MaxNestingWork); ne != nil {
 		return nestingSyntaxError(id, code, ne)
 	}
 	return nil

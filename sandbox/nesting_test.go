@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/internal/childtest"
+	"github.com/cordiskit/cordiskit/sandbox/internal/jslex"
 )
 
-// nestingWork returns the nesting work checkNesting measures in code.
+// nestingWork returns the nesting work jslex.CheckNesting measures in code.
 func nestingWork(code string) int {
-	c := &nestingCheck{max: 1 << 30, maxWork: 1 << 62, stack: []level{{}}}
-	c.run(code)
-	return c.work
+	_, work := jslex.Measure(code)
+	return work
 }
 
 var nestingFull = flag.Bool("nesting.full", false, "TestNestingWorstShapesCompile: the worst shapes at the default limits and up to 8 MiB (slow)")
@@ -89,11 +89,10 @@ var nestShapes = []nestShape{
 	{"regex guess", func(n int) string { return "x = {} / " + rep("(", n) + "1 /2" + rep(")", n) }},
 }
 
-// nestingPeak returns the deepest nesting checkNesting measures in code.
+// nestingPeak returns the deepest nesting jslex.CheckNesting measures in code.
 func nestingPeak(code string) int {
-	c := &nestingCheck{max: 1 << 30, maxWork: 1 << 62, stack: []level{{}}}
-	c.run(code)
-	return c.peak
+	peak, _ := jslex.Measure(code)
+	return peak
 }
 
 // TestNestingShapes: every shape is measured as deep as it nests, within a small factor, so
@@ -158,23 +157,6 @@ func TestNestingDeepSourceRefused(t *testing.T) {
 		})
 	}
 	h.serving()
-}
-
-// FuzzNesting: the lexer and the nesting check never panic, and a refusal points inside
-// the code.
-func FuzzNesting(f *testing.F) {
-	for _, seed := range []string{"x = ((1))", "`a${`b${c}`}`", "a = b\n/re/g.test(c)", "{} / ((1 /2))", "'\\", "/* x", "x = .5?.5:1", "if (a) b; else if (c) d"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, code string) {
-		if ne := checkNesting(code, 3, 40); ne != nil {
-			if ne.off < 0 || ne.off >= len(code) {
-				t.Fatalf("%q: offset %d outside the code", code, ne.off)
-			}
-			_ = nestingSyntaxError("dyn-1", code, ne).Error()
-		}
-		_ = bracketProblem(code)
-	})
 }
 
 // A worstShape writes k repetitions (or k statements of filling) of a shape nested d deep:

@@ -7,33 +7,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/internal/childtest"
+	"github.com/cordiskit/cordiskit/sandbox/internal/jslex"
 )
-
-func TestReaches(t *testing.T) {
-	for _, tt := range []struct {
-		src  string
-		want reach
-	}{
-		{`return (ctx) => { ctx.on('x', () => 1) }`, 0},
-		{`return async (ctx) => {}`, reachAsync},
-		{`return { async apply(ctx) {} }`, reachAsync},
-		{`return function () { return arguments.length }`, reachAsync},
-		{`const s = '\u0061'`, reachAsync},
-		{`function* g() {}`, reachGenerator},
-		{`return { *items() {} }`, reachGenerator},
-		{`x = 2 * 3; y = async () => 1`, reachGenerator | reachAsync},
-		// A comment heading the code makes nothing; after the first token a match counts.
-		{"// the BODY of an async function\n/* a *generator */ return (ctx) => {}", 0},
-		{"\ufeff\u00a0// async\r\n  return (ctx) => {} // async", reachAsync},
-		{"// a note\u2028arguments.length", reachAsync}, // U+2028 ends a line comment
-		{"/* async", 0}, // does not parse
-		{"return 1 /* async */", reachGenerator | reachAsync},
-	} {
-		if got := reaches(tt.src); got != tt.want {
-			t.Errorf("reaches(%q) = %b, want %b", tt.src, got, tt.want)
-		}
-	}
-}
 
 // TestAsyncGuardOnlyWhenReachable: mount code that can make no async function does not
 // build the AsyncFunction guard (the anchors' plugin body among them); code that can,
@@ -81,7 +56,7 @@ func TestAsyncConstructorGuardedEveryWay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(tc.name, "arguments") && p.reach&reachAsync == 0 {
+			if strings.Contains(tc.name, "arguments") && p.reach&jslex.ReachAsync == 0 {
 				t.Fatalf("reach %b", p.reach)
 			}
 			m, f := h.mustMount(code)
