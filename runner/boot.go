@@ -50,7 +50,11 @@ func (r *Runner) boot(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("runner: reading the definitions at boot: %w", err)
 	}
+	taken := map[string]bool{}
 	for _, p := range ps {
+		if !r.mayBoot(ctx, taken, p.Session) {
+			continue // another live process runs this session
+		}
 		if err := r.bootPlugin(ctx, p); err != nil {
 			return err
 		}

@@ -175,6 +175,7 @@ type Runner struct {
 	restarts  map[string]decl.BootRestart // what boot did per Plugin (RestartAtBoot); msgMu
 
 	inspect *inspectRegistry // inspect providers and client queries (inspect*.go)
+	leases  *leases          // with a SessionOwner store (lease.go)
 }
 
 // live is what the Runner holds for one Plugin besides its stored record.
@@ -277,6 +278,7 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 	if err := r.boot(context.Background()); err != nil {
 		return nil, errors.Join(err, r.Dispose(context.Background()))
 	}
+	r.startLeases()
 	return r, nil
 }
 
@@ -291,6 +293,7 @@ func (r *Runner) Store() Store { return r.store }
 // pending requests and activations in flight, waits for all of them and the deadline
 // timers, disposes the runner's fiber and closes the sandbox host it owns.
 func (r *Runner) Dispose(ctx context.Context) error {
+	r.stopLeases()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

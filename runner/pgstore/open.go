@@ -37,9 +37,14 @@ type Options struct {
 	// (the larger of 4 and the number of CPUs), or the DSN's pool_max_conns.
 	MaxConns int32
 
-	// Logger receives the counters Open raised (see "Ids" in the package doc). Nil means
-	// slog.Default().
+	// Logger receives the counters Open raised (see "Ids" in the package doc) and the
+	// leases taken and lost. Nil means slog.Default().
 	Logger *slog.Logger
+
+	// LeaseTTL is how long a session's lease lasts unless renewed (the Store renews the
+	// leases it holds every third of it): the longest a session's Plugins stay stopped
+	// after its process dies, before another process runs them. Zero means 10 seconds.
+	LeaseTTL time.Duration
 }
 
 // ErrUnreachable reports a server Open could not connect to (not running, not reachable,
@@ -68,6 +73,7 @@ type Store struct {
 	// (Plugin.Restored).
 	token  string
 	closed atomic.Bool
+	leases leaseState // the sessions this Store runs (lease.go)
 }
 
 var _ runner.Store = (*Store)(nil)
@@ -90,6 +96,9 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	}
 	if s.opts.Timeout <= 0 {
 		s.opts.Timeout = 30 * time.Second
+	}
+	if s.opts.LeaseTTL <= 0 {
+		s.opts.LeaseTTL = 10 * time.Second
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -127,6 +136,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		return nil, err
 	}
 	s.logRaised(raised)
+	s.startRenewing()
 	return s, nil
 }
 
@@ -221,12 +231,13 @@ func (s *Store) DSN() string { return s.dsn }
 // Schema returns the PostgreSQL schema that holds the store's tables.
 func (s *Store) Schema() string { return s.schema }
 
-// Close closes the Store's connections, waiting for calls in progress. Later calls fail
-// with ErrClosed.
+// Close gives up the session leases the Store holds and closes its connections, waiting
+// for calls in progress. Later calls fail with ErrClosed.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stopRenewing()
 	s.pool.Close()
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -106,7 +107,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 	storetest.MustDefine(t, s, storetest.Def("s1", "clock", ""))
 	execSQL(t, dsn, "UPDATE cordis.store_version SET version = 7")
 	_, err := Open(bg, dsn, nil)
-	want := "schema version 7, newer than the 1 this build of cordiskit knows"
+	want := fmt.Sprintf("schema version 7, newer than the %d this build of cordiskit knows", SchemaVersion)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), Redact(dsn)) {
 		t.Fatalf("Open of a newer store = %v, want ErrRefused saying %q and naming the DSN", err, want)
 	}
@@ -160,7 +161,7 @@ func TestMigrate(t *testing.T) {
 	}
 	bad := append(migrations[:len(migrations):len(migrations)], "ALTER TABLE plugins ADD COLUMN note text", "ALTER TABLE no_such_table ADD COLUMN x int")
 	err := migrateWith(bad)
-	if err == nil || !strings.Contains(err.Error(), "from version 2 to 3") || !strings.Contains(err.Error(), "nothing was changed") {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("from version %d to %d", SchemaVersion+1, SchemaVersion+2)) || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("a failing step: %v", err)
 	}
 	if v := queryInt(t, dsn, "SELECT version FROM cordis.store_version"); v != SchemaVersion {

@@ -67,10 +67,19 @@ var migrations = []string{
 		revoked timestamptz NOT NULL DEFAULT now()
 	);
 	CREATE INDEX revocations_plugin ON revocations (plugin);`,
+	// 2: the sessions' leases: which Store (owner, its random token) runs a session's
+	// Plugins until when, on the server's clock; fence counts the takeovers.
+	`CREATE TABLE leases (
+		session text PRIMARY KEY,
+		owner   text NOT NULL,
+		fence   bigint NOT NULL,
+		expires timestamptz NOT NULL
+	);
+	CREATE INDEX plugins_running ON plugins (session) WHERE running;`,
 }
 
 // SchemaVersion is the schema version this build writes.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 func init() {
 	if len(migrations) != SchemaVersion {

@@ -129,7 +129,10 @@ func (s *Store) lockPlugin(ctx context.Context, tx pgx.Tx, id string) (stored, e
 	return recs[0], nil
 }
 
-// Update applies c to Plugin id in one transaction, with the Plugin's row locked.
+// Update applies c to Plugin id in one transaction, with the Plugin's row locked. It
+// refuses (runner.ErrSessionElsewhere) while another live Store holds the lease of the
+// Plugin's session; a change that starts a run takes the lease for this Store when no
+// live Store holds it (runner.SessionOwner).
 func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.Plugin, error) {
 	if err := s.usable(); err != nil {
 		return runner.Plugin{}, err
@@ -138,9 +141,13 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 		return runner.Plugin{}, runner.ErrNotFound
 	}
 	var p runner.Plugin
+	var claimed int64
 	err := s.write(ctx, "an update of "+id, func(ctx context.Context, tx pgx.Tx) error {
 		rec, err := s.lockPlugin(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if claimed, err = s.fence(ctx, tx, rec.p.Session, starts(c)); err != nil {
 			return err
 		}
 		old := rec.p
@@ -180,10 +187,14 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 	if err != nil {
 		return runner.Plugin{}, err
 	}
+	if claimed != 0 {
+		s.hold(p.Session, claimed)
+	}
 	return p, nil
 }
 
-// Remove deletes Plugin id with its Packages, grants and revocations.
+// Remove deletes Plugin id with its Packages, grants and revocations, unless another
+// live Store holds its session's lease (runner.ErrSessionElsewhere).
 func (s *Store) Remove(ctx context.Context, id string) error {
 	if err := s.usable(); err != nil {
 		return err
@@ -191,11 +202,18 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	if strings.ContainsRune(id, 0) {
 		return runner.ErrNotFound
 	}
-	return s.writeOne(ctx, "the removal of "+id, func(ctx context.Context) error {
-		tag, err := s.pool.Exec(ctx, "DELETE FROM plugins WHERE id = $1", id)
-		if err == nil && tag.RowsAffected() == 0 {
+	return s.write(ctx, "the removal of "+id, func(ctx context.Context, tx pgx.Tx) error {
+		var session string
+		err := tx.QueryRow(ctx, "SELECT session FROM plugins WHERE id = $1 FOR UPDATE", id).Scan(&session)
+		if errors.Is(err, pgx.ErrNoRows) {
 			return refusal{runner.ErrNotFound}
+		} else if err != nil {
+			return err
 		}
+		if _, err := s.fence(ctx, tx, session, false); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM plugins WHERE id = $1", id)
 		return err
 	})
 }
