@@ -2,7 +2,9 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/cordiskit/cordiskit/internal/pgtest"
@@ -11,7 +13,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(childEnv); mode != "" {
+	if mode := os.Getenv(childEnv); strings.HasPrefix(mode, "runner ") {
+		var ttl int
+		fmt.Sscanf(mode, "runner %d", &ttl)
+		os.Exit(runnerChild(context.Background(), os.Getenv(childEnv+"_DSN"), ttl, strings.HasSuffix(mode, " define")))
+	} else if mode != "" {
 		os.Exit(child(mode, os.Getenv(childEnv+"_DSN")))
 	}
 	pgtest.Main(m)

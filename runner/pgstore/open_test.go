@@ -72,7 +72,7 @@ func TestRedact(t *testing.T) {
 }
 
 // execSQL runs sql on dsn's database.
-func execSQL(t *testing.T, dsn string, sql ...string) {
+func execSQL(t testing.TB, dsn string, sql ...string) {
 	t.Helper()
 	conn, err := pgx.Connect(bg, dsn)
 	if err != nil {
@@ -86,7 +86,7 @@ func execSQL(t *testing.T, dsn string, sql ...string) {
 	}
 }
 
-func queryInt(t *testing.T, dsn, sql string) int64 {
+func queryInt(t testing.TB, dsn, sql string) int64 {
 	t.Helper()
 	conn, err := pgx.Connect(bg, dsn)
 	if err != nil {
