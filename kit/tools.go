@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sync"
 )
@@ -390,7 +389,7 @@ func decodeArgs(input json.RawMessage, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if len(bytes.TrimSpace(t[dec.InputOffset():])) > 0 {
 		return errors.New("data after the first JSON value")
 	}
 	return nil
