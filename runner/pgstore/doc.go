@@ -103,17 +103,46 @@
 // # Several processes: what is shared and what is not yet
 //
 // What the store holds is shared at once: every process reads the Plugins, Packages,
-// grants and latest attempts any process recorded, and ids never collide. What the runner
-// keeps in its process is not: live runs, handler tables, pending run requests, and the
-// events that tell panels and sessions about a change (a Plugin another process defined
-// shows at the next read, with no event). And the runner does not yet share runs: at
-// boot it takes every run the store records as its own previous process's — it records
-// each live run as ended by a restart and, with runner.Options.RestartAtBoot, starts it
-// again — and its caps on Plugins and Packages per session are counted by each process
-// on its own. So, until runs are owned per session across processes (a lease held by
-// one process at a time, checked on every write), a store shared by several processes at
-// once is for definitions only: start one process that runs Plugins (or one per set of
-// sessions that never meet), and let a replacement start only after it is gone.
+// grants and latest attempts any process recorded, and ids never collide.
+//
+// A session's runs belong to one process at a time. The Store implements
+// runner.SessionOwner: a lease per session, in the leases table, held by one Store (its
+// random token), with an expiry on the server's clock (Options.LeaseTTL, 10 s) and a
+// fencing token that each takeover bumps. A Store renews the leases it holds every third
+// of LeaseTTL and gives them up at Close.
+//
+//   - An Update that starts a run takes the session's lease in its own transaction when
+//     no live Store holds it, and any other Update or Remove of a Plugin whose session's
+//     lease another live Store holds is refused with runner.ErrSessionElsewhere (checked
+//     in the change's transaction, the lease's row locked until it commits, so no takeover
+//     slips between the check and the write). A define is not fenced: Packages are
+//     definitions, which every process shares.
+//   - A runner booting on the store reconciles (and, with RestartAtBoot, restarts) only
+//     the sessions whose lease it takes, leaving those of live processes alone.
+//   - Every runner looks for orphaned sessions — a Plugin recorded running, no live lease
+//     — every twentieth of LeaseTTL (100–500 ms), takes the lease of each and starts what
+//     was running as a boot does (host halves directly, client halves as run requests).
+//     So when a process dies, its sessions' Plugins run in another process within the
+//     lease's expiry and half a second (docs/PERFORMANCE.md measures it).
+//   - A Store that cannot renew a lease gives it up two thirds of LeaseTTL after its last
+//     renewal that succeeded, before it expires on the server; one that finds its lease
+//     taken gives it up at that renewal. Either way its runner stops that session's runs and logs
+//     it (at Warn), and leaves the session's record to the new holder.
+//
+// What stays in each process: handler tables, pending run requests (a request pending in
+// a process that died stays recorded as pending until a process boots on the store, or
+// takes the session over because one of its Plugins was running), the events that
+// tell panels and sessions about a change (a Plugin another process defined shows at the
+// next read, with no event), and the caps on Plugins and Packages per session, which each
+// process counts on its own. A session whose requests the balancer sends to a process
+// other than its lease's holder can define and read there, but its runs, stops and
+// undefines are refused (runner.ErrSessionElsewhere) until the holder is gone: route a
+// session to one process (sticky sessions) while that process lives.
+//
+// The fence covers the store's record, not what a host half does outside it: a process
+// that stalls past its lease's expiry (a pause longer than a third of LeaseTTL) may run a
+// half for a moment after another process started it, until its next renewal finds the
+// lease gone. Choose LeaseTTL well above the pauses a process may see.
 //
 // # Retention
 //
