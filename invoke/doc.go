@@ -15,7 +15,14 @@
 // runs the tool through the registry, so the call counts as a running callback of the
 // plugin that owns the tool. Invalid arguments never reach the tool: Invoke returns an
 // *[ArgumentError] naming the offending field ("files[].name") and what is wrong with it.
-// Resolved schemas are cached per tool and dropped on every kit.ToolsChange of that tool.
+// Compiled schemas are cached per tool and dropped on every kit.ToolsChange of that tool.
+//
+// An attached Invoker adds a check to the registry (kit.Tools.AddCheck): a tool registered
+// after it whose input or output schema is not a usable JSON Schema, or one that validation
+// could not walk with bounded work (a $ref cycle that stays on one value, more than 256
+// schemas applied to one value), is refused, and the plugin registering it gets the error
+// naming the offending part of the schema. A tool registered earlier with such a schema is
+// listed, and its calls are refused with that error.
 //
 // # Sessions
 //

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cordiskit/cordiskit/internal/schema"
 	"github.com/cordiskit/cordiskit/kit"
 )
 
@@ -27,6 +28,7 @@ type Invoker struct {
 	mu      sync.Mutex
 	epoch   uint64 // bumped by every invalidation; a resolve that raced one is not cached
 	schemas map[string]*inputSchema
+	fresh   map[string]*schema.Schema // compiled by checkSchemas, by text, until first used
 }
 
 // NewInvoker starts an Invoker as plugin "mcpkit/invoker", a child of c's fiber that
@@ -58,11 +60,15 @@ func (inv *Invoker) Attach(c *kit.Context) error {
 	if _, err := kit.ToolsChange.On(c, func(e kit.ToolsChangeEvent) { inv.invalidate(e.Tool) }); err != nil {
 		return err
 	}
+	if err := tools.AddCheck(c, inv.checkSchemas); err != nil {
+		return err
+	}
 	inv.tools.Store(tools)
 	return c.Effect(func() error {
 		inv.tools.Store(nil)
 		inv.mu.Lock()
 		clear(inv.schemas)
+		clear(inv.fresh)
 		inv.epoch++
 		inv.mu.Unlock()
 		return nil
@@ -150,7 +156,7 @@ func (inv *Invoker) inputSchema(tools *kit.Tools, name string) (*inputSchema, er
 	if !ok {
 		return nil, unknownTool(tools, name)
 	}
-	in = resolveInput(schema.InputSchema)
+	in = inv.resolveInput(schema.InputSchema)
 	inv.mu.Lock()
 	if inv.epoch == epoch { // no change since we read the registry: safe to cache
 		if inv.schemas == nil {

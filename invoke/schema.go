@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/cordiskit/cordiskit/internal/schema"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // ErrInvalidArguments is wrapped by every *ArgumentError.
@@ -40,33 +39,65 @@ func (e *ArgumentError) Error() string {
 // Unwrap returns ErrInvalidArguments and the validation failure.
 func (e *ArgumentError) Unwrap() []error { return []error{ErrInvalidArguments, e.Err} }
 
-// inputSchema is one tool's input schema, resolved once.
+// inputSchema is one tool's input schema, compiled once.
 type inputSchema struct {
-	resolved *jsonschema.Resolved // nil: the tool declared no schema and takes anything
-	limit    kit.ArgsLimit        // how deep arguments may be nested to be validated
-	err      error                // the schema itself is broken
+	compiled *schema.Schema // nil: the tool declared no schema and takes anything
+	err      error          // the schema itself is broken
 }
 
-// resolveInput resolves a tool's input schema. The registry refuses schemas that
-// kit.CheckToolSchema refuses, but the check runs again here: it yields the limit on the
-// arguments' depth that keeps validating against a recursive schema bounded.
-func resolveInput(raw json.RawMessage) *inputSchema {
+// resolveInput compiles a tool's input schema, or takes the one checkSchemas compiled
+// when the tool was registered. The registry refuses schemas that do not compile once an
+// invoker's check is installed, but a tool registered before that is compiled here, and
+// its calls are refused if it does not.
+func (inv *Invoker) resolveInput(raw json.RawMessage) *inputSchema {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return &inputSchema{}
 	}
-	limit, err := kit.CheckToolSchema(raw, "inputSchema")
-	if err != nil {
-		return &inputSchema{err: err}
+	inv.mu.Lock()
+	s, ok := inv.fresh[string(raw)]
+	delete(inv.fresh, string(raw))
+	inv.mu.Unlock()
+	if ok {
+		return &inputSchema{compiled: s}
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return &inputSchema{err: err}
+	s, err := schema.Compile(raw, "inputSchema", nil)
+	return &inputSchema{compiled: s, err: err}
+}
+
+// maxFresh bounds the input schemas checkSchemas keeps for the first call of their tools.
+const maxFresh = 64
+
+// checkSchemas is the registry check (kit.Tools.AddCheck) the invoker installs: a tool
+// whose input or output schema does not compile — not JSON Schema, or one the validator
+// could not check a value against with bounded work — is refused when it is registered,
+// so the plugin registering it gets the error rather than every caller. The compiled
+// input schema is kept, by its text, for the tool's first call.
+func (inv *Invoker) checkSchemas(_ string, s kit.ToolSchema) error {
+	var in *schema.Schema
+	for _, sc := range []struct {
+		name string
+		doc  json.RawMessage
+	}{{"inputSchema", s.InputSchema}, {"outputSchema", s.OutputSchema}} {
+		if len(bytes.TrimSpace(sc.doc)) == 0 {
+			continue
+		}
+		c, err := schema.Compile(sc.doc, sc.name, nil)
+		if err != nil {
+			return err
+		}
+		if in == nil && sc.name == "inputSchema" {
+			in = c
+		}
 	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return &inputSchema{err: err}
+	if in != nil {
+		inv.mu.Lock()
+		if len(inv.fresh) >= maxFresh || inv.fresh == nil {
+			inv.fresh = map[string]*schema.Schema{} // tools registered and never called
+		}
+		inv.fresh[string(s.InputSchema)] = in
+		inv.mu.Unlock()
 	}
-	return &inputSchema{resolved: rs, limit: limit}
+	return nil
 }
 
 // check validates args and returns them normalized ({} for absent arguments).
@@ -75,84 +106,19 @@ func (in *inputSchema) check(tool string, args json.RawMessage) (json.RawMessage
 	if in.err != nil {
 		return nil, fmt.Errorf("tool %q cannot be called: its input schema is invalid (%v); the plugin that registered it must fix the schema", tool, in.err)
 	}
-	if err := in.limit.Check(args); err != nil {
-		return nil, &ArgumentError{Tool: tool, Err: err}
-	}
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return nil, &ArgumentError{Tool: tool, Err: fmt.Errorf("arguments are not valid JSON: %w", err)}
-	}
-	if in.resolved == nil {
+	if in.compiled == nil {
+		var raw json.RawMessage // checks the syntax without decoding a value
+		if err := json.Unmarshal(args, &raw); err != nil {
+			return nil, &ArgumentError{Tool: tool, Err: fmt.Errorf("arguments are not valid JSON: %w", err)}
+		}
 		return args, nil
 	}
-	if err := in.resolved.Validate(&v); err != nil {
-		path, cause := locate(err)
-		return nil, &ArgumentError{Tool: tool, Path: path, Err: cause}
+	if err := in.compiled.Validate(args); err != nil {
+		var ve *schema.ValidationError
+		if errors.As(err, &ve) {
+			return nil, &ArgumentError{Tool: tool, Path: ve.Path, Err: ve.Cause}
+		}
+		return nil, &ArgumentError{Tool: tool, Err: err}
 	}
 	return args, nil
-}
-
-// locate turns a jsonschema-go validation error into the instance path it concerns and
-// the innermost cause. The library wraps the cause once per schema it descended through
-// ("validating /properties/a: validating /$defs/A: …"); schema pointers that extend the
-// previous one add path segments, and a jump elsewhere (a $ref) keeps the instance where
-// it is.
-func locate(err error) (path string, cause error) {
-	var segs []string
-	prev := ""
-	for {
-		inner := errors.Unwrap(err)
-		if inner == nil {
-			break
-		}
-		outer, rest := err.Error(), inner.Error()
-		ptr, ok := strings.CutPrefix(strings.TrimSuffix(outer, rest), "validating ")
-		if !ok || !strings.HasSuffix(ptr, ": ") {
-			break // not one of the library's layers
-		}
-		ptr = strings.TrimSuffix(ptr, ": ")
-		if strings.HasPrefix(ptr, prev+"/") {
-			segs = append(segs, instanceSegs(strings.Split(ptr[len(prev)+1:], "/"))...)
-		}
-		if strings.HasPrefix(ptr, "/") {
-			prev = ptr
-		} else {
-			prev = "" // the root, named by its $id or a placeholder
-		}
-		err = inner
-	}
-	return strings.TrimPrefix(strings.Join(segs, ""), "."), err
-}
-
-// instanceSegs maps schema pointer tokens to instance path segments.
-func instanceSegs(tokens []string) []string {
-	var out []string
-	for i := 0; i < len(tokens); i++ {
-		switch tokens[i] {
-		case "properties":
-			if i+1 < len(tokens) {
-				i++
-				out = append(out, "."+unescapePointer(tokens[i]))
-			}
-		case "patternProperties":
-			i++
-			out = append(out, ".*")
-		case "additionalProperties", "unevaluatedProperties":
-			out = append(out, ".*")
-		case "items", "additionalItems", "unevaluatedItems", "contains":
-			out = append(out, "[]")
-		case "prefixItems":
-			if i+1 < len(tokens) {
-				i++
-				out = append(out, "["+tokens[i]+"]")
-			}
-		case "allOf", "anyOf", "oneOf", "dependentSchemas":
-			i++ // the index or key names a subschema of the same instance
-		}
-	}
-	return out
-}
-
-func unescapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }

@@ -2,11 +2,8 @@ package invoke_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cordiskit/cordiskit/kit"
-	"github.com/google/jsonschema-go/jsonschema"
 	"strings"
 	"testing"
 
@@ -53,40 +50,42 @@ func TestInvokeRecursiveSchema(t *testing.T) {
 	}
 }
 
-// FuzzCheckedSchemaValidates cross-checks kit.CheckToolSchema with the validator it
-// protects: whatever schema the check accepts, validating arguments within its ArgsLimit
-// returns (a $ref cycle it missed would overflow the stack and fail the fuzz target).
-func FuzzCheckedSchemaValidates(f *testing.F) {
-	for _, seed := range [][2]string{
-		{`{"type":"object","properties":{"next":{"$ref":"#"}}}`, `{"next":{"next":{"next":{}}}}`},
-		{`{"type":"object","properties":{"left":{"$ref":"#"},"right":{"$ref":"#"}}}`, `{"left":{"right":{}},"right":{}}`},
-		{`{"type":"object","properties":{"a":{"$ref":"#"}},"additionalProperties":{"$ref":"#"}}`, `{"a":{"b":{"a":{}}}}`},
-		{`{"type":"array","prefixItems":[{"$ref":"#"}],"items":{"$ref":"#"}}`, `[[[],[]],[[[]]]]`},
-		{`{"$defs":{"n":{"oneOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/n"}}]}},"$ref":"#/$defs/n"}`, `[["a",["b"]],"c"]`},
-		{`{"$anchor":"t","type":"object","properties":{"x":{"$ref":"#t"}}}`, `{"x":{"x":{}}}`},
-		{`{"type":"object","$ref":"#"}`, `{}`},
-		{`{"allOf":[{"$ref":"#/allOf/1"},{"not":{"$ref":"#/allOf/0"}}]}`, `{}`},
-		{`{"dependentSchemas":{"a":{"$ref":"#"}}}`, `{"a":1}`},
-	} {
-		f.Add(seed[0], seed[1])
+// TestRegisterRefusesUnboundedSchemas checks the registry check an attached Invoker adds:
+// a schema the validator could not walk with bounded work is refused when it is
+// registered, naming the part of the schema.
+func TestRegisterRefusesUnboundedSchemas(t *testing.T) {
+	root := newRuntime(t)
+	inv, err := invoke.NewInvoker(root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, schema, args string) {
-		lim, err := kit.CheckToolSchema(json.RawMessage(schema), "s")
-		if err != nil {
-			return
-		}
-		var s jsonschema.Schema
-		if json.Unmarshal([]byte(schema), &s) != nil {
-			return
-		}
-		rs, err := s.Resolve(nil)
-		if err != nil || lim.Check([]byte(args)) != nil {
-			return
-		}
-		var v any
-		if json.Unmarshal([]byte(args), &v) != nil {
-			return
-		}
-		_ = rs.Validate(v)
-	})
+	defer inv.Close(context.Background())
+	tools := inv.Registry()
+	ok := func(map[string]any) (any, error) { return "ok", nil }
+	for _, tc := range []struct {
+		name, input, output string
+		want                string // a substring of the error; "" to accept
+	}{
+		{"input refers to itself", `{"type":"object","$ref":"#"}`, "", `inputSchema.$ref: "#" refers to the schema itself`},
+		{"output refers to itself", "", `{"allOf":[{"$ref":"#"}]}`, "outputSchema: the cycle"},
+		{"input names no JSON type", `{"type":"object","properties":{"n":{"type":"int"}}}`, "", `inputSchema.properties.n.type must be one of`},
+		{"tree", `{"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"$defs":{"node":{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}`, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			unregister, err := tools.Register(root, rawTool("t", tc.input, tc.output, ok))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Register: %v", err)
+				}
+				unregister()
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Register = %v, want an error containing %q", err, tc.want)
+			}
+			if tools.Has("t") {
+				t.Error("the refused tool is registered")
+			}
+		})
+	}
 }

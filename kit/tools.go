@@ -119,9 +119,10 @@ type toolEntry struct {
 }
 
 // Register adds tool as an effect of c's fiber and announces it with ToolsChange.
-// A name already registered is an error naming the owning plugin; a schema that
-// CheckToolSchema refuses (one that refers to itself without descending into the value,
-// which would overflow a validator's stack) is an error wrapping its *SchemaError.
+// A name already registered is an error naming the owning plugin; so is the first error
+// of a check added with AddCheck. The kit does not read the schemas itself: the invoker
+// (package invoke) adds the check that refuses a schema it could not validate against
+// with bounded work, and every runtime that calls its tools through it has that check.
 //
 //cordis:internal
 func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
@@ -133,9 +134,6 @@ func (t *Tools) Register(c *Context, tool Tool) (unregister func(), err error) {
 	}
 	if tool.Execute == nil {
 		return nil, fmt.Errorf("kit: tool %q has no Execute func", tool.Name)
-	}
-	if err := checkSchemas(tool.ToolSchema); err != nil {
-		return nil, fmt.Errorf("kit: tool %q: %w", tool.Name, err)
 	}
 	if err := t.runChecks(c.fiber.session, tool.ToolSchema); err != nil {
 		return nil, fmt.Errorf("kit: tool %q: %w", tool.Name, err)
@@ -209,23 +207,6 @@ func (t *Tools) runChecks(session string, s ToolSchema) error {
 	t.reg.mu.RUnlock()
 	for _, tc := range checks {
 		if err := tc.check(session, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkSchemas refuses schemas that validators cannot walk with bounded work (see
-// CheckToolSchema), so no consumer of the registry meets one.
-func checkSchemas(s ToolSchema) error {
-	for _, sc := range []struct {
-		name string
-		doc  json.RawMessage
-	}{{"inputSchema", s.InputSchema}, {"outputSchema", s.OutputSchema}} {
-		if len(bytes.TrimSpace(sc.doc)) == 0 {
-			continue
-		}
-		if _, err := CheckToolSchema(sc.doc, sc.name); err != nil {
 			return err
 		}
 	}

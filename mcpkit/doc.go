@@ -30,7 +30,7 @@
 // it listens to kit.ToolsChange and adds or removes the tool on the underlying mcp.Server,
 // which sends notifications/tools/list_changed to connected clients. Tool schemas are
 // served as given (the registry has already refused those that validation cannot walk
-// with bounded work; see kit.CheckToolSchema). A tool's failure — an error it returns, a panic, arguments that do not
+// with bounded work; see package invoke). A tool's failure — an error it returns, a panic, arguments that do not
 // match its schema, a tool that vanished between list and call — is an MCP tool error
 // (a result with isError: true and the message as text), never a protocol error, so the
 // model sees it and can correct itself.

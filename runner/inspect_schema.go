@@ -4,114 +4,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
-	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/internal/schema"
 	"github.com/cordiskit/cordiskit/runner/decl"
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// An inspectSchema is a method's input or output JSON Schema, resolved once when its manifest is
-// registered or published, so a query only validates.
-type inspectSchema struct {
-	res   *jsonschema.Resolved
-	limit kit.ArgsLimit // how deep a value may be nested to be validated (recursive schemas)
-}
+// An inspectSchema is a method's input or output JSON Schema, compiled once when its
+// manifest is registered or published (schema.Compile: a page publishes its manifests, and
+// a schema that refers to itself without descending into the value would overflow the
+// validator's stack on the first query), so a query only validates.
+type inspectSchema struct{ s *schema.Schema }
 
-// compileInspectSchema checks raw, a JSON Schema, and resolves it. kit.CheckToolSchema runs
-// first: a page publishes its manifests, and a schema that refers to itself without
-// descending into the value would overflow the validator's stack on the first query.
 func compileInspectSchema(raw json.RawMessage, path string) (*inspectSchema, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, fmt.Errorf(`%s is missing; give a JSON Schema object, such as {"type":"object"}`, path)
-	}
-	limit, err := kit.CheckToolSchema(raw, path)
+	s, err := schema.Compile(raw, path, nil)
 	if err != nil {
 		return nil, err
 	}
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not JSON: %v", path, err)
-	}
-	if err := checkTypes(doc, path); err != nil {
-		return nil, err
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("%s is not a JSON Schema object: %v", path, err)
-	}
-	res, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a supported JSON Schema: %v", path, err)
-	}
-	return &inspectSchema{res: res, limit: limit}, nil
-}
-
-// Keywords whose value is a schema, an object of schemas, or an array of schemas.
-var (
-	schemaKeywords    = []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"}
-	schemaMapKeywords = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-	schemaListKeys    = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
-	schemaTypeNames   = []string{"string", "number", "integer", "boolean", "null", "object", "array"}
-)
-
-// checkTypes refuses a type keyword that names no JSON type ("str", "int"): the validator
-// accepts the schema and then rejects every value, so the mistake would show only as a
-// query that can never succeed. kit.CheckToolSchema has bounded the nesting already.
-func checkTypes(v any, path string) error {
-	s, ok := v.(map[string]any)
-	if !ok {
-		return nil
-	}
-	switch t := s["type"].(type) {
-	case string:
-		if !slices.Contains(schemaTypeNames, t) {
-			return fmt.Errorf("%s.type %q is not a JSON type; use one of %s", path, t, strings.Join(schemaTypeNames, ", "))
-		}
-	case []any:
-		for _, e := range t {
-			if n, _ := e.(string); !slices.Contains(schemaTypeNames, n) {
-				return fmt.Errorf("%s.type lists %v, which is not a JSON type; use some of %s", path, e, strings.Join(schemaTypeNames, ", "))
-			}
-		}
-	}
-	for _, k := range schemaKeywords {
-		if err := checkTypes(s[k], path+"."+k); err != nil {
-			return err
-		}
-	}
-	for _, k := range schemaMapKeywords {
-		m, _ := s[k].(map[string]any)
-		for _, name := range slices.Sorted(maps.Keys(m)) {
-			if err := checkTypes(m[name], path+"."+k+"."+name); err != nil {
-				return err
-			}
-		}
-	}
-	for _, k := range schemaListKeys {
-		l, _ := s[k].([]any)
-		for i, e := range l {
-			if err := checkTypes(e, fmt.Sprintf("%s.%s[%d]", path, k, i)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return &inspectSchema{s}, nil
 }
 
 // validate checks doc, a JSON document, against s.
-func (s *inspectSchema) validate(doc json.RawMessage) error {
-	if err := s.limit.Check(doc); err != nil {
-		return err
-	}
-	var v any
-	if err := json.Unmarshal(doc, &v); err != nil {
-		return fmt.Errorf("not JSON: %v", err)
-	}
-	return s.res.Validate(v)
-}
+func (s *inspectSchema) validate(doc json.RawMessage) error { return s.s.Validate(doc) }
 
 // An inspectEntry is a checked copy of an InspectManifest with its schemas resolved.
 type inspectEntry struct {

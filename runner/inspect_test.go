@@ -218,7 +218,7 @@ func TestRegisterInspectProvider(t *testing.T) {
 		{"schema not JSON", InspectProvider{Manifest: bad(func(m *InspectManifest) { m.Methods[0].OutputSchema = json.RawMessage(`{`) }), Query: ok}, `P.get.outputSchema`},
 		{"unsupported schema", InspectProvider{Manifest: bad(func(m *InspectManifest) {
 			m.Methods[0].InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"int"}}}`)
-		}), Query: ok}, `P.get.inputSchema.properties.n.type "int" is not a JSON type; use one of string, number`},
+		}), Query: ok}, `P.get.inputSchema.properties.n.type must be one of string, number, integer, boolean, null, object, array; got "int"`},
 		// A $ref cycle that stays on one value would overflow the validator's stack.
 		{"unbounded schema", InspectProvider{Manifest: bad(func(m *InspectManifest) { m.Methods[0].InputSchema = json.RawMessage(`{"$ref":"#"}`) }), Query: ok}, `P.get.inputSchema`},
 		{"taken id", InspectProvider{Manifest: manifest("Service", "get"), Query: ok}, `host inspect provider "Service" is already registered; register each provider once per process (not per session)`},

@@ -234,7 +234,7 @@
 //     abandoned and reported (*AbandonedError), and the kit still removes everything else
 //     the mount registered.
 //   - ctx.tools.register refuses a parameters schema that validation cannot walk with
-//     bounded work (kit.CheckToolSchema: no $ref cycle that stays on one value, at most
-//     256 schemas per value); the arguments of a tool with a recursive schema may nest at
+//     bounded work (no $ref cycle that stays on one value, at most 256 schemas per
+//     value); the arguments of a tool with a recursive schema may nest at
 //     most 64 levels. A tool description is capped at Limits.MaxBytes.
 package sandbox

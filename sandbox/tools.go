@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cordiskit/cordiskit/internal/schema"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/dop251/goja"
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // toolsView builds ctx.tools: the catalogued tools service (kit.ToolsService) through the
@@ -77,7 +77,7 @@ func (f *ctxFacade) registerTool(call goja.FunctionCall) goja.Value {
 	const method = "ctx.tools.register"
 	def := r.checkTool(method, call.Argument(0))
 	tools := f.registry(method)
-	tool := kit.Tool{ToolSchema: def.schema, Execute: r.toolExecute(def.schema.Name, def.exec, def.resolved, def.limit)}
+	tool := kit.Tool{ToolSchema: def.schema, Execute: r.toolExecute(def.schema.Name, def.exec, def.params)}
 	release := f.takeTool(method) // Limits.MaxTools
 	var unregister func()
 	var err error
@@ -102,10 +102,9 @@ func (r *Realm) CheckTool(method string, v goja.Value) { r.checkTool(method, v) 
 
 // A checkedTool is a tool definition that passed checkTool.
 type checkedTool struct {
-	schema   kit.ToolSchema
-	exec     goja.Callable
-	resolved *jsonschema.Resolved
-	limit    kit.ArgsLimit
+	schema kit.ToolSchema
+	exec   goja.Callable
+	params *schema.Schema
 }
 
 // checkTool checks the tool definition v for method, throwing what is wrong with it.
@@ -135,7 +134,8 @@ func (r *Realm) checkTool(method string, v goja.Value) checkedTool {
 	}
 	c := checkedTool{schema: kit.ToolSchema{Name: name, Description: desc, InputSchema: params}, exec: exec}
 	var err error
-	r.Unlocked(func() { c.resolved, c.limit, err = compileToolSchema(params, "tool."+key) }) // pure Go: not under the lock
+	// Pure Go: not under the lock. The root must be an object schema: arguments are an object.
+	r.Unlocked(func() { c.params, err = schema.Compile(params, "tool."+key, &schema.Options{Object: true}) })
 	if err != nil {
 		r.throw(fmt.Errorf("%s(%q): %w", method, name, err))
 	}
@@ -187,11 +187,11 @@ func toolString(r *Realm, method string, def *goja.Object, key string) string {
 }
 
 // toolExecute is the Go side of a JS tool: it validates the arguments against the schema
-// (first their depth, when the schema is recursive, so validation stays bounded), runs
+// (schema.Schema.Validate: first their depth, when the schema is recursive), runs
 // execute in the realm (bounded by CallTimeout) and requires a JSON result. A tool whose
 // calls keep running into (or near) that bound is struck out (toolStriker): its calls
 // are refused, without the lock, with an error that says why and what to do.
-func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.Resolved, limit kit.ArgsLimit) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+func (r *Realm) toolExecute(name string, exec goja.Callable, params *schema.Schema) func(context.Context, json.RawMessage) (json.RawMessage, error) {
 	what := fmt.Sprintf("tool %q", name)
 	strikes := &toolStriker{r: r, name: name}
 	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
@@ -201,14 +201,10 @@ func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.
 		if len(bytes.TrimSpace(input)) == 0 {
 			input = json.RawMessage(`{}`)
 		}
-		if err := limit.Check(input); err != nil {
-			return nil, fmt.Errorf("tool %q: invalid arguments: %w", name, err)
-		}
-		var args any
-		if err := json.Unmarshal(input, &args); err != nil {
-			return nil, fmt.Errorf("tool %q: the arguments are not JSON: %w", name, err)
-		}
-		if err := schema.Validate(args); err != nil {
+		if err := params.Validate(input); err != nil {
+			if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+				return nil, fmt.Errorf("tool %q: the arguments are not JSON: %w", name, se)
+			}
 			return nil, fmt.Errorf("tool %q: invalid arguments: %w", name, err)
 		}
 		var out json.RawMessage
@@ -231,178 +227,4 @@ func (r *Realm) toolExecute(name string, exec goja.Callable, schema *jsonschema.
 		}
 		return out, nil
 	}
-}
-
-var schemaTypes = []string{"string", "number", "integer", "boolean", "null", "object", "array"}
-
-// compileToolSchema checks that raw is a JSON Schema (draft 2020-12) for tool arguments,
-// that validating against it is bounded (kit.CheckToolSchema: no $ref cycle that stays on
-// one value, which would overflow the validator's stack), and resolves it for validation.
-// Errors name the offending path ("tool.parameters.properties.n.type"). The limit says how
-// deep arguments may be nested (set for a recursive schema).
-func compileToolSchema(raw json.RawMessage, path string) (*jsonschema.Resolved, kit.ArgsLimit, error) {
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, kit.ArgsLimit{}, fmt.Errorf("%s: not JSON: %w", path, err)
-	}
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return nil, kit.ArgsLimit{}, fmt.Errorf("%s must be a JSON Schema object such as {type: 'object', properties: {…}}, got %s", path, jsonKind(doc))
-	}
-	if t, ok := root["type"]; !ok || t != "object" {
-		return nil, kit.ArgsLimit{}, fmt.Errorf("%s.type must be \"object\": a tool's arguments are an object, e.g. {type: 'object', properties: {text: {type: 'string'}}, required: ['text']}", path)
-	}
-	if err := checkSchema(root, path); err != nil {
-		return nil, kit.ArgsLimit{}, err
-	}
-	limit, err := kit.CheckToolSchema(raw, path)
-	if err != nil {
-		return nil, kit.ArgsLimit{}, err
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, kit.ArgsLimit{}, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
-	}
-	res, err := s.Resolve(nil)
-	if err != nil {
-		return nil, kit.ArgsLimit{}, fmt.Errorf("%s is not a valid JSON Schema: %w", path, err)
-	}
-	return res, limit, nil
-}
-
-// checkSchema walks a schema for the mistakes the library reports without a path.
-func checkSchema(v any, path string) error {
-	if _, ok := v.(bool); ok {
-		return nil
-	}
-	s, ok := v.(map[string]any)
-	if !ok {
-		return fmt.Errorf("%s must be a schema (an object or a boolean), got %s", path, jsonKind(v))
-	}
-	if t, ok := s["type"]; ok {
-		switch t := t.(type) {
-		case string:
-			if !slices.Contains(schemaTypes, t) {
-				return fmt.Errorf("%s.type must be one of string, number, integer, boolean, null, object, array; got %q", path, t)
-			}
-		case []any:
-			for i, e := range t {
-				if es, ok := e.(string); !ok || !slices.Contains(schemaTypes, es) {
-					return fmt.Errorf("%s.type[%d] must be one of string, number, integer, boolean, null, object, array; got %s", path, i, jsonText(e))
-				}
-			}
-		default:
-			return fmt.Errorf("%s.type must be a type name such as \"string\" (or an array of them), got %s", path, jsonKind(t))
-		}
-	}
-	for _, k := range []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"} {
-		if p, ok := s[k]; ok {
-			m, ok := p.(map[string]any)
-			if !ok {
-				return fmt.Errorf("%s.%s must be an object of schemas, got %s", path, k, jsonKind(p))
-			}
-			for _, name := range sortedKeys(m) {
-				if k == "patternProperties" {
-					if _, err := regexp.Compile(name); err != nil {
-						return fmt.Errorf("%s.patternProperties: %q is not a valid pattern: %v", path, name, err)
-					}
-				}
-				if err := checkSchema(m[name], joinPath(path+"."+k, name)); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, k := range []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"} {
-		if sub, ok := s[k]; ok {
-			if err := checkSchema(sub, path+"."+k); err != nil {
-				return err
-			}
-		}
-	}
-	for _, k := range []string{"allOf", "anyOf", "oneOf", "prefixItems"} {
-		if sub, ok := s[k]; ok {
-			list, ok := sub.([]any)
-			if !ok || len(list) == 0 {
-				return fmt.Errorf("%s.%s must be a non-empty array of schemas, got %s", path, k, jsonKind(sub))
-			}
-			for i, e := range list {
-				if err := checkSchema(e, fmt.Sprintf("%s.%s[%d]", path, k, i)); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if req, ok := s["required"]; ok {
-		list, ok := req.([]any)
-		if !ok {
-			return fmt.Errorf("%s.required must be an array of property names, got %s", path, jsonKind(req))
-		}
-		for i, e := range list {
-			if _, ok := e.(string); !ok {
-				return fmt.Errorf("%s.required[%d] must be a property name (a string), got %s", path, i, jsonKind(e))
-			}
-		}
-	}
-	if e, ok := s["enum"]; ok {
-		if list, ok := e.([]any); !ok || len(list) == 0 {
-			return fmt.Errorf("%s.enum must be a non-empty array, got %s", path, jsonKind(e))
-		}
-	}
-	if p, ok := s["pattern"]; ok {
-		ps, ok := p.(string)
-		if !ok {
-			return fmt.Errorf("%s.pattern must be a string, got %s", path, jsonKind(p))
-		}
-		if _, err := regexp.Compile(ps); err != nil {
-			return fmt.Errorf("%s.pattern %q is not a valid pattern: %v", path, ps, err)
-		}
-	}
-	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
-		if n, ok := s[k]; ok {
-			if _, ok := n.(float64); !ok {
-				return fmt.Errorf("%s.%s must be a number, got %s", path, k, jsonKind(n))
-			}
-		}
-	}
-	for _, k := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
-		if n, ok := s[k]; ok {
-			if f, ok := n.(float64); !ok || f < 0 || f != float64(int64(f)) {
-				return fmt.Errorf("%s.%s must be a non-negative integer, got %s", path, k, jsonText(n))
-			}
-		}
-	}
-	if ref, ok := s["$ref"]; ok {
-		rs, ok := ref.(string)
-		if !ok || len(rs) == 0 || rs[0] != '#' {
-			return fmt.Errorf("%s.$ref must point inside the schema (\"#/$defs/…\"); remote references are not loaded, got %s", path, jsonText(ref))
-		}
-	}
-	return nil
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }

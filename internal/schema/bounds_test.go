@@ -1,4 +1,4 @@
-package kit_test
+package schema
 
 import (
 	"encoding/json"
@@ -6,17 +6,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/cordiskit/cordiskit/kit"
 )
 
 // treeSchema is a recursive but finite schema: a tree of named nodes.
 const treeSchema = `{"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}},"additionalProperties":false}}}`
 
-func TestCheckToolSchemaAccepts(t *testing.T) {
+func TestCheckBoundsAccepts(t *testing.T) {
 	for _, tc := range []struct {
 		name, schema string
-		maxDepth     int // the ArgsLimit wanted
+		maxDepth     int // the depth limit wanted
 	}{
 		{"empty object", `{"type":"object"}`, 0},
 		{"boolean", `true`, 0},
@@ -25,28 +23,28 @@ func TestCheckToolSchemaAccepts(t *testing.T) {
 		{"ref to a ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{"$ref":"#/$defs/y"},"y":{"type":"integer"}}}`, 0},
 		{"anchor", `{"type":"object","properties":{"a":{"$ref":"#str"}},"$defs":{"s":{"$anchor":"str","type":"string"}}}`, 0},
 		{"escaped pointer", `{"type":"object","properties":{"a":{"$ref":"#/$defs/a~1b%20c"}},"$defs":{"a/b c":{"type":"string"}}}`, 0},
-		{"tree", treeSchema, kit.MaxSchemaArgsDepth},
-		{"root recursion through a property", `{"type":"object","properties":{"next":{"$ref":"#"}}}`, kit.MaxSchemaArgsDepth},
-		{"binary tree", `{"type":"object","properties":{"left":{"$ref":"#"},"right":{"$ref":"#"}}}`, kit.MaxSchemaArgsDepth},
-		{"named and additional", `{"type":"object","properties":{"a":{"$ref":"#"}},"additionalProperties":{"$ref":"#"}}`, kit.MaxSchemaArgsDepth},
-		{"tuple", `{"type":"array","prefixItems":[{"$ref":"#"},{"$ref":"#"}],"items":{"$ref":"#"}}`, kit.MaxSchemaArgsDepth},
-		{"draft-07 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"x":{"$ref":"#/definitions/x"}},"definitions":{"x":{"type":"array","items":{"$ref":"#/definitions/x"}}}}`, kit.MaxSchemaArgsDepth},
-		{"oneOf with one recursive branch", `{"type":"object","properties":{"v":{"$ref":"#/$defs/v"}},"$defs":{"v":{"oneOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/v"}}]}}}`, kit.MaxSchemaArgsDepth},
+		{"tree", treeSchema, MaxArgsDepth},
+		{"root recursion through a property", `{"type":"object","properties":{"next":{"$ref":"#"}}}`, MaxArgsDepth},
+		{"binary tree", `{"type":"object","properties":{"left":{"$ref":"#"},"right":{"$ref":"#"}}}`, MaxArgsDepth},
+		{"named and additional", `{"type":"object","properties":{"a":{"$ref":"#"}},"additionalProperties":{"$ref":"#"}}`, MaxArgsDepth},
+		{"tuple", `{"type":"array","prefixItems":[{"$ref":"#"},{"$ref":"#"}],"items":{"$ref":"#"}}`, MaxArgsDepth},
+		{"draft-07 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"x":{"$ref":"#/definitions/x"}},"definitions":{"x":{"type":"array","items":{"$ref":"#/definitions/x"}}}}`, MaxArgsDepth},
+		{"oneOf with one recursive branch", `{"type":"object","properties":{"v":{"$ref":"#/$defs/v"}},"$defs":{"v":{"oneOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/v"}}]}}}`, MaxArgsDepth},
 		{"100 branches", `{"type":"object","properties":{"v":{"anyOf":[` + strings.TrimSuffix(strings.Repeat(`{"type":"string"},`, 100), ",") + `]}}}`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lim, err := kit.CheckToolSchema(json.RawMessage(tc.schema), "tool.parameters")
+			lim, err := checkDoc(json.RawMessage(tc.schema), "tool.parameters")
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
-			if lim.MaxDepth != tc.maxDepth {
-				t.Errorf("MaxDepth = %d, want %d", lim.MaxDepth, tc.maxDepth)
+			if lim != tc.maxDepth {
+				t.Errorf("MaxDepth = %d, want %d", lim, tc.maxDepth)
 			}
 		})
 	}
 }
 
-func TestCheckToolSchemaRefuses(t *testing.T) {
+func TestCheckBoundsRefuses(t *testing.T) {
 	chain := func(n int, link string) string {
 		var defs []string
 		for i := range n {
@@ -95,10 +93,10 @@ func TestCheckToolSchemaRefuses(t *testing.T) {
 		{"not JSON", `{"type":`, "tool.parameters", "not JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := kit.CheckToolSchema(json.RawMessage(tc.schema), "tool.parameters")
-			var se *kit.SchemaError
+			_, err := checkDoc(json.RawMessage(tc.schema), "tool.parameters")
+			var se *Error
 			if !errors.As(err, &se) {
-				t.Fatalf("err = %v, want a *kit.SchemaError", err)
+				t.Fatalf("err = %v, want a *Error", err)
 			}
 			if se.Path != tc.path || !strings.Contains(se.Msg, tc.msg) {
 				t.Errorf("err = %v\nwant path %q and a message containing %q", err, tc.path, tc.msg)
@@ -107,8 +105,7 @@ func TestCheckToolSchemaRefuses(t *testing.T) {
 	}
 }
 
-func TestArgsLimitCheck(t *testing.T) {
-	lim := kit.ArgsLimit{MaxDepth: 3}
+func TestCheckDepth(t *testing.T) {
 	for _, tc := range []struct {
 		args string
 		ok   bool
@@ -120,7 +117,7 @@ func TestArgsLimitCheck(t *testing.T) {
 		{`{"a":[{"b":[]}]}`, false},
 		{`[[[[`, false}, // not JSON, but too deep to validate either way
 	} {
-		err := lim.Check([]byte(tc.args))
+		err := checkDepth([]byte(tc.args), 3)
 		if (err == nil) != tc.ok {
 			t.Errorf("Check(%s) = %v, want ok=%v", tc.args, err, tc.ok)
 		}
@@ -128,60 +125,30 @@ func TestArgsLimitCheck(t *testing.T) {
 			t.Errorf("Check(%s) = %v: the message does not name the limit", tc.args, err)
 		}
 	}
-	if err := (kit.ArgsLimit{}).Check([]byte(strings.Repeat("[", 10000))); err != nil {
-		t.Errorf("the zero ArgsLimit refused: %v", err)
+	if err := checkDepth([]byte(strings.Repeat("[", 10000)), 0); err != nil {
+		t.Errorf("a limit of 0 refused: %v", err)
 	}
 }
 
-// TestCheckToolSchemaLarge keeps the check cheap on the largest documents a mount can
+// TestCheckBoundsLarge keeps the check cheap on the largest documents a mount can
 // send: linear in the schema, not in the product of its parts.
-func TestCheckToolSchemaLarge(t *testing.T) {
+func TestCheckBoundsLarge(t *testing.T) {
 	var props []string
 	for i := range 20000 {
 		props = append(props, fmt.Sprintf(`"p%d":{"$ref":"#"}`, i))
 	}
 	schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
-	lim, err := kit.CheckToolSchema(json.RawMessage(schema), "s")
-	if err != nil || lim.MaxDepth != kit.MaxSchemaArgsDepth {
-		t.Fatalf("CheckToolSchema = %+v, %v", lim, err)
+	lim, err := checkDoc(json.RawMessage(schema), "s")
+	if err != nil || lim != MaxArgsDepth {
+		t.Fatalf("checkBounds = %d, %v", lim, err)
 	}
 }
 
-func TestRegisterRefusesUnboundedSchemas(t *testing.T) {
-	root := newRoot(t, nil)
-	tools, _ := kit.ToolsService.Get(root)
-	for _, tc := range []struct {
-		name         string
-		schema       kit.ToolSchema
-		wantPath     string
-		wantAccepted bool
-	}{
-		{"input refers to itself", kit.ToolSchema{InputSchema: json.RawMessage(`{"type":"object","$ref":"#"}`)}, "inputSchema.$ref", false},
-		{"output refers to itself", kit.ToolSchema{OutputSchema: json.RawMessage(`{"allOf":[{"$ref":"#"}]}`)}, "outputSchema", false},
-		{"tree", kit.ToolSchema{InputSchema: json.RawMessage(treeSchema)}, "", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tool := echoTool("t")
-			tool.InputSchema, tool.OutputSchema = tc.schema.InputSchema, tc.schema.OutputSchema
-			var regErr error
-			f := listen(t, root, "p", func(c *kit.Context) error {
-				_, regErr = tools.Register(c, tool)
-				return nil
-			})
-			defer f.Dispose(t.Context())
-			if tc.wantAccepted {
-				if regErr != nil {
-					t.Fatalf("Register: %v", regErr)
-				}
-				return
-			}
-			var se *kit.SchemaError
-			if !errors.As(regErr, &se) || se.Path != tc.wantPath {
-				t.Fatalf("Register = %v, want a *kit.SchemaError at %s", regErr, tc.wantPath)
-			}
-			if _, ok := tools.Get("t"); ok {
-				t.Error("the refused tool is registered")
-			}
-		})
+// checkDoc decodes schema and runs checkBounds on it, as Compile does.
+func checkDoc(schema json.RawMessage, name string) (int, error) {
+	var doc any
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		return 0, &Error{Path: name, Msg: fmt.Sprintf("not JSON: %v", err)}
 	}
+	return checkBounds(doc, name)
 }

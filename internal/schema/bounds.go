@@ -1,7 +1,6 @@
-package kit
+package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -11,41 +10,34 @@ import (
 	"strings"
 )
 
-// Bounds on validating tool arguments against a tool's JSON Schema. A validator
-// (github.com/google/jsonschema-go, the one the sandbox and invoke use) follows $ref
-// without a cycle check and visits every branch of allOf/anyOf/oneOf, recursing once per
-// schema it applies: a schema that refers to itself without descending into the value is
-// a fatal Go stack overflow, and branches that share their targets multiply the work.
-// CheckToolSchema proves these bounds hold before a schema is accepted.
+// Bounds on validating values against a schema. The validator (github.com/google/jsonschema-go)
+// follows $ref without a cycle check and visits every branch of allOf/anyOf/oneOf,
+// recursing once per schema it applies: a schema that refers to itself without descending
+// into the value is a fatal Go stack overflow, and branches that share their targets
+// multiply the work. Compile proves these bounds hold before a schema is accepted.
 const (
-	// MaxSchemaChecks bounds how many (sub)schemas may apply to one value of the arguments.
-	MaxSchemaChecks = 256
-	// MaxSchemaNesting bounds how deep validation may nest, over all levels of the
-	// arguments together: the validator's stack depth (a frame is about 4 KiB), and the
-	// error it builds on a failure, which repeats the path of every frame above it.
-	MaxSchemaNesting = 1024
-	// MaxSchemaArgsDepth is how deep the arguments of a tool may be nested when its schema
-	// still applies below that depth (a recursive schema, such as a tree of nodes):
-	// ArgsLimit.Check refuses deeper arguments before they are validated.
-	MaxSchemaArgsDepth = 64
-	// maxSchemaWork bounds the work of the check itself, in graph steps.
-	maxSchemaWork = 1 << 24
+	// MaxChecks bounds how many (sub)schemas may apply to one value.
+	MaxChecks = 256
+	// MaxNesting bounds how deep validation may nest, over all levels of the value
+	// together: the validator's stack depth (a frame is about 4 KiB), and the error it
+	// builds on a failure, which repeats the path of every frame above it.
+	MaxNesting = 1024
+	// MaxArgsDepth is how deep a value may be nested when the schema still applies below
+	// that depth (a recursive schema, such as a tree of nodes): Validate refuses deeper
+	// values before it validates them.
+	MaxArgsDepth = 64
+	// maxWork bounds the work of the check itself, in graph steps.
+	maxWork = 1 << 24
 )
 
-// ArgsLimit is what validating arguments against a checked schema needs of them.
-type ArgsLimit struct {
-	// MaxDepth is the deepest nesting of arguments (objects and arrays inside each other)
-	// that may be validated; 0 means any, because the schema runs out first.
-	MaxDepth int
-}
-
-// Check returns an error when args, a JSON document, is nested deeper than l allows.
-func (l ArgsLimit) Check(args []byte) error {
-	if l.MaxDepth <= 0 {
+// checkDepth returns an error when doc, a JSON document, is nested deeper than max; a
+// max of 0 means any depth, because the schema runs out first.
+func checkDepth(doc []byte, max int) error {
+	if max <= 0 {
 		return nil
 	}
-	if d := jsonDepth(args, l.MaxDepth); d > l.MaxDepth {
-		return fmt.Errorf("the arguments are nested more than %d levels deep, and the tool's schema is recursive, so deeper values are not validated; send the value in smaller parts or flatten it", l.MaxDepth)
+	if d := jsonDepth(doc, max); d > max {
+		return fmt.Errorf("the arguments are nested more than %d levels deep, and the tool's schema is recursive, so deeper values are not validated; send the value in smaller parts or flatten it", max)
 	}
 	return nil
 }
@@ -81,41 +73,38 @@ func jsonDepth(doc []byte, max int) int {
 	return deepest
 }
 
-// A SchemaError reports a tool schema that cannot be validated against with bounded work.
-type SchemaError struct {
+// An Error reports a schema that is not a usable JSON Schema, or one that cannot be
+// validated against with bounded work.
+type Error struct {
 	// Path names the offending part of the schema: "tool.parameters.$defs.node".
 	Path string
 	// Msg says what is wrong and how to fix it.
 	Msg string
 }
 
-func (e *SchemaError) Error() string { return e.Path + ": " + e.Msg }
+func (e *Error) Error() string { return e.Path + ": " + e.Msg }
 
-// CheckToolSchema checks that validating values against schema (a JSON Schema document,
-// draft 2020-12 or draft-07) takes bounded work and stack: every cycle of $ref goes through
-// a property or an item, at most MaxSchemaChecks schemas apply to one value, and
-// validation nests at most MaxSchemaNesting deep. References must stay inside the
-// document ("#", "#/$defs/…", "#anchor"); $id below the root and $dynamicRef are refused,
-// since they resolve in ways this check does not follow. name is how errors name the
-// schema ("tool.parameters"). The ArgsLimit says how deep arguments may be nested (set
-// when the schema is recursive). Errors are *SchemaError.
+// checkBounds checks that validating values against doc (a decoded JSON Schema document,
+// draft 2020-12 or draft-07) takes bounded work and stack: every cycle of $ref goes
+// through a property or an item, at most MaxChecks schemas apply to one value, and
+// validation nests at most MaxNesting deep. References must stay inside the document
+// ("#", "#/$defs/…", "#anchor"); $id below the root and $dynamicRef are refused, since they
+// resolve in ways this check does not follow. name is how errors name the schema
+// ("tool.parameters"). It returns how deep values may be nested (MaxArgsDepth when the
+// schema is recursive, 0 for any depth). Errors are *Error.
 //
-// The check is conservative: it may refuse a schema a validator would handle, never the
+// The check is conservative: it may refuse a schema the validator would handle, never the
 // reverse. A schema that is not valid JSON Schema may pass; the validator reports that.
-func CheckToolSchema(schema json.RawMessage, name string) (ArgsLimit, error) {
-	var doc any
-	if err := json.Unmarshal(schema, &doc); err != nil {
-		return ArgsLimit{}, &SchemaError{Path: name, Msg: fmt.Sprintf("not JSON: %v", err)}
-	}
+func checkBounds(doc any, name string) (int, error) {
 	g := &schemaGraph{name: name, index: map[childKey]int32{}, anchors: map[string]int32{}}
 	if err := g.add(doc, -1, "", "", 0); err != nil {
-		return ArgsLimit{}, err
+		return 0, err
 	}
 	if err := g.resolveRefs(); err != nil {
-		return ArgsLimit{}, err
+		return 0, err
 	}
 	if err := g.order(); err != nil {
-		return ArgsLimit{}, err
+		return 0, err
 	}
 	return g.simulate()
 }
@@ -257,7 +246,7 @@ func (g *schemaGraph) checkKeywords(id int32, obj map[string]any) error {
 	if r, ok := obj["$ref"]; ok {
 		s, ok := r.(string)
 		if !ok {
-			return &SchemaError{Path: g.path(id) + ".$ref", Msg: fmt.Sprintf("must be a string such as \"#/$defs/name\", got %s", jsonKindOf(r))}
+			return &Error{Path: g.path(id) + ".$ref", Msg: fmt.Sprintf("must be a string such as \"#/$defs/name\", got %s", jsonKindOf(r))}
 		}
 		g.nodes[id].ref = s
 	}
@@ -325,7 +314,7 @@ func (g *schemaGraph) resolveRefs() error {
 		}
 		to, err := g.resolve(ref)
 		if err != nil {
-			return &SchemaError{Path: g.path(int32(id)) + ".$ref", Msg: fmt.Sprintf("%q %s", ref, err)}
+			return &Error{Path: g.path(int32(id)) + ".$ref", Msg: fmt.Sprintf("%q %s", ref, err)}
 		}
 		g.nodes[id].inPlace = append(g.nodes[id].inPlace, to)
 	}
@@ -411,7 +400,7 @@ func (g *schemaGraph) order() error {
 			for _, to := range out {
 				longest = max(longest, g.chain[to])
 			}
-			g.chain[f.id] = min(longest+1, MaxSchemaNesting+1)
+			g.chain[f.id] = min(longest+1, MaxNesting+1)
 			state[f.id] = done
 			post = append(post, f.id)
 			stack = stack[:len(stack)-1]
@@ -437,7 +426,7 @@ func (g *schemaGraph) cycleError(stack []dfsFrame, to int32) error {
 		if to == 0 {
 			what = "the schema itself"
 		}
-		return &SchemaError{Path: g.path(to) + ".$ref", Msg: fmt.Sprintf("%q refers to %s and never reaches a property or an item, so validating any value would never end%s", g.nodes[to].ref, what, recursionHelp)}
+		return &Error{Path: g.path(to) + ".$ref", Msg: fmt.Sprintf("%q refers to %s and never reaches a property or an item, so validating any value would never end%s", g.nodes[to].ref, what, recursionHelp)}
 	}
 	var steps []string
 	for i, f := range cycle {
@@ -448,46 +437,46 @@ func (g *schemaGraph) cycleError(stack []dfsFrame, to int32) error {
 		steps = append(steps, g.path(f.id))
 	}
 	steps = append(steps, g.path(to))
-	return &SchemaError{Path: g.path(to), Msg: fmt.Sprintf("the cycle %s never reaches a property or an item (each step is a $ref, allOf, anyOf, oneOf, not, if/then/else or dependentSchemas), so validating any value would never end%s", strings.Join(steps, " → "), recursionHelp)}
+	return &Error{Path: g.path(to), Msg: fmt.Sprintf("the cycle %s never reaches a property or an item (each step is a $ref, allOf, anyOf, oneOf, not, if/then/else or dependentSchemas), so validating any value would never end%s", strings.Join(steps, " → "), recursionHelp)}
 }
 
 // simulate follows the value down, one level of nesting at a time, and bounds the checks
 // per value and the nesting of the validator. A level's state is, for every schema, an
 // upper bound on how many times it applies to one value at that level; a value has one
 // property name or index at a time, so parts with different names are bounded separately.
-func (g *schemaGraph) simulate() (ArgsLimit, error) {
+func (g *schemaGraph) simulate() (int, error) {
 	g.count = make([]int64, len(g.nodes))
 	g.seen = make([]bool, len(g.nodes))
 	level := map[int32]int64{}
 	if _, err := g.closure(map[int32]int64{0: 1}, 0, func(id int32, n int64) { level[id] = n }); err != nil {
-		return ArgsLimit{}, err
+		return 0, err
 	}
 	nesting := int(g.chain[0])
 	for depth := 1; ; depth++ {
 		parts, err := g.parts(level)
 		if err != nil {
-			return ArgsLimit{}, err
+			return 0, err
 		}
 		if parts.empty() {
-			return ArgsLimit{}, nil // the schema says nothing about deeper values
+			return 0, nil // the schema says nothing about deeper values
 		}
-		if depth > MaxSchemaArgsDepth {
-			return ArgsLimit{MaxDepth: MaxSchemaArgsDepth}, nil
+		if depth > MaxArgsDepth {
+			return MaxArgsDepth, nil
 		}
 		next, deepest, err := g.descend(parts, depth)
 		if err != nil {
-			return ArgsLimit{}, err
+			return 0, err
 		}
 		levels := 1
 		if maps.Equal(next, level) {
 			// A fixed point (plain recursion): every deeper level is this one again.
-			levels = MaxSchemaArgsDepth - depth + 1
+			levels = MaxArgsDepth - depth + 1
 		}
-		if nesting += deepest * levels; nesting > MaxSchemaNesting {
-			return ArgsLimit{}, g.errAt(0, fmt.Sprintf("validating arguments %d levels deep would nest more than %d checks inside each other (long $ref chains at every level); shorten the $ref chains or inline the shape", min(depth+levels-1, MaxSchemaArgsDepth), MaxSchemaNesting))
+		if nesting += deepest * levels; nesting > MaxNesting {
+			return 0, g.errAt(0, fmt.Sprintf("validating arguments %d levels deep would nest more than %d checks inside each other (long $ref chains at every level); shorten the $ref chains or inline the shape", min(depth+levels-1, MaxArgsDepth), MaxNesting))
 		}
 		if levels > 1 {
-			return ArgsLimit{MaxDepth: MaxSchemaArgsDepth}, nil
+			return MaxArgsDepth, nil
 		}
 		level = next
 	}
@@ -513,7 +502,7 @@ func (g *schemaGraph) parts(level map[int32]int64) (*levelParts, error) {
 	p := &levelParts{wild: map[int32]int64{}, named: map[string]map[int32]int64{}}
 	for id, n := range level {
 		for _, e := range g.nodes[id].down {
-			if g.work++; g.work > maxSchemaWork {
+			if g.work++; g.work > maxWork {
 				return nil, g.errTooLarge()
 			}
 			switch e.label {
@@ -563,7 +552,7 @@ func (g *schemaGraph) descend(p *levelParts, depth int) (map[int32]int64, int, e
 				}
 			}
 		}
-		if g.work += len(entries) + 1; g.work > maxSchemaWork {
+		if g.work += len(entries) + 1; g.work > maxWork {
 			return nil, 0, g.errTooLarge()
 		}
 		if _, err := g.closure(entries, depth, note, base); err != nil {
@@ -582,7 +571,7 @@ func (g *schemaGraph) descend(p *levelParts, depth int) (map[int32]int64, int, e
 // closure calls visit, in no set order, for every schema reachable through in-place edges
 // from entries, with how many times it applies to a value that entries apply to (the
 // number of paths), and returns the total. With the checks in base (that apply to the
-// same value otherwise), the total may not pass MaxSchemaChecks.
+// same value otherwise), the total may not pass MaxChecks.
 func (g *schemaGraph) closure(entries map[int32]int64, depth int, visit func(id int32, n int64), base ...int64) (int64, error) {
 	if len(entries) == 0 {
 		return 0, nil
@@ -600,11 +589,11 @@ func (g *schemaGraph) closure(entries map[int32]int64, depth int, visit func(id 
 	}
 	slices.Sort(reach)
 	for i := 0; i < len(reach); i++ {
-		if len(reach) > MaxSchemaChecks { // each reachable schema applies at least once
+		if len(reach) > MaxChecks { // each reachable schema applies at least once
 			return 0, g.tooManyChecks(reach[0], depth)
 		}
 		for _, to := range g.nodes[reach[i]].inPlace {
-			if g.work++; g.work > maxSchemaWork {
+			if g.work++; g.work > maxWork {
 				return 0, g.errTooLarge()
 			}
 			if !g.seen[to] {
@@ -629,7 +618,7 @@ func (g *schemaGraph) closure(entries map[int32]int64, depth int, visit func(id 
 			g.count[to] = satAdd(g.count[to], n)
 		}
 	}
-	if total > MaxSchemaChecks {
+	if total > MaxChecks {
 		return 0, g.tooManyChecks(most, depth)
 	}
 	for _, id := range reach {
@@ -648,9 +637,9 @@ func (g *schemaGraph) errTooLarge() error {
 	return g.errAt(0, "the schema is too large to check that validating against it is bounded; use fewer properties, branches or $refs")
 }
 
-// errAt is a *SchemaError at node id.
+// errAt is a *Error at node id.
 func (g *schemaGraph) errAt(id int32, msg string) error {
-	return &SchemaError{Path: g.path(id), Msg: msg}
+	return &Error{Path: g.path(id), Msg: msg}
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
@@ -707,5 +696,5 @@ func (g *schemaGraph) tooManyChecks(at int32, depth int) error {
 	} else if depth > 1 {
 		where = fmt.Sprintf("a value %d levels into the arguments", depth)
 	}
-	return g.errAt(at, fmt.Sprintf("%s would be checked against more than %d schemas: $ref chains, and allOf/anyOf/oneOf branches that lead to the same schemas, multiply the checks, and recursion through several branches multiplies them at every level; shorten the $ref chains, make one branch hold the recursion, or inline the shape", where, MaxSchemaChecks))
+	return g.errAt(at, fmt.Sprintf("%s would be checked against more than %d schemas: $ref chains, and allOf/anyOf/oneOf branches that lead to the same schemas, multiply the checks, and recursion through several branches multiplies them at every level; shorten the $ref chains, make one branch hold the recursion, or inline the shape", where, MaxChecks))
 }
