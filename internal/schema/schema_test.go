@@ -35,6 +35,8 @@ func TestCompileRefuses(t *testing.T) {
 		{"empty enum", `{"enum":[]}`, false, `args.enum must be a non-empty array, got an array`},
 		{"remote ref", `{"$ref":"http://example.com/s.json"}`, false, `args.$ref must point inside the schema ("#/$defs/…"); remote references are not loaded`},
 		{"unbounded", `{"type":"object","$ref":"#"}`, false, `args.$ref: "#" refers to the schema itself`},
+		{"nested too deep", strings.Repeat(`{"items":`, 600) + `{}` + strings.Repeat(`}`, 600), false, `is nested more than 512 levels deep; move shared parts into $defs`},
+		{"deeper than the decoder", strings.Repeat(`[`, 20000), false, `args: not JSON`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := schema.Compile(json.RawMessage(tc.doc), "args", &schema.Options{Object: tc.object})
