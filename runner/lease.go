@@ -40,6 +40,17 @@ type SessionOwner interface {
 	OnLeaseLost(lost func(session string)) (cancel func())
 }
 
+// A ChangeNotifier is a Store that several processes share and that tells each of them
+// the defines and removals the others recorded. A Runner on one emits DefinitionChanged
+// for each, as for its own, so that panels read their inventory again; runner/pgstore
+// implements it (PostgreSQL's LISTEN/NOTIFY). cordis_inspect_self needs no notice: it
+// reads the Store every time.
+type ChangeNotifier interface {
+	// WatchChanges calls changed with each define and removal another process recorded,
+	// until cancel is called; cancel waits for a call in progress. changed must not block.
+	WatchChanges(changed func(DefinitionChangedEvent)) (cancel func())
+}
+
 // leases is the Runner's side of a SessionOwner store: the loop that adopts orphaned
 // sessions and the sessions whose lease was lost, handled in that loop.
 type leases struct {
@@ -75,8 +86,12 @@ func (r *Runner) mayBoot(ctx context.Context, taken map[string]bool, session str
 	return taken[session]
 }
 
-// startLeases starts the adoption loop when the store is a SessionOwner.
+// startLeases starts the adoption loop when the store is a SessionOwner, and relays the
+// other processes' changes when it is a ChangeNotifier.
 func (r *Runner) startLeases() {
+	if n, ok := r.store.(ChangeNotifier); ok {
+		r.unwatchChanges = n.WatchChanges(func(ev DefinitionChangedEvent) { DefinitionChanged.Emit(r.ctx(), ev) })
+	}
 	o, ok := r.store.(SessionOwner)
 	if !ok {
 		return
@@ -96,6 +111,9 @@ func (r *Runner) startLeases() {
 
 // stopLeases ends the adoption loop and waits for it.
 func (r *Runner) stopLeases() {
+	if r.unwatchChanges != nil {
+		r.unwatchChanges()
+	}
 	if l := r.leases; l != nil {
 		l.unwatch()
 		l.cancel()

@@ -176,6 +176,8 @@ type Runner struct {
 
 	inspect *inspectRegistry // inspect providers and client queries (inspect*.go)
 	leases  *leases          // with a SessionOwner store (lease.go)
+	// unwatchChanges ends the relay of a ChangeNotifier store's changes (lease.go).
+	unwatchChanges func()
 }
 
 // live is what the Runner holds for one Plugin besides its stored record.

@@ -120,3 +120,46 @@ func TestLeaseLost(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestChangesSeenAcrossStores: a define (of a new Plugin, of a Package) and a removal
+// recorded by one Store reach the other Store's watchers, once each, in order; a Store
+// does not hear its own changes, and a refused define announces nothing.
+func TestChangesSeenAcrossStores(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := open(t, dsn, nil), open(t, dsn, nil)
+	heard := func(s *Store) chan runner.DefinitionChangedEvent {
+		ch := make(chan runner.DefinitionChangedEvent, 16)
+		t.Cleanup(s.WatchChanges(func(ev runner.DefinitionChangedEvent) { ch <- ev }))
+		return ch
+	}
+	fromA, fromB := heard(b), heard(a)
+	next := func(ch chan runner.DefinitionChangedEvent) runner.DefinitionChangedEvent {
+		t.Helper()
+		select {
+		case ev := <-ch:
+			return ev
+		case <-time.After(time.Minute):
+			t.Fatal("no change was announced within a minute")
+			return runner.DefinitionChangedEvent{}
+		}
+	}
+	p, _ := storetest.MustDefine(t, a, storetest.Def("s1", "clock", ""))
+	if _, _, err := a.Define(bg, storetest.Def("s2", "", p.ID)); !errors.Is(err, runner.ErrNotFound) {
+		t.Fatalf("a define of another session's Plugin = %v, want ErrNotFound", err)
+	}
+	_, k := storetest.MustDefine(t, a, storetest.Def("s1", "", p.ID))
+	if err := a.Remove(bg, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	q, qk := storetest.MustDefine(t, b, storetest.Def("s2", "panel", ""))
+	got := []runner.DefinitionChangedEvent{next(fromA), next(fromA), next(fromA), next(fromB)}
+	want := []runner.DefinitionChangedEvent{
+		{Session: "s1", PluginID: p.ID, PackageID: p.Packages[0].ID, Change: runner.Defined},
+		{Session: "s1", PluginID: p.ID, PackageID: k.ID, Change: runner.Defined},
+		{Session: "s1", PluginID: p.ID, Change: runner.Undefined},
+		{Session: "s2", PluginID: q.ID, PackageID: qk.ID, Change: runner.Defined},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("changes heard (-want +got):\n%s", diff)
+	}
+}

@@ -74,6 +74,7 @@ type Store struct {
 	token  string
 	closed atomic.Bool
 	leases leaseState // the sessions this Store runs (lease.go)
+	watch  watchState // the other Stores' changes (notify.go)
 }
 
 var _ runner.Store = (*Store)(nil)
@@ -137,6 +138,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	}
 	s.logRaised(raised)
 	s.startRenewing()
+	s.startListening(ctx)
 	return s, nil
 }
 
@@ -237,6 +239,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stopListening()
 	s.stopRenewing()
 	s.pool.Close()
 	return nil

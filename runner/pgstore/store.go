@@ -14,12 +14,14 @@ import (
 )
 
 // defineNew mints the Plugin's and the Package's numbers and inserts both: one statement,
-// so one transaction, and the counters' rows stay locked only while it runs.
+// so one transaction, and the counters' rows stay locked only while it runs. It notifies
+// the other processes' Stores (notify.go) as it commits.
 const defineNew = `WITH pl AS (UPDATE counters SET value = value + 1 WHERE name = 'plugin' RETURNING value),
 pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' RETURNING value),
 p AS (INSERT INTO plugins (n, id, session, prefix, defined_by, listing_name, package_count) SELECT value, $1 || '-' || value, $2, $1, $3, $4, 1 FROM pl RETURNING n, id),
-k AS (INSERT INTO packages (n, plugin, name, purpose, host, client) SELECT pk.value, p.n, $4, $5, $6, $7 FROM pk, p RETURNING n)
-SELECT p.id, k.n FROM p, k`
+k AS (INSERT INTO packages (n, plugin, name, purpose, host, client) SELECT pk.value, p.n, $4, $5, $6, $7 FROM pk, p RETURNING n),
+nt AS (SELECT pg_notify('` + changesChannel + `', json_build_object('schema', $8::text, 'origin', $3::text, 'session', $9::text, 'plugin', p.id, 'package', 'pkg-' || k.n, 'change', 'defined')::text) FROM p, k)
+SELECT p.id, k.n FROM p, k, nt`
 
 // definePackage adds a Package to Plugin $1 when it is session $2's: it locks the
 // Plugin's row, mints the Package's number, inserts the Package, prunes the Packages
@@ -40,6 +42,11 @@ listing AS (UPDATE plugins x SET package_count = x.package_count + 1 - (SELECT c
 	FROM k WHERE x.n = (SELECT n FROM p) RETURNING x.n)
 SELECT k.n, (SELECT count(*) FROM listing) FROM k`
 
+// notifyPackage announces the newest Package of Plugin $4 when it is session $3's (a
+// define of a Package that committed, in its batch's transaction); see notifyChange.
+const notifyPackage = `SELECT pg_notify('` + changesChannel + `', json_build_object('schema', $1::text, 'origin', $2::text, 'session', $5::text, 'plugin', $4::text,
+	'package', 'pkg-' || (SELECT max(x.n) FROM packages x WHERE x.plugin = p.n), 'change', 'defined')::text) FROM plugins p WHERE p.id = $4 AND p.session = $3`
+
 // Define records one Package (and, with d.Prefix, its new Plugin) in one transaction,
 // pruning that Plugin's old Packages when Options.KeepPackages says so.
 func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin, runner.Package, error) {
@@ -57,7 +64,7 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 		var id string
 		var n int64
 		err := s.writeOne(ctx, "a define", func(ctx context.Context) error {
-			return s.pool.QueryRow(ctx, defineNew, d.Prefix, d.Session, s.token, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client)).Scan(&id, &n)
+			return s.pool.QueryRow(ctx, defineNew, d.Prefix, d.Session, s.token, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.schema, noticeSession(d.Session)).Scan(&id, &n)
 		})
 		if err != nil {
 			return runner.Plugin{}, runner.Package{}, err
@@ -71,6 +78,7 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 		b := &pgx.Batch{}
 		b.Queue(definePackage, d.PluginID, d.Session, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.opts.KeepPackages)
 		s.queueRead(b, selection{"p.id = ARG", d.PluginID}, false)
+		b.Queue(notifyPackage, s.schema, s.token, d.Session, d.PluginID, noticeSession(d.Session))
 		br := s.pool.SendBatch(ctx, b)
 		defer br.Close()
 		var n, updated int64
@@ -87,6 +95,9 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 			return fmt.Errorf("%s was not found right after a Package was added to it", d.PluginID)
 		}
 		k.ID, p = packageID(n), recs[0].p
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
 		return br.Close()
 	})
 	if err != nil {
@@ -213,7 +224,10 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 		if _, err := s.fence(ctx, tx, session, false); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "DELETE FROM plugins WHERE id = $1", id)
+		if _, err = tx.Exec(ctx, "DELETE FROM plugins WHERE id = $1", id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, notifyChange, s.schema, s.token, noticeSession(session), id, "", string(runner.Undefined))
 		return err
 	})
 }

@@ -1,0 +1,137 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/cordiskit/cordiskit/runner"
+	"github.com/jackc/pgx/v5"
+)
+
+var _ runner.ChangeNotifier = (*Store)(nil)
+
+// changesChannel is the PostgreSQL NOTIFY channel of every store's changes; a
+// notification names its schema, so stores in several schemas of one database share it.
+const changesChannel = "cordis_store_changes"
+
+// notifyChange is the statement that announces a define or a removal, in the change's
+// transaction (PostgreSQL delivers it only once the transaction commits): $1 the
+// schema, $2 the Store's token, $3 the session, $4 the Plugin, $5 the Package ("" for a
+// removal), $6 the change.
+const notifyChange = `SELECT pg_notify('` + changesChannel + `', json_build_object('schema', $1::text, 'origin', $2::text, 'session', $3::text, 'plugin', $4::text, 'package', $5::text, 'change', $6::text)::text)`
+
+// noticeSession is session as a notification names it: "" (no session to tell) for a
+// name so long that the notification would pass PostgreSQL's 8000-byte limit and fail
+// the change it announces.
+func noticeSession(session string) string {
+	if len(session) > 4000 {
+		return ""
+	}
+	return session
+}
+
+// A notice is the payload of a change's notification.
+type notice struct {
+	Schema, Origin, Session, Plugin, Package, Change string
+}
+
+// watchState is the Store's LISTEN connection and who hears it.
+type watchState struct {
+	mu       sync.RWMutex
+	watchers map[int]func(runner.DefinitionChangedEvent)
+	next     int
+	stop     context.CancelFunc
+	done     sync.WaitGroup
+}
+
+// WatchChanges calls changed with each define and removal another process's Store
+// recorded in this store's schema, within a round trip of its commit, until cancel is
+// called (cancel waits for a call in progress). changed runs on the Store's listening
+// goroutine and must not block.
+func (s *Store) WatchChanges(changed func(runner.DefinitionChangedEvent)) (cancel func()) {
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	k := s.watch.next
+	s.watch.next++
+	s.watch.watchers[k] = changed
+	return func() {
+		s.watch.mu.Lock()
+		defer s.watch.mu.Unlock()
+		delete(s.watch.watchers, k)
+	}
+}
+
+// startListening LISTENs for the changes of other Stores on a connection of its own,
+// before it returns (so that a change committed after Open is heard), and starts the
+// goroutine that waits for them, reconnecting while the server is away; Close stops it.
+func (s *Store) startListening(ctx context.Context) {
+	s.watch.watchers = map[int]func(runner.DefinitionChangedEvent){}
+	conn, err := s.connectListener(ctx)
+	if err != nil {
+		s.logger().Warn("pgstore: listening for other processes' changes; retrying", "dsn", s.dsn, "err", s.scrubbed(err))
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	s.watch.stop = cancel
+	s.watch.done.Go(func() {
+		wait := 100 * time.Millisecond
+		for lctx.Err() == nil {
+			if conn != nil {
+				if err := s.listen(lctx, conn); lctx.Err() == nil {
+					s.logger().Warn("pgstore: listening for other processes' changes; reconnecting", "dsn", s.dsn, "err", s.scrubbed(err))
+				}
+				conn = nil
+			}
+			select {
+			case <-lctx.Done():
+				return
+			case <-time.After(wait):
+				wait = min(wait*2, 5*time.Second)
+			}
+			if conn, err = s.connectListener(lctx); err == nil {
+				wait = 100 * time.Millisecond
+			}
+		}
+	})
+}
+
+// connectListener opens a connection that LISTENs on changesChannel.
+func (s *Store) connectListener(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return conn, nil
+}
+
+// listen delivers conn's notifications until it fails or ctx ends, and closes it.
+func (s *Store) listen(ctx context.Context, conn *pgx.Conn) error {
+	defer conn.Close(context.WithoutCancel(ctx))
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		var c notice
+		if json.Unmarshal([]byte(n.Payload), &c) != nil || c.Schema != s.schema || c.Origin == s.token || c.Session == "" {
+			continue
+		}
+		ev := runner.DefinitionChangedEvent{Session: c.Session, PluginID: c.Plugin, PackageID: c.Package, Change: runner.DefinitionChange(c.Change)}
+		s.watch.mu.RLock()
+		for _, w := range s.watch.watchers {
+			w(ev)
+		}
+		s.watch.mu.RUnlock()
+	}
+}
+
+// stopListening ends the listening goroutine and waits for it.
+func (s *Store) stopListening() {
+	s.watch.stop()
+	s.watch.done.Wait()
+}
