@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
-	"strconv"
+	"github.com/cordiskit/cordiskit/sandbox/internal/jsjson"
 
 	"github.com/dop251/goja"
 )
@@ -69,7 +69,7 @@ func (e *LimitError) Error() string {
 // budgetJSON converts v to JSON like ToJSON, within the budget b: the document's values
 // take elements and its bytes take bytes. It is sandbox/bind's RawJSON. Lock held.
 func (r *Realm) budgetJSON(b *conv.Budget, v goja.Value, path string) json.RawMessage {
-	out, err := r.appendJSONIn(b, nil, v, &pathStack{root: path}, 0)
+	out, err := jsjson.Append(jsonRealm{r}, b, nil, v, jsjson.NewPath(path), 0)
 	if err == nil {
 		err = b.TakeBytes(len(out), path)
 	}
@@ -77,33 +77,4 @@ func (r *Realm) budgetJSON(b *conv.Budget, v goja.Value, path string) json.RawMe
 		r.throw(err)
 	}
 	return out
-}
-
-// A pathStack is the path of the value a conversion is at, kept as segments and rendered
-// only when an error names it, so that converting a large value builds no strings.
-type pathStack struct {
-	root string
-	segs []pathSeg
-}
-
-type pathSeg struct {
-	key   string
-	index int
-	isKey bool
-}
-
-func (p *pathStack) pushIndex(i int)  { p.segs = append(p.segs, pathSeg{index: i}) }
-func (p *pathStack) pushKey(k string) { p.segs = append(p.segs, pathSeg{key: k, isKey: true}) }
-func (p *pathStack) pop()             { p.segs = p.segs[:len(p.segs)-1] }
-
-func (p *pathStack) String() string {
-	s := p.root
-	for _, seg := range p.segs {
-		if seg.isKey {
-			s = joinPath(s, seg.key)
-		} else {
-			s += "[" + strconv.Itoa(seg.index) + "]"
-		}
-	}
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox/internal/jsjson"
 	"github.com/dop251/goja"
 )
 
@@ -108,7 +109,7 @@ func TestToolDefinitionErrors(t *testing.T) {
 }
 
 func jsonString(s string) string {
-	return string(appendJSONString(nil, s))
+	return string(jsjson.AppendString(nil, s))
 }
 
 // A tool result must be JSON data: values JSON.stringify would turn into {} (or worse) are
