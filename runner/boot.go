@@ -52,7 +52,7 @@ func (r *Runner) boot(ctx context.Context) error {
 	}
 	taken := map[string]bool{}
 	for _, p := range ps {
-		if !r.mayBoot(ctx, taken, p.Session) {
+		if !needsBoot(p) || !r.mayBoot(ctx, taken, p.Session) {
 			continue // another live process runs this session
 		}
 		if err := r.bootPlugin(ctx, p); err != nil {
@@ -64,13 +64,13 @@ func (r *Runner) boot(ctx context.Context) error {
 
 // bootPlugin reconciles one restored Plugin.
 func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
+	if !needsBoot(p) {
+		return nil
+	}
 	a := p.Latest
 	live := a != nil && (a.Status == decl.RunRunning || a.Status == decl.RunWaiting)
 	lost := a != nil && (a.Status == decl.RunAwaitingApproval || a.Status == decl.RunStartingHost || a.Status == decl.RunClientPending)
 	wasRunning := p.Current != "" && (p.Running || live && a.PackageID == p.Current)
-	if !live && !lost && !p.Running {
-		return nil
-	}
 	c := Change{Running: ptr(false)}
 	if live || lost {
 		c.Attempt = endedByRestart(p.ID, a, lost)
@@ -97,6 +97,19 @@ func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
 	}
 	r.message(p.Session, decl.MessageInject, p.ID, text)
 	return nil
+}
+
+// needsBoot reports whether a restored Plugin has something for boot to reconcile: it
+// was running, or its latest attempt was live or in flight.
+func needsBoot(p Plugin) bool {
+	if p.Running || p.Latest == nil {
+		return p.Running
+	}
+	switch p.Latest.Status {
+	case decl.RunRunning, decl.RunWaiting, decl.RunAwaitingApproval, decl.RunStartingHost, decl.RunClientPending:
+		return true
+	}
+	return false
 }
 
 // endedByRestart is a's record once the process it ran in has ended: a live run

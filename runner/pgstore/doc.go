@@ -109,7 +109,9 @@
 // runner.SessionOwner: a lease per session, in the leases table, held by one Store (its
 // random token), with an expiry on the server's clock (Options.LeaseTTL, 10 s) and a
 // fencing token that each takeover bumps. A Store renews the leases it holds every third
-// of LeaseTTL and gives them up at Close.
+// of LeaseTTL, gives up at that renewal the lease of a session with nothing running or
+// starting (so an idle session runs in whichever process its client uses next), and
+// gives them all up at Close.
 //
 //   - An Update that starts a run takes the session's lease in its own transaction when
 //     no live Store holds it, and any other Update or Remove of a Plugin whose session's
@@ -118,7 +120,8 @@
 //     slips between the check and the write). A define is not fenced: Packages are
 //     definitions, which every process shares.
 //   - A runner booting on the store reconciles (and, with RestartAtBoot, restarts) only
-//     the sessions whose lease it takes, leaving those of live processes alone.
+//     the sessions that had something running or starting and whose lease it takes,
+//     leaving those of live processes alone.
 //   - Every runner looks for orphaned sessions — a Plugin recorded running, no live lease
 //     — every twentieth of LeaseTTL (100–500 ms), takes the lease of each and starts what
 //     was running as a boot does (host halves directly, client halves as run requests).
@@ -126,18 +129,28 @@
 //     lease's expiry and half a second (docs/PERFORMANCE.md measures it).
 //   - A Store that cannot renew a lease gives it up two thirds of LeaseTTL after its last
 //     renewal that succeeded, before it expires on the server; one that finds its lease
-//     taken gives it up at that renewal. Either way its runner stops that session's runs and logs
-//     it (at Warn), and leaves the session's record to the new holder.
+//     taken gives it up at that renewal. Either way its runner stops that session's runs
+//     and logs it (at Warn), and leaves the session's record to the new holder.
+//
+// Defines and removals are seen in every process: each is announced with PostgreSQL's
+// NOTIFY in its own transaction (so only once it commits), and each Store LISTENs on a
+// connection of its own, from Open on, reconnecting while the server is away. The Store
+// implements runner.ChangeNotifier, so a runner emits DefinitionChanged for another
+// process's define or removal as for its own, and panels read their inventory again.
+// cordis_inspect_self reads the store every time, so it shows every process's changes
+// without a notice. A change made while a Store's listening connection was down is not
+// announced to it (its panels see it at their next read), and a run, stop or grant made
+// in another process is announced by no event: with leases, a session's runs change only
+// in the process that holds it, which is the one its panel should talk to.
 //
 // What stays in each process: handler tables, pending run requests (a request pending in
 // a process that died stays recorded as pending until a process boots on the store, or
-// takes the session over because one of its Plugins was running), the events that
-// tell panels and sessions about a change (a Plugin another process defined shows at the
-// next read, with no event), and the caps on Plugins and Packages per session, which each
-// process counts on its own. A session whose requests the balancer sends to a process
-// other than its lease's holder can define and read there, but its runs, stops and
-// undefines are refused (runner.ErrSessionElsewhere) until the holder is gone: route a
-// session to one process (sticky sessions) while that process lives.
+// takes the session over because one of its Plugins was running), and the caps on
+// Plugins and Packages per session, which each process counts on its own. A session whose requests the balancer sends to a process
+// other than its lease's holder can define and read there, but while a Plugin of it runs
+// in the holder its runs, stops and undefines are refused (runner.ErrSessionElsewhere)
+// until the holder is gone: route a session to one process (sticky sessions) while that
+// process lives and runs its Plugins.
 //
 // The fence covers the store's record, not what a host half does outside it: a process
 // that stalls past its lease's expiry (a pause longer than a third of LeaseTTL) may run a

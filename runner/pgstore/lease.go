@@ -140,7 +140,24 @@ func (s *Store) startRenewing() {
 	})
 }
 
-// renew extends every lease the Store holds. A lease the database no longer gives this
+// renewLeases gives up the leases of owner $1 among sessions $2 whose session has no
+// Plugin running or starting (latest status among $4), and extends the others by $3
+// seconds; it returns each session it kept or gave up, and which.
+const renewLeases = `WITH idle AS (DELETE FROM leases l WHERE l.owner = $1 AND l.session = ANY($2)
+		AND NOT EXISTS (SELECT FROM plugins p WHERE p.session = l.session AND (p.running OR p.latest->>'status' = ANY($4)))
+		RETURNING l.session),
+	kept AS (UPDATE leases SET expires = now() + make_interval(secs => $3)
+		WHERE owner = $1 AND session = ANY($2) AND session NOT IN (SELECT session FROM idle) RETURNING session)
+SELECT session, true FROM idle UNION ALL SELECT session, false FROM kept`
+
+type renewed struct {
+	Session string
+	Idle    bool
+}
+
+// renew extends every lease the Store holds, and gives up those of sessions with nothing
+// running or starting, so that whichever process the session's client uses next can
+// run them. A lease the database no longer gives this
 // Store is lost; so is every lease when no renewal has succeeded for two thirds of
 // LeaseTTL, before another process may take it over.
 func (s *Store) renew(ctx context.Context) {
@@ -159,11 +176,18 @@ func (s *Store) renew(ctx context.Context) {
 	sent := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, s.opts.LeaseTTL/3)
 	defer cancel()
-	rows, err := s.pool.Query(rctx, `UPDATE leases SET expires = now() + make_interval(secs => $3)
-		WHERE owner = $1 AND session = ANY($2) RETURNING session`, s.token, sessions, s.opts.LeaseTTL.Seconds())
+	rows, err := s.pool.Query(rctx, renewLeases, s.token, sessions, s.opts.LeaseTTL.Seconds(), liveStatuses)
 	var kept []string
+	idle := map[string]bool{}
 	if err == nil {
-		kept, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		var rs []renewed
+		rs, err = pgx.CollectRows(rows, pgx.RowToStructByPos[renewed])
+		for _, r := range rs {
+			if r.Idle {
+				idle[r.Session] = true
+			}
+			kept = append(kept, r.Session)
+		}
 	}
 	s.leases.mu.Lock()
 	var lost []string
@@ -193,6 +217,9 @@ func (s *Store) renew(ctx context.Context) {
 		}
 	}
 	for _, k := range lost {
+		delete(s.leases.held, k)
+	}
+	for k := range idle {
 		delete(s.leases.held, k)
 	}
 	watchers := make([]func(string), 0, len(s.leases.watchers))

@@ -101,7 +101,9 @@ func TestLeaseLost(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	a := open(t, dsn, &Options{LeaseTTL: 300 * time.Millisecond})
 	p, _ := storetest.MustDefine(t, a, storetest.Def("s1", "clock", ""))
-	mustAcquire(t, a, "s1", true)
+	if _, err := a.Update(bg, p.ID, runner.Change{Running: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
 	lost := make(chan string, 4)
 	cancel := a.OnLeaseLost(func(s string) { lost <- s })
 	defer cancel()
@@ -116,6 +118,30 @@ func TestLeaseLost(t *testing.T) {
 	}
 	if _, err := a.Update(bg, p.ID, runner.Change{Running: ptr(true)}); !errors.Is(err, runner.ErrSessionElsewhere) {
 		t.Fatalf("a start after the lease was lost = %v, want ErrSessionElsewhere", err)
+	}
+}
+
+// TestIdleLeaseGivenUp: a Store gives up, at its next renewal, the lease of a session
+// with nothing running or starting, without calling it lost, so that the session can run
+// in whichever process its client uses next.
+func TestIdleLeaseGivenUp(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, err := Open(bg, dsn, &Options{LeaseTTL: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.MustDefine(t, a, storetest.Def("s1", "clock", ""))
+	lost := make(chan string, 4)
+	a.OnLeaseLost(func(s string) { lost <- s })
+	mustAcquire(t, a, "s1", true)
+	eventually(t, "the idle session's lease to be given up", func() bool {
+		return queryInt(t, dsn, "SELECT count(*) FROM cordis.leases") == 0
+	})
+	if err := a.Close(); err != nil { // waits for the renewal goroutine
+		t.Fatal(err)
+	}
+	if len(lost) != 0 {
+		t.Fatalf("giving up an idle lease reported session %q lost", <-lost)
 	}
 }
 
