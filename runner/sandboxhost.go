@@ -19,12 +19,12 @@ import (
 // promise and the plugin shape checked), starts the plugin as a child fiber of the
 // runner's group (sandbox.Mount.Start: apply with the ctx façade, rolled back on failure)
 // and reads the half's handler table through the realm. Every entry is bounded by the
-// loop's Timeouts. A half runs in its Plugin's session's engine of the loop
+// sandbox's Timeouts. A half runs in its Plugin's session's engine of the sandbox
 // (HostSpec.Session as sandbox.RunOptions.Session; the sandbox package doc, "Engines per
 // session"): its JavaScript waits for no other session's, and the engine goes when the
-// session's last run (or mount of the same loop) stops.
+// session's last run (or mount of the same sandbox) stops.
 type SandboxHost struct {
-	loop *sandbox.Sandbox
+	sb *sandbox.Sandbox
 
 	mu sync.Mutex
 	// checked is the host half Check parsed last, handed to the Start that compiles the
@@ -38,17 +38,17 @@ type SandboxHost struct {
 // handoffMaxBytes bounds the code whose syntax tree Check keeps for the next Start.
 const handoffMaxBytes = 64 << 10
 
-// NewSandboxHost returns a SandboxHost on a loop of its own, configured by opts (nil means
+// NewSandboxHost returns a SandboxHost on a sandbox of its own, configured by opts (nil means
 // defaults: no façade). Close it after the runner that uses it.
 func NewSandboxHost(opts *sandbox.Options) *SandboxHost {
-	return &SandboxHost{loop: sandbox.New(opts)}
+	return &SandboxHost{sb: sandbox.New(opts)}
 }
 
-// Close closes the host's loop; see sandbox.Sandbox.Close.
-func (h *SandboxHost) Close(ctx context.Context) error { return h.loop.Close(ctx) }
+// Close closes the host's sandbox; see sandbox.Sandbox.Close.
+func (h *SandboxHost) Close(ctx context.Context) error { return h.sb.Close(ctx) }
 
-// Loop returns the loop host halves run on.
-func (h *SandboxHost) Loop() *sandbox.Sandbox { return h.loop }
+// Loop returns the sandbox host halves run on.
+func (h *SandboxHost) Loop() *sandbox.Sandbox { return h.sb }
 
 // Check parses code as the body of an async function without compiling or running it,
 // with the sandbox's own checks and teaching errors (sandbox.Sandbox.Parse). A let, const or
@@ -60,13 +60,13 @@ func (h *SandboxHost) Loop() *sandbox.Sandbox { return h.loop }
 // rather than failing obscurely at run time. The parsed host half is kept for a Start of
 // the same code, which then compiles it without parsing it again.
 func (h *SandboxHost) Check(half, code string) error {
-	p, err := h.loop.Parse(half, code)
+	p, err := h.sb.Parse(half, code)
 	if err != nil {
 		return err
 	}
 	if redeclares(p.Func()) {
 		// An early error only goja's compiler reports: compile to answer with its text.
-		if _, err := h.loop.Compile(half, code); err != nil {
+		if _, err := h.sb.Compile(half, code); err != nil {
 			return err
 		}
 	}
@@ -96,9 +96,9 @@ func (h *SandboxHost) compile(id, code string) (*sandbox.Program, error) {
 	}
 	h.mu.Unlock()
 	if p != nil {
-		return h.loop.CompileParsed(id, p)
+		return h.sb.CompileParsed(id, p)
 	}
-	return h.loop.Compile(id, code)
+	return h.sb.Compile(id, code)
 }
 
 // Start implements HostStarter. The half gets `harness` natively (sandbox.RunOptions): its
@@ -109,7 +109,7 @@ func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostS
 		return nil, err
 	}
 	tab := h.newHandlerTable()
-	m, err := h.loop.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals(), Session: spec.Session, Shares: spec.Shares})
+	m, err := h.sb.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals(), Session: spec.Session, Shares: spec.Shares})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *sandboxRun) Stop(ctx context.Context) error {
 func (s *sandboxRun) Handlers(context.Context) []string { return s.handlers.names() }
 
 // Invoke calls a handler of the table with args (JSON), awaits its promise and converts its
-// result to JSON, strictly. The entry is bounded by the loop's CallTimeout.
+// result to JSON, strictly. The entry is bounded by the sandbox's CallTimeout.
 func (s *sandboxRun) Invoke(ctx context.Context, method string, args json.RawMessage) (json.RawMessage, error) {
 	r := s.mount.Realm()
 	var missing, badResult bool

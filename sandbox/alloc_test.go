@@ -31,7 +31,7 @@ func newAllocHost(t *testing.T, timeouts *Timeouts, limits *Limits) *host {
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(lb), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h := &host{t: t, log: lb}
 	h.root = kit.New(&kit.Options{Logger: logger})
-	h.loop = New(&Options{Facade: testFacade, Timeouts: timeouts, Limits: limits, Logger: logger})
+	h.sb = New(&Options{Facade: testFacade, Timeouts: timeouts, Limits: limits, Logger: logger})
 	t.Cleanup(h.close)
 	return h
 }

@@ -34,18 +34,18 @@ func pluginBody() string { return benchfix.OnEvent(benchfix.PluginBody, "bench/t
 func benchHost(tb testing.TB) (*kit.Context, *Sandbox) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	root := kit.New(&kit.Options{Logger: logger})
-	loop := New(&Options{Facade: testFacade, Logger: logger, Timeouts: &Timeouts{Call: time.Minute}})
+	sb := New(&Options{Facade: testFacade, Logger: logger, Timeouts: &Timeouts{Call: time.Minute}})
 	tb.Cleanup(func() {
 		ctx := context.Background()
 		_ = root.Fiber().Dispose(ctx)
-		_ = loop.Close(ctx)
+		_ = sb.Close(ctx)
 	})
-	return root, loop
+	return root, sb
 }
 
-func benchMount(tb testing.TB, root *kit.Context, loop *Sandbox, body string, i int) (*Mount, *kit.Fiber) {
+func benchMount(tb testing.TB, root *kit.Context, sb *Sandbox, body string, i int) (*Mount, *kit.Fiber) {
 	ctx := context.Background()
-	m, err := loop.Evaluate(ctx, fmt.Sprintf("dyn-%d", i), benchfix.WithID(body, i))
+	m, err := sb.Evaluate(ctx, fmt.Sprintf("dyn-%d", i), benchfix.WithID(body, i))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -67,14 +67,14 @@ func reportP50(b *testing.B, d []time.Duration) {
 // BenchmarkMount: Evaluate + Start (façade + apply) of plugin-body.js, then Dispose + Close.
 // Target: p50 ≤ 150 µs.
 func BenchmarkMount(b *testing.B) {
-	root, loop := benchHost(b)
+	root, sb := benchHost(b)
 	body := pluginBody()
 	ctx := context.Background()
 	var d []time.Duration
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
-		m, f := benchMount(b, root, loop, body, i)
+		m, f := benchMount(b, root, sb, body, i)
 		d = append(d, time.Since(t0))
 		_ = f.Dispose(ctx)
 		_ = m.Close(ctx)
@@ -103,11 +103,11 @@ func BenchmarkMountFloorGoja(b *testing.B) {
 func BenchmarkGoToJS(b *testing.B) {
 	for _, k := range []int{1, 10} {
 		b.Run(fmt.Sprintf("listeners=%d", k), func(b *testing.B) {
-			root, loop := benchHost(b)
+			root, sb := benchHost(b)
 			body := pluginBody()
 			var ms []*Mount
 			for i := range k {
-				m, _ := benchMount(b, root, loop, body, i)
+				m, _ := benchMount(b, root, sb, body, i)
 				ms = append(ms, m)
 			}
 			ev := tickEvent{ID: 1, Text: "hello"}
@@ -178,11 +178,11 @@ func jsLoop(b *testing.B, r *Realm, src string) {
 // BenchmarkJSToGo calls ctx.greeter.hello('x') — a sync Go method through its binding
 // (argument check, Sync, result conversion) — in a JS loop. Target: ≤ 430 ns net of the loop.
 func BenchmarkJSToGo(b *testing.B) {
-	root, loop := benchHost(b)
+	root, sb := benchHost(b)
 	root.Plugin(&kit.Plugin{Name: "greeter-provider", Apply: func(c *kit.Context) error {
 		return greeterService.Provide(c, &greeter{root: root})
 	}})
-	m, err := loop.Evaluate(context.Background(), "dyn-1", `return { inject: ['greeter'], apply(ctx) { globalThis.ctx = ctx } }`)
+	m, err := sb.Evaluate(context.Background(), "dyn-1", `return { inject: ['greeter'], apply(ctx) { globalThis.ctx = ctx } }`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func BenchmarkJSToGo(b *testing.B) {
 
 // BenchmarkJSToGoFloorGoja is the same loop calling a bare native func(goja.FunctionCall).
 func BenchmarkJSToGoFloorGoja(b *testing.B) {
-	l, _ := newTestLoop(b, &Options{Timeouts: &Timeouts{Call: time.Hour}})
+	l, _ := newTestSandbox(b, &Options{Timeouts: &Timeouts{Call: time.Hour}})
 	r := testRealm(b, l, "dyn-1")
 	set(r, "g", func(r *Realm) any {
 		o := r.rt.NewObject()
@@ -208,7 +208,7 @@ func BenchmarkJSToGoFloorGoja(b *testing.B) {
 
 // BenchmarkJSToGoEmptyLoop is the loop alone, to subtract from the two above.
 func BenchmarkJSToGoEmptyLoop(b *testing.B) {
-	l, _ := newTestLoop(b, &Options{Timeouts: &Timeouts{Call: time.Hour}})
+	l, _ := newTestSandbox(b, &Options{Timeouts: &Timeouts{Call: time.Hour}})
 	r := testRealm(b, l, "dyn-1")
 	jsLoop(b, r, `(n) => { let s = 0; for (let i = 0; i < n; i++) { if (i !== -1) s++ } return s }`)
 }
@@ -219,11 +219,11 @@ func BenchmarkHeapPerMount(b *testing.B) {
 	const n = 1000
 	body := pluginBody()
 	for b.Loop() {
-		root, loop := benchHost(b)
+		root, sb := benchHost(b)
 		before := benchfix.LiveHeap()
 		ms := make([]*Mount, 0, n)
 		for i := range n {
-			m, _ := benchMount(b, root, loop, body, i)
+			m, _ := benchMount(b, root, sb, body, i)
 			ms = append(ms, m)
 		}
 		after := benchfix.LiveHeap()

@@ -13,7 +13,7 @@ import (
 	"github.com/dop251/goja"
 )
 
-// TestTimeBounds runs every way mount code can hog the loop and checks that each ends with
+// TestTimeBounds runs every way mount code can hog the sandbox and checks that each ends with
 // a deadline (or stack overflow) error, in bounded time, and that the host still serves.
 func TestTimeBounds(t *testing.T) {
 	const bound = 150 * time.Millisecond
@@ -192,12 +192,12 @@ func TestHeapPerMount(t *testing.T) {
 		t.Skip("measures the heap")
 	}
 	const n = 200
-	root, loop := benchHost(t)
+	root, sb := benchHost(t)
 	body := pluginBody()
 	before := benchfix.LiveHeap()
 	ms := make([]*Mount, 0, n)
 	for i := range n {
-		m, _ := benchMount(t, root, loop, body, i)
+		m, _ := benchMount(t, root, sb, body, i)
 		ms = append(ms, m)
 	}
 	perMount := float64(benchfix.LiveHeap()-before) / n / 1024

@@ -21,7 +21,7 @@ import (
 
 // newBudget returns a full budget for one conversion in r. Lock held.
 func newBudget(r *Realm) *conv.Budget {
-	b := conv.NewBudget(thrower{r}, r.loop.limits.MaxNodes, r.loop.limits.MaxBytes, limitError)
+	b := conv.NewBudget(thrower{r}, r.engine.limits.MaxNodes, r.engine.limits.MaxBytes, limitError)
 	return &b
 }
 

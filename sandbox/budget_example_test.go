@@ -18,11 +18,11 @@ import (
 func ExampleLimits_maxNodes() {
 	ctx := context.Background()
 	root := kit.New(&kit.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	loop := sandbox.New(&sandbox.Options{Limits: &sandbox.Limits{MaxNodes: 100}})
-	defer loop.Close(ctx)
+	sb := sandbox.New(&sandbox.Options{Limits: &sandbox.Limits{MaxNodes: 100}})
+	defer sb.Close(ctx)
 	defer root.Fiber().Dispose(ctx)
 
-	m, err := loop.Evaluate(ctx, "dyn-1", `
+	m, err := sb.Evaluate(ctx, "dyn-1", `
 		let dag = [0]
 		for (let i = 0; i < 10; i++) dag = [dag, dag]
 		return (ctx) => ctx.tools.register({

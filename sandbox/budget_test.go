@@ -100,7 +100,7 @@ func TestMembraneAmplification(t *testing.T) {
 // counted) once, and the arguments of one call share one budget.
 func TestMembraneNodeBudget(t *testing.T) {
 	h := newHost(t, nil)
-	h.loop.limits.MaxNodes = 1001
+	h.sb.limits.MaxNodes = 1001
 	mp, fp := h.mustMount(ampProvider)
 	defer h.unmount(mp, fp)
 	mc, fc := h.mustMount(ampConsumer)
@@ -150,8 +150,8 @@ func TestViewCacheBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mc.realm.loop.lock.Lock()
-		defer mc.realm.loop.lock.Unlock()
+		mc.realm.engine.lock.Lock()
+		defer mc.realm.engine.lock.Unlock()
 		vw, ok := v.(*goja.Object).Export().(*view)
 		if !ok {
 			t.Fatalf("%s is not a membrane view", global)
@@ -183,7 +183,7 @@ func TestConvertAmplification(t *testing.T) {
 	if childtest.Parent(t) {
 		return
 	}
-	l, _ := newTestLoop(t, &Options{Timeouts: &Timeouts{VM: 10 * time.Second, Mount: 10 * time.Second, Call: 10 * time.Second}})
+	l, _ := newTestSandbox(t, &Options{Timeouts: &Timeouts{VM: 10 * time.Second, Mount: 10 * time.Second, Call: 10 * time.Second}})
 	r := testRealm(t, l, "dyn-1")
 	set(r, "strs", func(r *Realm) any {
 		return r.Func("t.strs", func(call goja.FunctionCall) goja.Value {

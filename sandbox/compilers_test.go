@@ -16,8 +16,8 @@ func TestCompilersMeasureNesting(t *testing.T) {
 	if childtest.Parent(t) {
 		return
 	}
-	loop := sandbox.New(nil)
-	defer loop.Close(context.Background())
+	sb := sandbox.New(nil)
+	defer sb.Close(context.Background())
 	deep := `'('.repeat(2e6) + '1' + ')'.repeat(2e6)`
 	for _, tc := range []struct{ name, call string }{
 		{"eval", "eval(" + deep + ")"},
@@ -36,7 +36,7 @@ func TestCompilersMeasureNesting(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code := "try { " + tc.call + " } catch (e) { if (e instanceof SyntaxError && /Limits.MaxNesting/.test(e.message)) return () => {}; throw e }\nthrow new Error('no SyntaxError')"
-			m, err := loop.Evaluate(context.Background(), "dyn-1", code)
+			m, err := sb.Evaluate(context.Background(), "dyn-1", code)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -48,8 +48,8 @@ func TestCompilersMeasureNesting(t *testing.T) {
 // TestCompilersStillWork: eval and the constructors behave as before for ordinary text,
 // and the wrappers stand where the intrinsics stood.
 func TestCompilersStillWork(t *testing.T) {
-	loop := sandbox.New(nil)
-	defer loop.Close(context.Background())
+	sb := sandbox.New(nil)
+	defer sb.Close(context.Background())
 	checks := []string{
 		`eval('1 + 2') === 3`,
 		`eval(7) === 7`,
@@ -68,7 +68,7 @@ func TestCompilersStillWork(t *testing.T) {
 		`(() => { const local = 1; try { return eval('local') !== 1 } catch (e) { return e instanceof ReferenceError } })()`,
 	}
 	code := "const results = [" + strings.Join(checks, ",\n") + "]\nconst bad = results.map((ok, i) => ok ? -1 : i).filter((i) => i >= 0)\nif (bad.length) throw new Error('failed: ' + bad.join(','))\nreturn () => {}"
-	m, err := loop.Evaluate(context.Background(), "dyn-1", code)
+	m, err := sb.Evaluate(context.Background(), "dyn-1", code)
 	if err != nil {
 		t.Fatalf("%v\nchecks:\n%s", err, strings.Join(checks, "\n"))
 	}

@@ -9,7 +9,7 @@ import (
 // through sandbox/bind; these name the realm's string limit once.
 
 func toString(r *Realm, v goja.Value, method, param string) string {
-	return conv.String(thrower{r}, r.loop.limits.MaxBytes, v, method, param)
+	return conv.String(thrower{r}, r.engine.limits.MaxBytes, v, method, param)
 }
 
 func argString(r *Realm, call goja.FunctionCall, i int, method, param string) string {
@@ -27,4 +27,4 @@ func toSlice(r *Realm, v goja.Value, path string) []goja.Value {
 }
 
 // Limits returns the limits of the realm's sandbox ([Sandbox.Limits]).
-func (r *Realm) Limits() Limits { return r.loop.limits }
+func (r *Realm) Limits() Limits { return r.engine.limits }

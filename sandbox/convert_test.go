@@ -52,7 +52,7 @@ func installProbes(r *Realm) {
 }
 
 func TestArgConversions(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	installProbes(r)
 	tests := []struct {
@@ -113,7 +113,7 @@ func TestArgConversions(t *testing.T) {
 }
 
 func TestFromJSONAndAny(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	type withMethods struct {
 		Name   string `json:"name"`
@@ -141,8 +141,8 @@ func TestFromJSONAndAny(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r.loop.lock.Lock()
-			defer r.loop.lock.Unlock()
+			r.engine.lock.Lock()
+			defer r.engine.lock.Unlock()
 			var v goja.Value
 			if err := r.try(func() { v = tt.in(r) }); err != nil {
 				t.Fatal(err)
@@ -161,10 +161,10 @@ func TestFromJSONAndAny(t *testing.T) {
 		})
 	}
 	// Values JSON cannot carry but JS can.
-	r.loop.lock.Lock()
+	r.engine.lock.Lock()
 	nan := anyValue(r, math.NaN())
 	inf := anyValue(r, math.Inf(-1))
-	r.loop.lock.Unlock()
+	r.engine.lock.Unlock()
 	if !goja.IsNaN(nan) || !goja.IsInfinity(inf) {
 		t.Errorf("NaN/-Inf: got %v %v", nan, inf)
 	}
@@ -185,8 +185,8 @@ func TestFromJSONAndAny(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			r.loop.lock.Lock()
-			defer r.loop.lock.Unlock()
+			r.engine.lock.Lock()
+			defer r.engine.lock.Unlock()
 			err := r.try(func() { tt.in(r) })
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
@@ -196,7 +196,7 @@ func TestFromJSONAndAny(t *testing.T) {
 }
 
 func TestLimitsMaxBytes(t *testing.T) {
-	l, _ := newTestLoop(t, &Options{Limits: &Limits{MaxBytes: 16}})
+	l, _ := newTestSandbox(t, &Options{Limits: &Limits{MaxBytes: 16}})
 	r := testRealm(t, l, "dyn-1")
 	installProbes(r)
 	// Refused before Go copies the string: UTF-8 has at least a byte per UTF-16 unit.

@@ -135,7 +135,7 @@ func (f *ctxFacade) deny(key string) {
 // exists reports whether key names a service: provided now (by anyone, active or not) or
 // catalogued with a Go binding.
 func (f *ctxFacade) exists(key string) bool {
-	if _, ok := f.r.loop.facade.Services[key]; ok {
+	if _, ok := f.r.engine.facade.Services[key]; ok {
 		return true
 	}
 	for _, s := range f.c.Services() {
@@ -169,7 +169,7 @@ func (f *ctxFacade) service(key string) goja.Value {
 	case *Provided:
 		v = x.valueIn(r)
 	default:
-		bind, ok := r.loop.facade.Services[key]
+		bind, ok := r.engine.facade.Services[key]
 		if !ok {
 			r.throwf("ctx.%s: service %q is a Go value with no generated JavaScript binding, so mounts cannot use it "+
 				"(declare it in the catalog and regenerate the façade)", key, key)
@@ -229,10 +229,10 @@ func (f *ctxFacade) on(call goja.FunctionCall, method string, once bool) goja.Va
 	name := argString(r, call, 0, method, "event")
 	fn := argCallback(r, call, 1, method, "listener")
 	f.checkLive(method)
-	adapt, ok := r.loop.facade.Events[name]
+	adapt, ok := r.engine.facade.Events[name]
 	if !ok {
 		r.throwf("%s: there is no event %q%s; list the events this runtime has with cordis_inspect what:\"events\"",
-			method, name, suggest(name, r.loop.facade.EventNames()))
+			method, name, suggest(name, r.engine.facade.EventNames()))
 	}
 	release := f.take(quotaListeners, method)
 	var off func()
@@ -340,7 +340,7 @@ func (f *ctxFacade) provide(call goja.FunctionCall) goja.Value {
 // catalogued concrete service cannot be provided from JavaScript at all. Lock held.
 func (f *ctxFacade) seam(name string, v goja.Value) *seam {
 	r := f.r
-	fc := r.loop.facade
+	fc := r.engine.facade
 	if a, ok := fc.Seams[name]; ok {
 		s, err := newSeam(a, r, name, v)
 		if err != nil {
@@ -455,7 +455,7 @@ func (f *ctxFacade) sleep(call goja.FunctionCall) goja.Value {
 // Options.OnError.
 func (r *Realm) report(msg string, err error) {
 	r.logger.Error("sandbox: "+msg, "err", err)
-	if f := r.loop.onError; f != nil {
+	if f := r.engine.onError; f != nil {
 		f(r.id, err)
 	}
 }

@@ -252,7 +252,7 @@ func TestStaleCtx(t *testing.T) {
 func TestUnhandledRejectionIsReported(t *testing.T) {
 	var reported []string
 	h := newHost(t, nil)
-	h.loop.onError = func(mount string, err error) { reported = append(reported, mount+": "+err.Error()) }
+	h.sb.onError = func(mount string, err error) { reported = append(reported, mount+": "+err.Error()) }
 	m, f := h.mustMount(`return { apply(ctx) { Promise.reject(new Error('lost')); Promise.reject(1).catch(() => {}) } }`)
 	defer h.unmount(m, f)
 	if !strings.Contains(h.log.String(), `msg="sandbox: unhandled promise rejection" mount=dyn-1 err="Error: lost"`) {

@@ -212,7 +212,7 @@
 //   - An interrupted entry unwinds every JavaScript frame of its realm down to its
 //     outermost entry, so calls that nested inside it (from any goroutine) fail with it,
 //     and goja drops the realm's queued promise jobs: promises awaiting them never settle.
-//   - Time bounds are enforced by one watchdog per loop to within a sixteenth of the
+//   - Time bounds are enforced by one watchdog per engine to within a sixteenth of the
 //     smallest bound (between 1 ms and 10 ms).
 //   - A sync Go method must not synchronously await JavaScript of the realm that called it
 //     (it would wait for itself until CallTimeout): a parallel, serial, bail or waterfall

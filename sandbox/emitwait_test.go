@@ -50,11 +50,11 @@ func newReportingHost(t *testing.T, timeouts *Timeouts) (*host, *hostErrors) {
 	t.Helper()
 	h := newHost(t, timeouts)
 	he := &hostErrors{}
-	// Replace the loop before anything is mounted; the old one has no realm to close.
-	if err := h.loop.Close(context.Background()); err != nil {
+	// Replace the sandbox before anything is mounted; the old one has no realm to close.
+	if err := h.sb.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.loop = New(&Options{Facade: testFacade, Timeouts: timeouts, Logger: h.root.Logger(), OnError: he.add})
+	h.sb = New(&Options{Facade: testFacade, Timeouts: timeouts, Logger: h.root.Logger(), OnError: he.add})
 	return h, he
 }
 

@@ -23,11 +23,11 @@ func (h *host) mountIn(session string, shares []string, globals map[string]func(
 	id := fmt.Sprintf("dyn-%d", h.next)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p, err := h.loop.Compile(id, code)
+	p, err := h.sb.Compile(id, code)
 	if err != nil {
 		h.t.Fatalf("%s: %v", id, err)
 	}
-	m, err := h.loop.RunWith(ctx, p, &RunOptions{Session: session, Shares: shares, Globals: globals})
+	m, err := h.sb.RunWith(ctx, p, &RunOptions{Session: session, Shares: shares, Globals: globals})
 	if err != nil {
 		h.t.Fatalf("%s: %v", id, err)
 	}
@@ -59,7 +59,7 @@ func TestCrossEngineService(t *testing.T) {
 			defer h.unmount(mp, fp)
 			mc, fc := h.mountIn("bob", nil, nil, greeterConsumer)
 			defer h.unmount(mc, fc)
-			if mp.realm.loop == mc.realm.loop {
+			if mp.realm.engine == mc.realm.engine {
 				t.Fatal("the provider and the consumer share an engine: the test would prove nothing")
 			}
 			if fc.State() != kit.StateActive {
@@ -210,22 +210,22 @@ func TestEngineReleasedWithItsLastRealm(t *testing.T) {
 		ctx.sleep(60000) // an async Go call in flight when it is unmounted
 	} }`)
 	m2, f2 := h.mountIn("s", nil, nil, `return { name: 'two', apply(ctx) {} }`)
-	if m1.realm.loop != m2.realm.loop {
+	if m1.realm.engine != m2.realm.engine {
 		t.Fatal("two realms of one session got two engines")
 	}
 	if out, err := h.callIn("s", "spin_s", `{}`); err != nil || out != "1" {
 		t.Fatalf("spin_s: %s %v", out, err) // the engine's watchdog runs
 	}
-	if got := h.loop.Engines(); got != 2 {
+	if got := h.sb.Engines(); got != 2 {
 		t.Errorf("Engines() = %d with realms of two sessions, want 2", got)
 	}
-	first := m1.realm.loop
+	first := m1.realm.engine
 	h.unmount(m1, f1)
-	if got := h.loop.Engines(); got != 2 {
+	if got := h.sb.Engines(); got != 2 {
 		t.Errorf("Engines() = %d after one of session s's two realms closed, want 2", got)
 	}
 	h.unmount(m2, f2)
-	if got := h.loop.Engines(); got != 1 {
+	if got := h.sb.Engines(); got != 1 {
 		t.Errorf("Engines() = %d after session s's last realm closed, want 1 (the other session's)", got)
 	}
 	first.lock.Lock()
@@ -238,7 +238,7 @@ func TestEngineReleasedWithItsLastRealm(t *testing.T) {
 
 	m3, f3 := h.mountIn("s", nil, nil, `return { name: 'three', apply(ctx) {} }`)
 	defer h.unmount(m3, f3)
-	if m3.realm.loop == first {
+	if m3.realm.engine == first {
 		t.Error("the session's next realm got its retired engine")
 	}
 	if out := h.eval(m3, `1 + 1`); out != "2" {
@@ -251,14 +251,14 @@ func TestEngineReleasedWithItsLastRealm(t *testing.T) {
 func TestRuntimesOwnEngineStays(t *testing.T) {
 	h := newHost(t, nil)
 	m1, f1 := h.mountIn("", nil, nil, `return { name: 'one', apply(ctx) {} }`)
-	own := m1.realm.loop
+	own := m1.realm.engine
 	h.unmount(m1, f1)
-	if got := h.loop.Engines(); got != 1 {
+	if got := h.sb.Engines(); got != 1 {
 		t.Errorf("Engines() = %d after the runtime's own only realm closed, want 1 (it stays)", got)
 	}
 	m2, f2 := h.mountIn("", nil, nil, `return { name: 'two', apply(ctx) {} }`)
 	defer h.unmount(m2, f2)
-	if m2.realm.loop != own {
+	if m2.realm.engine != own {
 		t.Error("the runtime's own next realm got a fresh engine")
 	}
 	if out := h.eval(m2, `1 + 1`); out != "2" {
@@ -269,14 +269,14 @@ func TestRuntimesOwnEngineStays(t *testing.T) {
 // A realm whose run fails releases its engine too.
 func TestEngineReleasedWhenTheRunFails(t *testing.T) {
 	h := newHost(t, nil)
-	p, err := h.loop.Compile("dyn-1", `throw new Error('no')`)
+	p, err := h.sb.Compile("dyn-1", `throw new Error('no')`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.loop.RunWith(context.Background(), p, &RunOptions{Session: "s"}); err == nil || !strings.Contains(err.Error(), "no") {
+	if _, err := h.sb.RunWith(context.Background(), p, &RunOptions{Session: "s"}); err == nil || !strings.Contains(err.Error(), "no") {
 		t.Fatalf("RunWith = %v, want the body's error", err)
 	}
-	if got := h.loop.Engines(); got != 0 {
+	if got := h.sb.Engines(); got != 0 {
 		t.Errorf("Engines() = %d after the only run failed, want 0", got)
 	}
 }

@@ -23,10 +23,10 @@ func (r *Realm) begin(ctx context.Context, what, name string, limit time.Duratio
 }
 
 func (r *Realm) beginBound(ctx context.Context, b bound) (*entry, error) {
-	if r.closed || r.loop.lock.Closed() {
+	if r.closed || r.engine.lock.Closed() {
 		return nil, fmt.Errorf("%s: %s: %w", r.id, b.What, ErrClosed)
 	}
-	b.Alloc = uint64(r.loop.limits.MaxEntryAlloc)
+	b.Alloc = uint64(r.engine.limits.MaxEntryAlloc)
 	return r.core.Begin(ctx, b), nil
 }
 
@@ -58,7 +58,7 @@ func (r *Realm) end(e *entry) {
 // call runs one entry: it takes the lock, runs invoke, and when the result is a promise
 // waits for it off the lock (bounded). conv reads the settled value under the lock.
 func (r *Realm) call(ctx context.Context, b bound, invoke func() (goja.Value, error), conv func(goja.Value) error) error {
-	l := &r.loop.lock
+	l := &r.engine.lock
 	l.Lock()
 	nested := r.core.Depth() > 0
 	e, err := r.beginBound(ctx, b)
@@ -98,7 +98,7 @@ func (r *Realm) finish(ctx context.Context, e *entry, nested bool, res goja.Valu
 // it returns: a panic on the way (in the host's OnError, a Go bug) must not leave the lock
 // held, or every mount and every Go caller would wait for it forever.
 func (r *Realm) complete(ctx context.Context, e *entry, nested bool, res goja.Value, err error, conv func(goja.Value) error) (w *engine.Wait, elapsed time.Duration, _ error) {
-	l := &r.loop.lock
+	l := &r.engine.lock
 	defer l.Unlock()
 	defer r.end(e)
 	b := e.Bound()
@@ -212,7 +212,7 @@ func (r *Realm) await(ctx context.Context, b bound, w *engine.Wait, left time.Du
 	case engine.Ended:
 		return &TimeoutError{Mount: r.id, What: b.What + " (waiting for its promise)", Bound: "context", cause: context.Cause(ctx)}
 	}
-	l := &r.loop.lock
+	l := &r.engine.lock
 	l.Lock()
 	defer l.Unlock()
 	v, rejected := w.Result()
@@ -254,7 +254,7 @@ func (r *Realm) wrapErr(what string, err error) error {
 		}
 		return fmt.Errorf("%s: %s was interrupted: %w", r.id, what, x)
 	case *goja.StackOverflowError:
-		return &stackOverflow{mount: r.id, what: what, max: r.loop.limits.MaxCallStackSize, err: x}
+		return &stackOverflow{mount: r.id, what: what, max: r.engine.limits.MaxCallStackSize, err: x}
 	case *goja.Exception:
 		return r.jsError(x.Value())
 	}
@@ -353,7 +353,7 @@ func (r *Realm) flushRejections() {
 // wrapped in what (when not empty), which says whose promise it was — unless the mount
 // has spent its budget of Limits.MaxRejectionReports; it reports whether it did. Lock held.
 func (r *Realm) reportRejection(msg, what string, v goja.Value) bool {
-	if r.reports >= r.loop.limits.MaxRejectionReports {
+	if r.reports >= r.engine.limits.MaxRejectionReports {
 		return false
 	}
 	r.reports++
@@ -390,7 +390,7 @@ func (r *Realm) summarizeRejections() {
 	}
 	r.summarized = r.unreported
 	err := fmt.Errorf("%s: %d more unhandled promise rejections were not reported (%d in all): the mount reached its budget of %d reports (Limits.MaxRejectionReports) — fix the rejections reported first, and handle promises with .catch() or try/await",
-		r.id, n, r.unreported, r.loop.limits.MaxRejectionReports)
+		r.id, n, r.unreported, r.engine.limits.MaxRejectionReports)
 	r.logger.Error("sandbox: unhandled promise rejections not reported", "err", err.Error())
 	r.tellHost(err)
 }
@@ -399,7 +399,7 @@ func (r *Realm) summarizeRejections() {
 // the lock held (often while an entry ends or a mount closes): a panic in it is logged
 // rather than let unwind through the engine's bookkeeping. Lock held.
 func (r *Realm) tellHost(err error) {
-	f := r.loop.onError
+	f := r.engine.onError
 	if f == nil {
 		return
 	}

@@ -81,7 +81,7 @@ func TestGoErrorIdentityAcrossMounts(t *testing.T) {
 // Realm.throw and promise rejections remember their Go errors; the record goes with the JS
 // value and with the realm.
 func TestThrowKeepsGoError(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	sentinel := errors.New("sentinel")
 	set(r, "fail", func(r *Realm) any {
@@ -124,9 +124,9 @@ func TestThrowKeepsGoError(t *testing.T) {
 	if n > 50 {
 		t.Errorf("%d Go errors still remembered after their JS Errors were dropped", n)
 	}
-	r.loop.lock.Lock()
+	r.engine.lock.Lock()
 	r.close()
-	r.loop.lock.Unlock()
+	r.engine.lock.Unlock()
 	if r.goErrs != nil {
 		t.Error("close kept the map")
 	}

@@ -42,12 +42,12 @@ type Mount struct {
 // offending line, a caret and a hint), a *NotPluginError, a thrown value (*JSError), a time
 // bound (errors.Is(err, context.DeadlineExceeded)). A failed evaluation leaves nothing
 // behind. Evaluate is Compile then Run.
-func (l *Sandbox) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
-	p, err := l.Compile(id, code)
+func (sb *Sandbox) Evaluate(ctx context.Context, id, code string) (*Mount, error) {
+	p, err := sb.Compile(id, code)
 	if err != nil {
 		return nil, err
 	}
-	return l.Run(ctx, p)
+	return sb.Run(ctx, p)
 }
 
 // A Program is mount code compiled for one mount id, ready for Run.
@@ -58,13 +58,13 @@ type Program struct {
 }
 
 // Compile checks and compiles mount code for mount id without entering JavaScript or
-// taking the loop's lock, so a caller can compile before it takes locks of its own.
+// taking the engine's lock, so a caller can compile before it takes locks of its own.
 // Compiling is not interruptible: the checks before it bound its work instead. Code larger
 // than Limits.MaxBytes is refused, code nested deeper than Limits.MaxNesting or with more
 // nesting work than Limits.MaxNestingWork is a *SyntaxError, and so is code that does not
 // parse.
-func (l *Sandbox) Compile(id, code string) (*Program, error) {
-	if err := l.precheck(id, code); err != nil {
+func (sb *Sandbox) Compile(id, code string) (*Program, error) {
+	if err := sb.precheck(id, code); err != nil {
 		return nil, err
 	}
 	prog, err := compileMount(id, code)
@@ -97,8 +97,8 @@ func (p *Parsed) Func() *ast.FunctionLiteral {
 // that looks at the code's declarations before it decides to run it, and may then compile
 // it with CompileParsed instead of parsing it again. Its errors are Compile's, except
 // those only the compiler finds (a redeclared let, for one): those come from the compile.
-func (l *Sandbox) Parse(id, code string) (*Parsed, error) {
-	if err := l.precheck(id, code); err != nil {
+func (sb *Sandbox) Parse(id, code string) (*Parsed, error) {
+	if err := sb.precheck(id, code); err != nil {
 		return nil, err
 	}
 	prg, err := parseMount(id, code)
@@ -112,7 +112,7 @@ func (l *Sandbox) Parse(id, code string) (*Parsed, error) {
 // and parsing the code again (the id p was parsed under named only its parse errors). It
 // consumes p, whose syntax tree the program takes over: a Parsed compiles once, and a
 // second call is an error.
-func (l *Sandbox) CompileParsed(id string, p *Parsed) (*Program, error) {
+func (sb *Sandbox) CompileParsed(id string, p *Parsed) (*Program, error) {
 	prg := p.prg
 	if prg == nil {
 		return nil, fmt.Errorf("%s: this parsed code was compiled already; Parse it again (or Compile it)", id)
@@ -127,18 +127,20 @@ func (l *Sandbox) CompileParsed(id string, p *Parsed) (*Program, error) {
 }
 
 // precheck bounds the work of parsing code: its size, then its nesting.
-func (l *Sandbox) precheck(id, code string) error {
-	if len(code) > l.limits.MaxBytes {
-		return fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit (Limits.MaxBytes); split it into smaller mounts that share services through ctx.provide and inject", id, len(code), l.limits.MaxBytes)
+func (sb *Sandbox) precheck(id, code string) error {
+	if len(code) > sb.limits.MaxBytes {
+		return fmt.Errorf("%s: mount code of %d bytes exceeds the %d-byte limit (Limits.MaxBytes); split it into smaller mounts that share services through ctx.provide and inject", id, len(code), sb.limits.MaxBytes)
 	}
-	if ne := jslex.CheckNesting(code, l.limits.MaxNesting, l.limits.MaxNestingWork); ne != nil {
+	if ne := jslex.CheckNesting(code, sb.limits.MaxNesting, sb.limits.MaxNestingWork); ne != nil {
 		return nestingSyntaxError(id, code, ne)
 	}
 	return nil
 }
 
 // Run evaluates a compiled program in a fresh realm: see Evaluate.
-func (l *Sandbox) Run(ctx context.Context, p *Program) (*Mount, error) { return l.RunWith(ctx, p, nil) }
+func (sb *Sandbox) Run(ctx context.Context, p *Program) (*Mount, error) {
+	return sb.RunWith(ctx, p, nil)
+}
 
 // RunOptions adds to one Run what only its caller knows. Nil means none.
 type RunOptions struct {
@@ -161,15 +163,15 @@ type RunOptions struct {
 }
 
 // RunWith is Run with per-run options: see RunOptions.
-func (l *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*Mount, error) {
+func (sb *Sandbox) RunWith(ctx context.Context, p *Program, opts *RunOptions) (*Mount, error) {
 	id, prog := p.id, p.prog
-	r, err := l.openRealm(id, opts.session())
+	r, err := sb.openRealm(id, opts.session())
 	if err != nil {
 		return nil, err
 	}
 
 	var m *Mount
-	b := bound{What: "evaluation of the mount code", Name: "VMTimeout", Limit: l.timeouts.VM, Wait: l.timeouts.Mount, WaitName: "MountTimeout"}
+	b := bound{What: "evaluation of the mount code", Name: "VMTimeout", Limit: sb.timeouts.VM, Wait: sb.timeouts.Mount, WaitName: "MountTimeout"}
 	err = r.call(ctx, b, func() (goja.Value, error) {
 		if opts != nil {
 			if err := r.installExtraGlobals(opts.Globals); err != nil {
@@ -226,7 +228,7 @@ func (m *Mount) Plugin() *kit.Plugin {
 func (m *Mount) applyKit(c *kit.Context) error {
 	r := m.realm
 	r.kctx.Store(c)
-	b := bound{What: "apply", Name: "MountTimeout", Limit: r.loop.timeouts.Mount, WaitNested: true}
+	b := bound{What: "apply", Name: "MountTimeout", Limit: r.engine.timeouts.Mount, WaitNested: true}
 	return r.call(context.Background(), b, func() (goja.Value, error) {
 		fac, err := newCtxFacade(r, c, m.inject)
 		if err != nil {

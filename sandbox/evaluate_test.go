@@ -293,7 +293,7 @@ func TestEvaluateContextCancel(t *testing.T) {
 	h := newHost(t, &Timeouts{VM: 10 * time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := h.loop.Evaluate(ctx, "dyn-1", `for (;;) {}`)
+	_, err := h.sb.Evaluate(ctx, "dyn-1", `for (;;) {}`)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}

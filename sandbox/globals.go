@@ -350,7 +350,7 @@ func (r *Realm) consoleLog(level slog.Level, method string, args []goja.Value) {
 	if g.logSpent {
 		return
 	}
-	lim := &r.loop.limits
+	lim := &r.engine.limits
 	line := r.consoleText(args, lim.MaxLogLine)
 	if g.logged+len(line) > lim.MaxLogBytes {
 		g.logSpent = true

@@ -14,13 +14,13 @@ import (
 // A Go panic on the way through an entry — in a native function goja lets it through, in
 // an args or conv func, in a settle func of an async Go call, in the host's OnError — never
 // leaves the lock held: the entry ends with an error (the host's own handler's panic is
-// logged), and the loop serves the next call. It runs in a child
+// logged), and the sandbox serves the next call. It runs in a child
 // process: a panic escaping the settle goroutine would end the process.
 func TestGoPanicReleasesTheLock(t *testing.T) {
 	if childtest.Parent(t) {
 		return
 	}
-	l, lb := newTestLoop(t, nil)
+	l, lb := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	// Made with ToValue, not Func: goja passes a Go panic of such a function through.
 	set(r, "rawPanic", func(r *Realm) any {
@@ -46,7 +46,7 @@ func TestGoPanicReleasesTheLock(t *testing.T) {
 		var got string
 		within(t, 5*time.Second, "the next call", func() { got = runJSON(r, `1 + 1`) })
 		if got != "2" {
-			t.Fatalf("the loop does not serve after the panic: %s", got)
+			t.Fatalf("the sandbox does not serve after the panic: %s", got)
 		}
 	}
 

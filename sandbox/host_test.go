@@ -18,7 +18,7 @@ import (
 type host struct {
 	t       testing.TB
 	root    *kit.Context
-	loop    *Sandbox
+	sb      *Sandbox
 	log     *logBuffer
 	greeter *greeter
 	next    int
@@ -38,7 +38,7 @@ func newHost(t testing.TB, timeouts *Timeouts) *host {
 	h.root.Plugin(&kit.Plugin{Name: "greeter-provider", Apply: func(c *kit.Context) error {
 		return greeterService.Provide(c, h.greeter)
 	}})
-	h.loop = New(&Options{Facade: testFacade, Timeouts: timeouts, Logger: logger})
+	h.sb = New(&Options{Facade: testFacade, Timeouts: timeouts, Logger: logger})
 	t.Cleanup(h.close)
 	return h
 }
@@ -52,8 +52,8 @@ func (h *host) close() {
 	for _, m := range h.mounts {
 		_ = m.Close(ctx)
 	}
-	if err := h.loop.Close(ctx); err != nil {
-		h.t.Errorf("closing the loop: %v", err)
+	if err := h.sb.Close(ctx); err != nil {
+		h.t.Errorf("closing the sandbox: %v", err)
 	}
 }
 
@@ -63,7 +63,7 @@ func (h *host) mount(code string) (*Mount, *kit.Fiber, error) {
 	id := fmt.Sprintf("dyn-%d", h.next)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	m, err := h.loop.Evaluate(ctx, id, code)
+	m, err := h.sb.Evaluate(ctx, id, code)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -78,8 +78,8 @@ const maxDescribedError = 32 << 10
 // TestHostileThrownValues throws every hostile value from every path that reports a
 // thrown value (evaluation, apply, a tool call, a rejected tool call, a listener, an
 // unhandled rejection, a cross-mount call): each ends with a clear error or report, and the
-// loop still serves afterwards. It runs in a child process, since a broken describe can
-// kill the process (a panic while printing a panic value); a wedged loop fails it at once.
+// sandbox still serves afterwards. It runs in a child process, since a broken describe can
+// kill the process (a panic while printing a panic value); a wedged sandbox fails it at once.
 func TestHostileThrownValues(t *testing.T) {
 	if childtest.Parent(t) {
 		return
@@ -242,7 +242,7 @@ func (h *host) serves() error {
 }
 
 // within runs f on a goroutine and, when it does not return within d, ends the (child)
-// process with every goroutine's stack: a wedged loop would otherwise block the test, and
+// process with every goroutine's stack: a wedged sandbox would otherwise block the test, and
 // its cleanup, forever.
 func within(t *testing.T, d time.Duration, what string, f func()) {
 	t.Helper()
@@ -256,7 +256,7 @@ func within(t *testing.T, d time.Duration, what string, f func()) {
 	case <-time.After(d):
 		buf := make([]byte, 1<<20)
 		buf = buf[:runtime.Stack(buf, true)]
-		panic(fmt.Sprintf("%s: %s did not return within %v: the loop is wedged\n%s", t.Name(), what, d, buf))
+		panic(fmt.Sprintf("%s: %s did not return within %v: the sandbox is wedged\n%s", t.Name(), what, d, buf))
 	}
 }
 

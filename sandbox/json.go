@@ -51,7 +51,7 @@ type jsonRealm struct{ r *Realm }
 
 func (j jsonRealm) Runtime() *goja.Runtime { return j.r.rt }
 func (j jsonRealm) Limits() (maxBytes, maxDepth int) {
-	return j.r.loop.limits.MaxBytes, j.r.loop.limits.MaxDepth
+	return j.r.engine.limits.MaxBytes, j.r.engine.limits.MaxDepth
 }
 func (j jsonRealm) Protos() (object, array *goja.Object) { return j.r.protos() }
 func (j jsonRealm) Try(f func()) error                   { return j.r.try(f) }

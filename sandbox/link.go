@@ -13,8 +13,8 @@ import (
 // package does not export (see sandbox/internal/link).
 func init() {
 	link.Register(&link.Ops[Realm]{
-		Lock:        func(r *Realm) *engine.Lock { return &r.loop.lock },
-		MaxBytes:    func(r *Realm) int { return r.loop.limits.MaxBytes },
+		Lock:        func(r *Realm) *engine.Lock { return &r.engine.lock },
+		MaxBytes:    func(r *Realm) int { return r.engine.limits.MaxBytes },
 		Rethrow:     (*Realm).rethrow,
 		Throw:       (*Realm).throw,
 		Promise:     (*Realm).promise,

@@ -36,7 +36,7 @@ func (lb *logBuffer) String() string {
 }
 
 // newTestLoop returns a loop with short time bounds and a captured log; Close is deferred.
-func newTestLoop(t testing.TB, opts *Options) (*Sandbox, *logBuffer) {
+func newTestSandbox(t testing.TB, opts *Options) (*Sandbox, *logBuffer) {
 	t.Helper()
 	lb := &logBuffer{}
 	if opts == nil {
@@ -73,7 +73,7 @@ func testRealm(t testing.TB, l *Sandbox, id string) *Realm {
 // (converted to JSON when it is JSON data) or the error.
 func run(r *Realm, src string) (goja.Value, error) {
 	var out goja.Value
-	err := r.call(context.Background(), bound{What: "test code", Name: "CallTimeout", Limit: r.loop.timeouts.Call},
+	err := r.call(context.Background(), bound{What: "test code", Name: "CallTimeout", Limit: r.engine.timeouts.Call},
 		func() (goja.Value, error) { return r.rt.RunString(src) },
 		func(v goja.Value) error { out = v; return nil })
 	return out, err
@@ -82,7 +82,7 @@ func run(r *Realm, src string) (goja.Value, error) {
 // runJSON is run with the result rendered as JSON (or the error's message).
 func runJSON(r *Realm, src string) string {
 	var out string
-	err := r.call(context.Background(), bound{What: "test code", Name: "CallTimeout", Limit: r.loop.timeouts.Call},
+	err := r.call(context.Background(), bound{What: "test code", Name: "CallTimeout", Limit: r.engine.timeouts.Call},
 		func() (goja.Value, error) { return r.rt.RunString(src) },
 		func(v goja.Value) error {
 			if v == nil || goja.IsUndefined(v) {
@@ -101,7 +101,7 @@ func runJSON(r *Realm, src string) string {
 
 // set defines a global in r under the lock.
 func set(r *Realm, name string, v func(r *Realm) any) {
-	r.loop.lock.Lock()
-	defer r.loop.lock.Unlock()
+	r.engine.lock.Lock()
+	defer r.engine.lock.Unlock()
 	_ = r.rt.Set(name, v(r))
 }

@@ -116,7 +116,7 @@ type membrane struct{ from, to *Realm }
 func (m membrane) back() membrane { return membrane{from: m.to, to: m.from} }
 
 // sameEngine reports whether both realms are of one engine, whose lock the caller holds.
-func (m membrane) sameEngine() bool { return m.from.loop == m.to.loop }
+func (m membrane) sameEngine() bool { return m.from.engine == m.to.engine }
 
 // inFrom runs f as an entry of the provider's realm (bounded by CallTimeout) and returns
 // what it threw, described for the consumer. Called inside an entry of to. When the realms
@@ -130,7 +130,7 @@ func (m membrane) inFrom(what string, f func()) error {
 	}
 	var err error
 	m.to.Unlocked(func() {
-		l := &m.from.loop.lock
+		l := &m.from.engine.lock
 		l.Lock()
 		defer l.Unlock()
 		err = m.from.inEntry(what, f)
@@ -140,7 +140,7 @@ func (m membrane) inFrom(what string, f func()) error {
 
 // inEntry runs f as an entry of r bounded by CallTimeout, for a membrane. Lock held (r's).
 func (r *Realm) inEntry(what string, f func()) error {
-	e, err := r.begin(context.Background(), what, "CallTimeout", r.loop.timeouts.Call)
+	e, err := r.begin(context.Background(), what, "CallTimeout", r.engine.timeouts.Call)
 	if err != nil {
 		return fmt.Errorf("the service was provided by %s, which is no longer mounted: %w", r.id, ErrClosed)
 	}
@@ -233,8 +233,8 @@ func (m membrane) export(c *crossing, v goja.Value, holder *goja.Object, depth i
 			return carried{kind: carriedArrayKind, arr: cp}
 		}
 		path := at.path()
-		if depth >= m.to.loop.limits.MaxDepth {
-			panic(crossFailure{fmt.Errorf("%s: a value from %s is nested deeper than %d levels (a cycle?); pass a flatter value", path, m.from.id, m.to.loop.limits.MaxDepth)})
+		if depth >= m.to.engine.limits.MaxDepth {
+			panic(crossFailure{fmt.Errorf("%s: a value from %s is nested deeper than %d levels (a cycle?); pass a flatter value", path, m.from.id, m.to.engine.limits.MaxDepth)})
 		}
 		// Before allocating: a sparse array may claim 2^32-1 elements. The path is
 		// rendered only for the error.
@@ -470,7 +470,7 @@ func (b *bridge) settle(x carried, rejected bool, failed error) {
 	// Enter the consumer as a Go callee does: leave the provider's engine, take the
 	// consumer's.
 	b.m.from.Unlocked(func() {
-		l := &b.m.to.loop.lock
+		l := &b.m.to.engine.lock
 		l.Lock()
 		defer l.Unlock()
 		b.settleIn()
@@ -498,7 +498,7 @@ func (b *bridge) attach() goja.Value {
 // consumer's).
 func (b *bridge) settleIn() {
 	to := b.m.to
-	e, err := to.begin(context.Background(), "settling a cross-mount promise", "CallTimeout", to.loop.timeouts.Call)
+	e, err := to.begin(context.Background(), "settling a cross-mount promise", "CallTimeout", to.engine.timeouts.Call)
 	if err != nil {
 		return // the consumer is gone
 	}

@@ -100,7 +100,7 @@ func nestingPeak(code string) int {
 // as deep as the default cap lets them be (goja's recursion at the cap fits a goroutine's
 // stack, with -race too).
 func TestNestingShapes(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	for _, s := range nestShapes {
 		t.Run(s.name, func(t *testing.T) {
 			n := DefaultMaxNesting
@@ -126,7 +126,7 @@ func TestNestingShapes(t *testing.T) {
 // TestNestingDeepSourceRefused mounts every shape written out a few MB deep, deep enough
 // that goja's recursive parser or compiler overflows the Go stack (a fatal error) without
 // the check, so it runs in a child process. Each is refused with a positioned
-// *SyntaxError that says how to flatten the code, quickly, and the loop keeps serving.
+// *SyntaxError that says how to flatten the code, quickly, and the sandbox keeps serving.
 func TestNestingDeepSourceRefused(t *testing.T) {
 	if childtest.Parent(t) {
 		return
@@ -140,7 +140,7 @@ func TestNestingDeepSourceRefused(t *testing.T) {
 				n = n * 9 / 10
 			}
 			start := time.Now()
-			_, err := h.loop.Compile("dyn-1", code)
+			_, err := h.sb.Compile("dyn-1", code)
 			var se *SyntaxError
 			if !errors.As(err, &se) {
 				t.Fatalf("%d levels (%d bytes): got %v, want a *SyntaxError", n, len(code), err)
@@ -195,7 +195,7 @@ func TestNestingWorstShapesCompile(t *testing.T) {
 	if *nestingFull {
 		lim, bound = Limits{}, 2*DefaultVMTimeout
 	}
-	l, _ := newTestLoop(t, &Options{Limits: &lim})
+	l, _ := newTestSandbox(t, &Options{Limits: &lim})
 	lim = l.Limits()
 	for _, s := range worstShapes {
 		t.Run(s.name, func(t *testing.T) {
@@ -224,7 +224,7 @@ func TestNestingWorstShapesCompile(t *testing.T) {
 // twice, so 30 nested default parameters (a few hundred bytes) would take it hours; the work
 // bound counts the second parse and refuses them at once.
 func TestNestingReparsedParams(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	for name := range reparsed {
 		for _, s := range nestShapes {
 			if s.name != name {

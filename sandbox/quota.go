@@ -38,7 +38,7 @@ var quotaInfo = [numQuotas]struct{ what, field, fix string }{
 
 // limit returns the budget of kind k.
 func (r *Realm) quotaLimit(k quotaKind) int {
-	l := &r.loop.limits
+	l := &r.engine.limits
 	switch k {
 	case quotaTimers:
 		return l.MaxTimers

@@ -12,12 +12,12 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 )
 
-// newHostLimits is newHost with limits for the loop.
+// newHostLimits is newHost with limits for the sandbox.
 func newHostLimits(t *testing.T, timeouts *Timeouts, limits *Limits) *host {
 	t.Helper()
 	h := newHost(t, timeouts)
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(h.log), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h.loop = New(&Options{Facade: testFacade, Timeouts: h.loop.Timeouts().ptr(), Limits: limits, Logger: logger})
+	h.sb = New(&Options{Facade: testFacade, Timeouts: h.sb.Timeouts().ptr(), Limits: limits, Logger: logger})
 	return h
 }
 

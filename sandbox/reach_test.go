@@ -52,7 +52,7 @@ func TestAsyncConstructorGuardedEveryWay(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code := "try { " + tc.src + " } catch (e) { return { name: e.name + ': ' + e.message, apply() {} } }\nreturn { name: 'no error', apply() {} }"
-			p, err := h.loop.Compile("dyn-1", code)
+			p, err := h.sb.Compile("dyn-1", code)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,7 @@ import (
 // Methods documented "lock held" are for native functions (JavaScript is calling Go);
 // Deliver is for Go code on any goroutine that does not hold the lock.
 type Realm struct {
-	loop   *loop // its session's engine, for its whole life
+	engine *sessionEngine // its session's engine, for its whole life
 	id     string
 	rt     *goja.Runtime
 	logger *slog.Logger
@@ -60,19 +60,19 @@ type Realm struct {
 
 // openRealm creates the realm of mount id in session's engine (made on first use; see
 // Sandbox.acquire). Close it with shut. Lock not held.
-func (l *Sandbox) openRealm(id, session string) (*Realm, error) {
-	lp, err := l.acquire(session)
+func (sb *Sandbox) openRealm(id, session string) (*Realm, error) {
+	se, err := sb.acquire(session)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	lp.lock.Lock()
-	if lp.lock.Closed() { // the sandbox closed meanwhile
-		lp.lock.Unlock()
-		lp.release()
+	se.lock.Lock()
+	if se.lock.Closed() { // the sandbox closed meanwhile
+		se.lock.Unlock()
+		se.release()
 		return nil, fmt.Errorf("%s: %w", id, ErrClosed)
 	}
-	r := lp.newRealm(id)
-	lp.lock.Unlock()
+	r := se.newRealm(id)
+	se.lock.Unlock()
 	return r, nil
 }
 
@@ -84,13 +84,13 @@ func (o *RunOptions) session() string {
 	return o.Session
 }
 
-// newRealm creates the runtime for mount id and installs the globals. Lock held (lp's).
-func (lp *loop) newRealm(id string) *Realm {
-	r := &Realm{loop: lp, id: id, rt: goja.New()}
-	r.core.Init(&lp.lock, r.rt, id)
-	r.logger = lp.logger.With("mount", id)
-	r.rt.SetMaxCallStackSize(lp.limits.MaxCallStackSize)
-	r.compilers = guardParser(r.rt, lp.limits)
+// newRealm creates the runtime for mount id and installs the globals. Lock held (se's).
+func (se *sessionEngine) newRealm(id string) *Realm {
+	r := &Realm{engine: se, id: id, rt: goja.New()}
+	r.core.Init(&se.lock, r.rt, id)
+	r.logger = se.logger.With("mount", id)
+	r.rt.SetMaxCallStackSize(se.limits.MaxCallStackSize)
+	r.compilers = guardParser(r.rt, se.limits)
 	r.rt.SetPromiseRejectionTracker(r.trackRejection)
 	r.installGlobals()
 	return r
@@ -114,14 +114,14 @@ func (r *Realm) Logger() *slog.Logger { return r.logger }
 // which retires with its last realm. It returns a channel closed when the realm's last
 // async Go call has settled, or nil when none is in flight. Lock not held.
 func (r *Realm) shut() <-chan struct{} {
-	l := &r.loop.lock
+	l := &r.engine.lock
 	l.Lock()
 	first := !r.closed
 	r.close()
 	idle := r.core.Idle()
 	l.Unlock()
 	if first {
-		r.loop.release()
+		r.engine.release()
 	}
 	return idle
 }
@@ -174,14 +174,14 @@ func (r *Realm) rethrow(method string, x any) {
 // On return Unlocked waits until every call that began, while it was out, in a realm this
 // goroutine has frames in has finished: a realm's calls nest strictly, whichever
 // goroutines make them.
-func (r *Realm) Unlocked(fn func()) { r.loop.lock.Unlocked(fn) }
+func (r *Realm) Unlocked(fn func()) { r.engine.lock.Unlocked(fn) }
 
 // promise returns a Promise. call runs on a goroutine the sandbox owns, off the lock, with
 // a context bounded by CallTimeout and cancelled when the mount goes away; the returned
 // settle func runs under the lock to build the resolved value (nil settle means
 // undefined), or the error rejects the promise. It is sandbox/bind's AsyncN. Lock held.
 func (r *Realm) promise(call func(ctx context.Context) (settle func() goja.Value, err error)) goja.Value {
-	return r.async(r.loop.timeouts.Call, call)
+	return r.async(r.engine.timeouts.Call, call)
 }
 
 // async is promise with an explicit bound on call's context (0: only the mount's lifetime).
@@ -209,7 +209,7 @@ func (r *Realm) async(limit time.Duration, call func(ctx context.Context) (func(
 // settle resolves (with what settle builds) or rejects (with err) the promise of an async
 // Go call, in an entry of its own. Lock held.
 func (r *Realm) settle(settle func() goja.Value, err error, resolve, reject func(any) error) {
-	e, berr := r.begin(context.Background(), "settling an async Go call", "CallTimeout", r.loop.timeouts.Call)
+	e, berr := r.begin(context.Background(), "settling an async Go call", "CallTimeout", r.engine.timeouts.Call)
 	if berr != nil {
 		return // the mount is gone; nobody can observe the promise
 	}
@@ -337,7 +337,7 @@ func (r *Realm) goError(v goja.Value) error {
 // event or a callback whose result nobody reads is delivered fire and forget (sandbox/bind's
 // OnEmit), which never waits.
 func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	return r.deliverBound(ctx, bound{What: "a listener", Name: "CallTimeout", Limit: r.loop.timeouts.Call, WaitNested: true}, fn, args, conv)
+	return r.deliverBound(ctx, bound{What: "a listener", Name: "CallTimeout", Limit: r.engine.timeouts.Call, WaitNested: true}, fn, args, conv)
 }
 
 // deliverEmit enters the realm from Go (any goroutine not holding the lock) for an
@@ -349,7 +349,7 @@ func (r *Realm) Deliver(ctx context.Context, fn goja.Callable, args func() []goj
 // (rejections within Limits.MaxRejectionReports); a delivery to a closed mount is
 // dropped. what names fn in the reports: `a listener of "agent/error"`.
 func (r *Realm) deliverEmit(what string, fn goja.Callable, args func() []goja.Value) {
-	err := r.deliverBound(context.Background(), bound{What: what, Name: "CallTimeout", Limit: r.loop.timeouts.Call, Emit: true}, fn, args, nil)
+	err := r.deliverBound(context.Background(), bound{What: what, Name: "CallTimeout", Limit: r.engine.timeouts.Call, Emit: true}, fn, args, nil)
 	if err == nil || errors.Is(err, ErrClosed) {
 		return
 	}
@@ -364,13 +364,13 @@ func (r *Realm) deliverEmit(what string, fn goja.Callable, args func() []goja.Va
 // method, a disposer), with what naming the entry in errors. It waits like Deliver, except
 // that an unawaited one made while the realm is busy lets its promise go (see unawaited).
 func (r *Realm) deliver(ctx context.Context, what string, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	return r.deliverBound(ctx, bound{What: what, Name: "CallTimeout", Limit: r.loop.timeouts.Call}, fn, args, conv)
+	return r.deliverBound(ctx, bound{What: what, Name: "CallTimeout", Limit: r.engine.timeouts.Call}, fn, args, conv)
 }
 
 // deliverBound runs one delivery bounded by b. It is the hot path of every Go event
 // reaching JavaScript, so it avoids closures.
 func (r *Realm) deliverBound(ctx context.Context, b bound, fn goja.Callable, args func() []goja.Value, conv func(res goja.Value) error) error {
-	l := &r.loop.lock
+	l := &r.engine.lock
 	l.Lock()
 	nested := r.core.Depth() > 0
 	e, err := r.beginBound(ctx, b)

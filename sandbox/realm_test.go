@@ -57,7 +57,7 @@ func installBus(r *Realm, parallel bool) {
 func TestSyncReentersInline(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(map[bool]string{false: "same goroutine", true: "other goroutines"}[parallel], func(t *testing.T) {
-			l, _ := newTestLoop(t, nil)
+			l, _ := newTestSandbox(t, nil)
 			r := testRealm(t, l, "dyn-1")
 			installBus(r, parallel)
 			got := runJSON(r, `
@@ -77,7 +77,7 @@ func TestSyncReentersInline(t *testing.T) {
 }
 
 func TestUnlockedPanicBecomesError(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	set(r, "boom", func(r *Realm) any {
 		return r.Func("t.boom", func(goja.FunctionCall) goja.Value {
@@ -106,7 +106,7 @@ func TestUnlockedPanicBecomesError(t *testing.T) {
 }
 
 func TestThrow(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	set(r, "fail", func(r *Realm) any {
 		return r.Func("t.fail", func(call goja.FunctionCall) goja.Value {
@@ -129,7 +129,7 @@ func TestThrow(t *testing.T) {
 }
 
 func TestAsync(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	set(r, "fetchLater", func(r *Realm) any {
 		return r.Func("t.fetchLater", func(call goja.FunctionCall) goja.Value {
@@ -196,7 +196,7 @@ func TestAsync(t *testing.T) {
 }
 
 func TestDeliver(t *testing.T) {
-	l, lb := newTestLoop(t, nil)
+	l, lb := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	set(r, "later", func(r *Realm) any {
 		return r.Func("t.later", func(call goja.FunctionCall) goja.Value {
@@ -282,7 +282,7 @@ func TestDeliver(t *testing.T) {
 }
 
 func TestDeliverContextCancel(t *testing.T) {
-	l, _ := newTestLoop(t, &Options{Timeouts: &Timeouts{Call: 10 * time.Second}})
+	l, _ := newTestSandbox(t, &Options{Timeouts: &Timeouts{Call: 10 * time.Second}})
 	r := testRealm(t, l, "dyn-1")
 	v, _ := run(r, `() => { for (;;) {} }`)
 	f, _ := goja.AssertFunction(v)
@@ -299,7 +299,7 @@ func TestDeliverContextCancel(t *testing.T) {
 }
 
 func TestNestedTimeoutDoesNotKillTheOuterCall(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	installBus(r, false)
 	// The inner listener loops; its own bound interrupts it; the outer call goes on.
@@ -318,7 +318,7 @@ func TestNestedTimeoutDoesNotKillTheOuterCall(t *testing.T) {
 }
 
 func TestNestedAsyncListenerIsNotAwaited(t *testing.T) {
-	l, lb := newTestLoop(t, nil)
+	l, lb := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	installEmitBus(r)
 	start := time.Now()
@@ -343,13 +343,13 @@ func TestNestedAsyncListenerIsNotAwaited(t *testing.T) {
 }
 
 func TestClosedRealm(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	v, _ := run(r, `() => 1`)
 	f, _ := goja.AssertFunction(v)
-	r.loop.lock.Lock()
+	r.engine.lock.Lock()
 	r.close()
-	r.loop.lock.Unlock()
+	r.engine.lock.Unlock()
 	if err := r.Deliver(context.Background(), f, nil, nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("got %v", err)
 	}
@@ -376,7 +376,7 @@ func TestMerge(t *testing.T) {
 // sync Go method that awaits an async listener of its own caller's realm waits for itself.
 // It ends at CallTimeout with a deadline error, and everything runs afterwards.
 func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	var listener goja.Callable
 	set(r, "listen", func(r *Realm) any {
@@ -424,7 +424,7 @@ func TestSyncAwaitingOwnRealmIsBounded(t *testing.T) {
 // allocation), and otherwise waits — bounded by its context — for the calls to end, their
 // contexts cancelled; the last call to end wakes every waiting Close.
 func TestMountCloseWaitsForAsync(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	cancelled, release := make(chan struct{}), make(chan struct{})
 	set(r, "block", func(r *Realm) any {

@@ -20,7 +20,7 @@ func TestRejectionStorm(t *testing.T) {
 	h := newHost(t, &Timeouts{VM: time.Minute, Mount: time.Minute, Call: time.Minute})
 	var mu sync.Mutex
 	var reported []string
-	h.loop.onError = func(mount string, err error) {
+	h.sb.onError = func(mount string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		reported = append(reported, mount+" "+err.Error())
@@ -51,7 +51,7 @@ func TestRejectionStorm(t *testing.T) {
 		t.Errorf("reporting %d rejections held the call %v after its JavaScript returned, longer than making them took (%v)", n, flushed, made)
 	}
 	log := h.log.String()
-	budget := h.loop.limits.MaxRejectionReports
+	budget := h.sb.limits.MaxRejectionReports
 	if got := strings.Count(log, "unhandled promise rejection\""); got != budget {
 		t.Errorf("%d rejections logged, want the budget, %d", got, budget)
 	}
@@ -108,7 +108,7 @@ func TestRejectionsHandledLater(t *testing.T) {
 // promise, under the lock: handling 100,000 pending rejections in the order they were
 // made is linear, not a scan of all pending ones per handler.
 func TestRejectionTrackingIsLinear(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	r := testRealm(t, l, "dyn-1")
 	const n = 100_000
 	ps := make([]*goja.Promise, n)

@@ -10,7 +10,7 @@ import (
 // RunOptions.Globals installs a run's extra globals before the body runs, read-only and
 // frozen, in that run's realm only.
 func TestRunWithGlobals(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	const body = `const r = [typeof extra, typeof extra === 'object' && extra.f()];
 if (typeof extra === 'object') {
 	extra = 1; extra.x = 2; extra.f = null;
@@ -44,7 +44,7 @@ return { name: JSON.stringify(r), apply() {} }`
 // that read; assignments (sloppy and strict, by name and through globalThis) and
 // redefinition leave it in place, and a name the body declares shadows it.
 func TestRunWithGlobalsLazy(t *testing.T) {
-	l, _ := newTestLoop(t, nil)
+	l, _ := newTestSandbox(t, nil)
 	builds := 0
 	opts := &RunOptions{Globals: map[string]func(r *Realm) goja.Value{"extra": func(r *Realm) goja.Value {
 		builds++

@@ -25,7 +25,7 @@ type Options struct {
 	// and failed listeners. Nil means slog.Default().
 	Logger *slog.Logger
 	// OnError, if set, also receives errors nobody else sees: unhandled promise rejections
-	// and failed emit-mode listeners, with the mount id. It may be called with the loop's
+	// and failed emit-mode listeners, with the mount id. It may be called with an engine's
 	// lock held, so it must not enter JavaScript (hand the error to another goroutine).
 	OnError func(mount string, err error)
 }
@@ -164,18 +164,18 @@ type Sandbox struct {
 	// wg counts the goroutines of every engine, the retired ones' too: Close waits for it.
 	wg sync.WaitGroup
 	mu sync.Mutex
-	// loops are the engines with an open realm, by session; guarded by mu. An engine is
+	// engines are the engines with an open realm, by session; guarded by mu. An engine is
 	// made for a session's first realm and retired (removed, its lock closed) when its
 	// last one closes.
-	loops  map[string]*loop
-	closed bool
+	engines map[string]*sessionEngine
+	closed  bool
 }
 
-// A loop is one engine of a Sandbox: the lock, the entries, the watchdog and the async
-// calls' goroutines of one session's realms ("" for the runtime's own). It embeds the
-// Sandbox, so a realm reads the configuration through its loop (r.loop.timeouts) and
-// takes its session's lock (r.loop.lock). See the engine's doc, "Engines per session".
-type loop struct {
+// A sessionEngine is one engine of a Sandbox: the lock, the entries, the watchdog and the
+// async calls' goroutines of one session's realms ("" for the runtime's own). It embeds
+// the Sandbox, so a realm reads the configuration through its engine (r.engine.timeouts)
+// and takes its session's lock (r.engine.lock). See the engine's doc, "Engines per session".
+type sessionEngine struct {
 	*Sandbox
 	session string
 	lock    engine.Lock
@@ -184,53 +184,53 @@ type loop struct {
 
 // acquire returns the engine of session, made if it has none, with one more open realm
 // counted. Lock not held (no engine's).
-func (l *Sandbox) acquire(session string) (*loop, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
+func (sb *Sandbox) acquire(session string) (*sessionEngine, error) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.closed {
 		return nil, ErrClosed
 	}
-	lp := l.loops[session]
-	if lp == nil {
-		lp = &loop{Sandbox: l, session: session}
-		t := &l.timeouts
-		lp.lock.InitOwned(min(t.VM, t.Mount, t.Call), ErrClosed, &l.wg)
-		if l.loops == nil {
-			l.loops = map[string]*loop{}
+	se := sb.engines[session]
+	if se == nil {
+		se = &sessionEngine{Sandbox: sb, session: session}
+		t := &sb.timeouts
+		se.lock.InitOwned(min(t.VM, t.Mount, t.Call), ErrClosed, &sb.wg)
+		if sb.engines == nil {
+			sb.engines = map[string]*sessionEngine{}
 		}
-		l.loops[session] = lp
+		sb.engines[session] = se
 	}
-	lp.realms++
-	return lp, nil
+	se.realms++
+	return se, nil
 }
 
-// release counts one realm of lp closed; a session's last one retires the engine: it
+// release counts one realm of se closed; a session's last one retires the engine: it
 // leaves the map (the session's next realm gets a fresh engine) and its lock closes, its
-// watchdog stopping. The runtime's own engine stays until Close. Lock not held (lp's:
+// watchdog stopping. The runtime's own engine stays until Close. Lock not held (se's:
 // retiring takes it).
-func (lp *loop) release() {
-	l := lp.Sandbox
-	l.mu.Lock()
-	lp.realms--
+func (se *sessionEngine) release() {
+	sb := se.Sandbox
+	sb.mu.Lock()
+	se.realms--
 	// The runtime's own engine stays: its realms come and go with the runtime's own calls
 	// (a mount and unmount in a loop), and an engine made afresh each time would start a
 	// watchdog each time.
-	last := lp.realms == 0 && lp.session != ""
-	if last && l.loops[lp.session] == lp {
-		delete(l.loops, lp.session)
+	last := se.realms == 0 && se.session != ""
+	if last && sb.engines[se.session] == se {
+		delete(sb.engines, se.session)
 	}
-	l.mu.Unlock()
+	sb.mu.Unlock()
 	if last {
-		lp.lock.Retire()
+		se.lock.Retire()
 	}
 }
 
 // Engines returns the number of engines the sandbox holds: one per session with an open
 // realm, and the runtime's own once it has had a realm.
-func (l *Sandbox) Engines() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.loops)
+func (sb *Sandbox) Engines() int {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return len(sb.engines)
 }
 
 // New returns a Sandbox configured by opts. It panics if opts is invalid (see
@@ -348,29 +348,29 @@ func orDefault[T int | time.Duration](v, def T) T {
 }
 
 // Facade returns the façade the sandbox was configured with.
-func (l *Sandbox) Facade() *Facade { return l.facade }
+func (sb *Sandbox) Facade() *Facade { return sb.facade }
 
 // Timeouts returns the effective time bounds.
-func (l *Sandbox) Timeouts() Timeouts { return l.timeouts }
+func (sb *Sandbox) Timeouts() Timeouts { return sb.timeouts }
 
 // Limits returns the effective limits.
-func (l *Sandbox) Limits() Limits { return l.limits }
+func (sb *Sandbox) Limits() Limits { return sb.limits }
 
 // Close stops the sandbox: later entries fail with ErrClosed, the contexts of running async Go
 // calls are cancelled, and Close waits (bounded by ctx) for the goroutines of every engine
 // to return. Close the mounts' fibers first; Close does not dispose anything in the kit.
-func (l *Sandbox) Close(ctx context.Context) error {
-	l.mu.Lock()
-	l.closed = true
-	loops := make([]*loop, 0, len(l.loops))
-	for _, lp := range l.loops {
-		loops = append(loops, lp)
+func (sb *Sandbox) Close(ctx context.Context) error {
+	sb.mu.Lock()
+	sb.closed = true
+	engines := make([]*sessionEngine, 0, len(sb.engines))
+	for _, se := range sb.engines {
+		engines = append(engines, se)
 	}
-	l.mu.Unlock()
-	for _, lp := range loops {
-		lp.lock.Retire()
+	sb.mu.Unlock()
+	for _, se := range engines {
+		se.lock.Retire()
 	}
-	if err := engine.WaitAll(ctx, &l.wg); err != nil {
+	if err := engine.WaitAll(ctx, &sb.wg); err != nil {
 		return fmt.Errorf("sandbox: closing: waiting for async Go calls: %w", err)
 	}
 	return nil

@@ -60,7 +60,7 @@ func newSeam(a *link.SeamAdapter, r *Realm, key string, v goja.Value) (*seam, er
 	if len(missing) > 0 {
 		return nil, shapeError(a, key, "missing or not a function: "+strings.Join(missing, ", "), missing)
 	}
-	s := &seam{adapter: a, key: key, mount: r.id, logger: r.logger, onError: r.loop.onError}
+	s := &seam{adapter: a, key: key, mount: r.id, logger: r.logger, onError: r.engine.onError}
 	s.live.Store(&seamLive{r: r, fns: fns})
 	return s, nil
 }

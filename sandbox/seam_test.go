@@ -102,10 +102,10 @@ var seamFacade = &Facade{
 	Seams:    map[string]*link.SeamAdapter{"echo": echoSeam},
 }
 
-// newSeamHost is a host whose loop uses seamFacade and whose root provides bounce.
+// newSeamHost is a host whose sandbox uses seamFacade and whose root provides bounce.
 func newSeamHost(t *testing.T, onError func(string, error)) *host {
 	h := newHost(t, nil)
-	h.loop = New(&Options{Facade: seamFacade, Timeouts: h.loop.Timeouts().ptr(), Logger: h.loop.logger, OnError: onError})
+	h.sb = New(&Options{Facade: seamFacade, Timeouts: h.sb.Timeouts().ptr(), Logger: h.sb.logger, OnError: onError})
 	h.root.Plugin(&kit.Plugin{Name: "bounce", Apply: func(c *kit.Context) error { return bounceService.Provide(c, &bouncer{root: h.root}) }})
 	return h
 }
@@ -292,7 +292,7 @@ func TestSeamRecursionThroughGo(t *testing.T) {
 	var n int
 	within(t, time.Minute, "the recursion through Go", func() { n = e.Len("loop") })
 	// The innermost call failed (and returned 0); each level above added its 1.
-	if limit := h.loop.Limits().MaxCallStackSize; n <= 0 || n > limit {
+	if limit := h.sb.Limits().MaxCallStackSize; n <= 0 || n > limit {
 		t.Errorf("Len = %d, want a depth between 1 and MaxCallStackSize (%d)", n, limit)
 	}
 	mu.Lock()

@@ -87,7 +87,7 @@ func (s *timerShare) end(now time.Time, used time.Duration, percent int) {
 // timer's goroutine, without the lock.
 func (f *ctxFacade) throttle(t *kit.Timer, method string) bool {
 	r := f.r
-	l := r.loop
+	l := r.engine
 	for {
 		wait, woken, first := f.share.admit(time.Now(), l.timeouts.Call, l.limits.MaxTimerShare)
 		if wait == 0 {

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestConcurrentEntries drives one loop from many goroutines at once: Go events from
+// TestConcurrentEntries drives one sandbox from many goroutines at once: Go events from
 // several goroutines, JS calling a sync Go method that emits back into JavaScript (the
 // same realm and others), async Go calls settling, tool calls and cross-mount calls. It
 // must neither deadlock nor race (run with -race), and every listener call must land.

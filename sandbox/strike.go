@@ -68,25 +68,25 @@ func (s *striker) wrap(fn goja.Callable) goja.Callable {
 		var used time.Duration
 		if s.share != nil {
 			// A timer callback: this run was reserved (throttle); end it however it ends.
-			defer func() { s.share.end(time.Now(), used, r.loop.limits.MaxTimerShare) }()
+			defer func() { s.share.end(time.Now(), used, r.engine.limits.MaxTimerShare) }()
 		}
 		s.judgeOverdue()
 		if s.out {
 			return goja.Undefined(), nil
 		}
-		cur := r.loop.lock.Current() // the entry delivering this call
+		cur := r.engine.lock.Current() // the entry delivering this call
 		var start time.Time
 		if s.share != nil {
 			start = time.Now() // see preciseUsed; not for listeners, whose emit path is hotter
 		}
 		v, err := fn(this, args...)
 		if cur != nil {
-			used = r.loop.lock.Elapsed(cur) // less the time other mounts' calls ran inline
+			used = r.engine.lock.Elapsed(cur) // less the time other mounts' calls ran inline
 		}
 		if s.share != nil {
 			used = preciseUsed(used, start)
 		}
-		limit := r.loop.timeouts.Call
+		limit := r.engine.timeouts.Call
 		switch {
 		case err != nil && r.timedOut(cur, err):
 			s.strike(strikeTimeout)
@@ -145,7 +145,7 @@ func (s *striker) settled(run *watchedRun) {
 		return
 	}
 	s.forget(run)
-	if time.Since(run.start) > s.r.loop.timeouts.Call {
+	if time.Since(run.start) > s.r.engine.timeouts.Call {
 		s.strike(strikeUnsettled)
 		return
 	}
@@ -155,7 +155,7 @@ func (s *striker) settled(run *watchedRun) {
 // judgeOverdue strikes every watched run whose promise is still pending after CallTimeout:
 // whoever waited for it has given up by now. Lock held.
 func (s *striker) judgeOverdue() {
-	limit := s.r.loop.timeouts.Call
+	limit := s.r.engine.timeouts.Call
 	for len(s.runs) > 0 && !s.out {
 		run := s.runs[0]
 		if time.Since(run.start) <= limit {
@@ -187,9 +187,9 @@ func (s *striker) strike(reason int) {
 	s.runs = nil
 	s.off()
 	r := s.r
-	msg := fmt.Sprintf("sandbox: %s %s %d times in a row and was %s", s.what, strikeReason(s.reasons, r.loop.timeouts.Call), maxStrikes, s.removed)
+	msg := fmt.Sprintf("sandbox: %s %s %d times in a row and was %s", s.what, strikeReason(s.reasons, r.engine.timeouts.Call), maxStrikes, s.removed)
 	r.logger.Warn(msg)
-	if h := r.loop.onError; h != nil {
+	if h := r.engine.onError; h != nil {
 		h(r.id, errors.New(r.id+": "+strings.TrimPrefix(msg, "sandbox: ")))
 	}
 }
@@ -260,16 +260,16 @@ func (s *toolStriker) wrap(exec goja.Callable, run *toolRun) goja.Callable {
 			run.refused = true
 			return nil, s.refusal()
 		}
-		cur := r.loop.lock.Current() // the entry delivering this call
+		cur := r.engine.lock.Current() // the entry delivering this call
 		start := time.Now()
 		v, err := exec(this, args...)
 		if cur != nil {
-			run.used = preciseUsed(r.loop.lock.Elapsed(cur), start)
+			run.used = preciseUsed(r.engine.lock.Elapsed(cur), start)
 		}
 		run.timedOut = err != nil && r.timedOut(cur, err)
 		run.overAlloc = err != nil && r.overAlloc(cur, err)
 		run.pending = err == nil && isPending(v)
-		limit := r.loop.timeouts.Call
+		limit := r.engine.timeouts.Call
 		switch {
 		case run.timedOut:
 			run.struckOut = s.strike(strikeTimeout)
@@ -291,7 +291,7 @@ func (s *toolStriker) judge(ctx context.Context, run *toolRun, err error) error 
 	}
 	var te *TimeoutError
 	switch {
-	case run.struckOut, run.timedOut, run.overAlloc, run.used > s.r.loop.timeouts.Call/2:
+	case run.struckOut, run.timedOut, run.overAlloc, run.used > s.r.engine.timeouts.Call/2:
 		// judged in the wrapper, under the lock
 	case run.pending && errors.As(err, &te) && te.Bound == "CallTimeout":
 		run.struckOut = s.strike(strikeUnsettled)
@@ -340,7 +340,7 @@ func (s *toolStriker) strike(reason int) bool {
 	r := s.r
 	err := s.refusal()
 	r.logger.Warn("sandbox: " + err.Error())
-	if h := r.loop.onError; h != nil {
+	if h := r.engine.onError; h != nil {
 		h(r.id, fmt.Errorf("%s: %w", r.id, err))
 	}
 	return true
@@ -352,7 +352,7 @@ func (s *toolStriker) refusal() error {
 	s.mu.Lock()
 	reasons := s.reasons
 	s.mu.Unlock()
-	return &StruckOutError{Tool: s.name, Mount: s.r.id, Strikes: maxStrikes, Reason: toolStrikeReason(reasons, s.r.loop.timeouts.Call)}
+	return &StruckOutError{Tool: s.name, Mount: s.r.id, Strikes: maxStrikes, Reason: toolStrikeReason(reasons, s.r.engine.timeouts.Call)}
 }
 
 // A StruckOutError is the error of every call of a tool struck out for keeping its

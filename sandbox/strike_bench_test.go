@@ -33,17 +33,17 @@ const benchTool = `return { name: 'bench-tool', apply(ctx) {
 
 // benchToolExec mounts benchTool and returns the registry and the tool's execute.
 func benchToolExec(b *testing.B) (*kit.Tools, *Mount, goja.Callable) {
-	root, loop := benchHost(b)
-	m, _ := benchMount(b, root, loop, benchTool, 1)
+	root, sb := benchHost(b)
+	m, _ := benchMount(b, root, sb, benchTool, 1)
 	tools, _ := kit.ToolsService.Get(root)
 	var exec goja.Callable
-	m.realm.loop.lock.Lock()
+	m.realm.engine.lock.Lock()
 	// The execute the tool was registered with, read back from the mount's realm.
 	v, err := m.realm.rt.RunString(`(a) => ({ n: a.n + 1 })`)
 	if err == nil {
 		exec, _ = goja.AssertFunction(v)
 	}
-	m.realm.loop.lock.Unlock()
+	m.realm.engine.lock.Unlock()
 	if exec == nil {
 		b.Fatal("no execute", err)
 	}
@@ -84,10 +84,10 @@ func BenchmarkToolCallFloor(b *testing.B) {
 // benchInEntry runs call b.N times inside one entry of m's realm, as a delivery does.
 func benchInEntry(b *testing.B, m *Mount, call func()) {
 	r := m.realm
-	l := &r.loop.lock
+	l := &r.engine.lock
 	l.Lock()
 	defer l.Unlock()
-	e, err := r.begin(context.Background(), "bench", "CallTimeout", r.loop.timeouts.Call)
+	e, err := r.begin(context.Background(), "bench", "CallTimeout", r.engine.timeouts.Call)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func BenchmarkStrikeRatios(b *testing.B) {
 		}
 	}
 	s := &toolStriker{r: r, name: "echo"}
-	l := &r.loop.lock
+	l := &r.engine.lock
 	var arg goja.Value
 	l.Lock()
 	arg = r.rt.ToValue(map[string]any{"n": 1})
@@ -166,7 +166,7 @@ func BenchmarkStrikeRatios(b *testing.B) {
 	inEntry := func(f func()) func() {
 		return func() {
 			l.Lock()
-			e, err := r.begin(ctx, "bench", "CallTimeout", r.loop.timeouts.Call)
+			e, err := r.begin(ctx, "bench", "CallTimeout", r.engine.timeouts.Call)
 			if err != nil {
 				l.Unlock()
 				b.Fatal(err)

@@ -83,7 +83,7 @@ func (e *AbandonedError) Unwrap() error { return context.DeadlineExceeded }
 // Called by the kit during teardown, without the lock.
 func (f *ctxFacade) runDisposer(fn goja.Callable) error {
 	r := f.r
-	limit := r.loop.limits.Teardown
+	limit := r.engine.limits.Teardown
 	deadline, ok := f.teardown.start(limit)
 	if !ok {
 		return f.teardown.abandon(r.id, limit)

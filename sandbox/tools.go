@@ -27,7 +27,7 @@ import (
 func (f *ctxFacade) toolsView() goja.Value {
 	r := f.r
 	members := map[string]goja.Value{}
-	if bind, ok := r.loop.facade.Services[kit.ToolsService.Key()]; ok {
+	if bind, ok := r.engine.facade.Services[kit.ToolsService.Key()]; ok {
 		bound, err := bind(r, f.registry("ctx.tools"))
 		if err != nil {
 			r.throw(fmt.Errorf("ctx.tools: %w", err))
@@ -115,7 +115,7 @@ func (r *Realm) checkTool(method string, v goja.Value) checkedTool {
 		r.throw(&conv.ArgError{Method: method, Param: "tool.name", Want: "1 to 64 letters, digits, _ or - (model APIs require it)", Got: strconv.Quote(name)})
 	}
 	desc := toolString(r, method, def, "description")
-	if max := r.loop.limits.MaxBytes; len(desc) > max {
+	if max := r.engine.limits.MaxBytes; len(desc) > max {
 		// The description is sent to every client in the tool list: keep it to the size of
 		// any other value that leaves the sandbox.
 		r.throw(&conv.ArgError{Method: method, Param: "tool.description", Want: fmt.Sprintf("at most %d bytes (Limits.MaxBytes); say what the tool does in a few sentences", max), Got: fmt.Sprintf("%d bytes", len(desc))})

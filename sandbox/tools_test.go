@@ -222,7 +222,7 @@ func TestToolsViewIsTheBinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHost(t, nil)
-	h.loop = New(&Options{Facade: fac, Timeouts: h.loop.Timeouts().ptr(), Logger: slog.New(slog.NewTextHandler(h.log, nil))})
+	h.sb = New(&Options{Facade: fac, Timeouts: h.sb.Timeouts().ptr(), Logger: slog.New(slog.NewTextHandler(h.log, nil))})
 	m, f := h.expose("")
 	defer h.unmount(m, f)
 	tests := []struct{ src, want string }{
@@ -249,7 +249,7 @@ func TestToolsViewBinderError(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHost(t, nil)
-	h.loop = New(&Options{Facade: fac, Timeouts: h.loop.Timeouts().ptr(), Logger: slog.New(slog.NewTextHandler(h.log, nil))})
+	h.sb = New(&Options{Facade: fac, Timeouts: h.sb.Timeouts().ptr(), Logger: slog.New(slog.NewTextHandler(h.log, nil))})
 	m, f := h.expose("")
 	defer h.unmount(m, f)
 	if got := h.eval(m, `try { ctx.tools; 'read' } catch (e) { e.message }`); got != `"ctx.tools: binder broke"` {

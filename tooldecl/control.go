@@ -53,9 +53,7 @@ func Shield(ctx context.Context, tool string, owners ...*kit.Fiber) context.Cont
 	if !IsControl(tool) {
 		return ctx
 	}
-	if slices.Contains(owners, nil) {
-		owners = slices.DeleteFunc(slices.Clone(owners), func(f *kit.Fiber) bool { return f == nil })
-	}
+	owners = slices.DeleteFunc(slices.Clone(owners), func(f *kit.Fiber) bool { return f == nil })
 	if len(owners) == 0 {
 		return ctx
 	}
