@@ -53,7 +53,9 @@ func Shield(ctx context.Context, tool string, owners ...*kit.Fiber) context.Cont
 	if !IsControl(tool) {
 		return ctx
 	}
-	owners = slices.DeleteFunc(slices.Clone(owners), func(f *kit.Fiber) bool { return f == nil })
+	if slices.Contains(owners, nil) {
+		owners = slices.DeleteFunc(slices.Clone(owners), func(f *kit.Fiber) bool { return f == nil })
+	}
 	if len(owners) == 0 {
 		return ctx
 	}
