@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
@@ -220,19 +219,6 @@ func (e *env) expectedRows() map[string]string {
 
 // shownRows reads each card of the page and its reading.
 const shownRows = `Object.fromEntries([...document.querySelectorAll('article.row')].map((a) => [a.dataset.plugin, a.dataset.status]))`
-
-// bearerGet and bearerPost send a request with the token, as a program does.
-func bearerRequest(ctx context.Context, method, url, token, body string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req, nil
-}
 
 // p50 is the nearest-rank median of xs.
 func p50(xs []float64) float64 {

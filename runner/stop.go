@@ -19,6 +19,7 @@ func (r *Runner) Stop(ctx context.Context, in decl.StopInput) (decl.StopOutput, 
 	if _, err := r.stop(ctx, session, in.PluginID, false); err != nil && ReasonOf(err) != ReasonNotRunning {
 		return decl.StopOutput{}, err
 	}
+	//lint:ignore S1016 the output names the Plugin stopped; that the input has the same shape is a coincidence
 	return decl.StopOutput{PluginID: in.PluginID}, nil
 }
 

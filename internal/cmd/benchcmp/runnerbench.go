@@ -158,7 +158,7 @@ func (b *bench) invokeHandler(ctx context.Context, r *runner.Runner, floorFirst 
 				return err
 			}
 			if string(out) != want {
-				return fmt.Errorf("Invoke = %s, want %s", out, want)
+				return fmt.Errorf("InvokeFromPanel answered %s, want %s", out, want)
 			}
 		}
 		return nil
