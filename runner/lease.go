@@ -30,14 +30,39 @@ type SessionOwner interface {
 	// holds it already. It reports false, with no error, when another live Store holds it.
 	AcquireSession(ctx context.Context, session string) (bool, error)
 	// OrphanedSessions lists the sessions that have a Plugin running (Plugin.Running)
-	// and whose lease no live Store holds.
+	// and whose lease no live Store holds, or that another Store handed over to this one
+	// (RequestSession); the Runner adopts each.
 	OrphanedSessions(ctx context.Context) ([]string, error)
 	// LeaseTTL is how long a lease lasts without being renewed.
 	LeaseTTL() time.Duration
 	// OnLeaseLost calls lost with each session whose lease this Store held and lost
-	// (another Store took it, or it could not be renewed before it expired), until the
-	// returned cancel is called. lost must not block.
+	// (another Store took it, it could not be renewed before it expired, or another
+	// Store asked for it: RequestSession), until the returned cancel is called. lost
+	// must not block.
 	OnLeaseLost(lost func(session string)) (cancel func())
+	// RequestSession asks the Store that holds session's lease to give it up: that
+	// Store's runner stops the session's runs and releases the lease, and the session's
+	// running Plugins are then orphans for this process to adopt.
+	RequestSession(ctx context.Context, session string) error
+	// ReleaseSession gives up session's lease if this Store holds it: to the Store that
+	// asked for it (RequestSession), or to no one. A Runner calls it once it stopped the
+	// runs of a session whose lease was lost.
+	ReleaseSession(ctx context.Context, session string) error
+}
+
+// TakeSession moves session's runs to this process: call it when the session's client
+// connects here (the balancer moved it). With a SessionOwner store whose lease another
+// live process holds, that process stops the session's runs and gives the lease up, and
+// this Runner starts what was running as a boot does, within a round trip and a look for
+// orphans (a twentieth of the lease's life, at most half a second); with any other store,
+// or when no other process holds the session, it does nothing. It returns once the
+// request is sent.
+func (r *Runner) TakeSession(ctx context.Context, session string) error {
+	o, ok := r.store.(SessionOwner)
+	if !ok {
+		return nil
+	}
+	return o.RequestSession(ctx, session)
 }
 
 // A ChangeNotifier is a Store that several processes share and that tells each of them
@@ -204,4 +229,7 @@ func (r *Runner) loseSession(ctx context.Context, session string) {
 		DynamicRetract.Emit(r.ctx(), DynamicRetractEvent{PluginID: p.ID, PackageID: run.pkg, PluginRunID: run.id})
 	}
 	r.logger.Warn("cordis runner: this process lost the lease of a session to another process; its runs here were stopped and run there", "session", session, "stopped", stopped)
+	if err := r.leases.owner.ReleaseSession(ctx, session); err != nil {
+		r.logger.Warn("cordis runner: giving up a lost session's lease; it expires by itself", "session", session, "err", err)
+	}
 }

@@ -148,9 +148,12 @@
 // takes the session over because one of its Plugins was running), and the caps on
 // Plugins and Packages per session, which each process counts on its own. A session whose requests the balancer sends to a process
 // other than its lease's holder can define and read there, but while a Plugin of it runs
-// in the holder its runs, stops and undefines are refused (runner.ErrSessionElsewhere)
-// until the holder is gone: route a session to one process (sticky sessions) while that
-// process lives and runs its Plugins.
+// in the holder its runs, stops and undefines are refused (runner.ErrSessionElsewhere).
+// The runtime moves it by calling runner.Runner.TakeSession when the session's client
+// connects to the new process: the holder is asked (a NOTIFY), stops the session's runs,
+// hands the lease to the asking Store, and that one's runner starts what was running at
+// its next look for orphans. Two clients of one session on two processes would take it
+// from each other: route a session to one process (sticky sessions) while it lives.
 //
 // The fence covers the store's record, not what a host half does outside it: a process
 // that stalls past its lease's expiry (a pause longer than a third of LeaseTTL) may run a

@@ -30,10 +30,11 @@ RETURNING fence`
 // check and the caller's write.
 const heldElsewhere = `SELECT fence, expires FROM leases WHERE session = $1 AND owner <> $2 AND expires > now() FOR SHARE`
 
-// orphans lists the sessions with a Plugin running whose lease no live owner holds (an
-// index of the running Plugins keeps it cheap however many Plugins are stopped).
+// orphans lists the sessions with a Plugin running whose lease no live owner holds, or
+// that another Store handed to this one ($1) and that it does not run yet ($2) (an index
+// of the running Plugins keeps it cheap however many Plugins are stopped).
 const orphans = `SELECT DISTINCT p.session FROM plugins p LEFT JOIN leases l ON l.session = p.session
-WHERE p.running AND (l.session IS NULL OR l.expires <= now())`
+WHERE p.running AND (l.session IS NULL OR l.expires <= now() OR l.owner = $1 AND NOT l.session = ANY($2))`
 
 // liveStatuses are the latest attempts' statuses of a run that is running or starting:
 // an Update that records one takes the session's lease.
@@ -42,8 +43,9 @@ var liveStatuses = []string{string(decl.RunRunning), string(decl.RunWaiting), st
 // leaseState is what a Store knows of the leases it holds.
 type leaseState struct {
 	mu       sync.Mutex
-	held     map[string]int64 // session → fencing token
-	renewed  time.Time        // when the last renewal that succeeded was sent
+	held     map[string]int64  // session → fencing token
+	handoff  map[string]string // session → the token of the Store that asked for it
+	renewed  time.Time         // when the last renewal that succeeded was sent
 	watchers map[int]func(string)
 	nextW    int
 	stop     context.CancelFunc
@@ -86,14 +88,21 @@ func (s *Store) hold(session string, fence int64) {
 }
 
 // OrphanedSessions lists the sessions that have a Plugin running (Plugin.Running) and
-// whose lease no live Store holds: their process ended, or never held one.
+// whose lease no live Store holds (their process ended, or never held one), or that
+// another Store handed over to this one at its request (RequestSession).
 func (s *Store) OrphanedSessions(ctx context.Context) ([]string, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, orphans)
+	s.leases.mu.Lock()
+	held := make([]string, 0, len(s.leases.held))
+	for k := range s.leases.held {
+		held = append(held, k)
+	}
+	s.leases.mu.Unlock()
+	rows, err := s.pool.Query(ctx, orphans, s.token, held)
 	var out []string
 	if err == nil {
 		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
@@ -122,6 +131,7 @@ func (s *Store) OnLeaseLost(lost func(session string)) (cancel func()) {
 // startRenewing starts the goroutine that renews the Store's leases; Close stops it.
 func (s *Store) startRenewing() {
 	s.leases.held = map[string]int64{}
+	s.leases.handoff = map[string]string{}
 	s.leases.watchers = map[int]func(string){}
 	s.leases.renewed = time.Now()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -30,6 +31,75 @@ func noticeSession(session string) string {
 		return ""
 	}
 	return session
+}
+
+// handoffChannel carries RequestSession's requests: {schema, origin, session}.
+const handoffChannel = "cordis_store_handoff"
+
+// RequestSession asks the Store that holds session's lease, if another one does, to give
+// it up (runner.SessionOwner): its runner stops the session's runs and releases the
+// lease, and the session's running Plugins become orphans that a runner adopts.
+func (s *Store) RequestSession(ctx context.Context, session string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if len(session) > 4000 {
+		return fmt.Errorf("pgstore: a session name of %d bytes is too long to hand over between processes (at most 4000)", len(session))
+	}
+	return s.writeOne(ctx, "a request for session "+session, func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, `SELECT pg_notify('`+handoffChannel+`', json_build_object('schema', $1::text, 'origin', $2::text, 'session', $3::text)::text)`, s.schema, s.token, session)
+		return err
+	})
+}
+
+// ReleaseSession gives up session's lease if this Store holds it (runner.SessionOwner):
+// to the Store that asked for it (RequestSession), which adopts the session next, or to
+// no one.
+func (s *Store) ReleaseSession(ctx context.Context, session string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	s.leases.mu.Lock()
+	delete(s.leases.held, session)
+	to, asked := s.leases.handoff[session]
+	delete(s.leases.handoff, session)
+	s.leases.mu.Unlock()
+	return s.writeOne(ctx, "the release of session "+session, func(ctx context.Context) error {
+		if asked {
+			_, err := s.pool.Exec(ctx, `UPDATE leases SET owner = $3, fence = fence + 1, expires = now() + make_interval(secs => $4)
+				WHERE session = $1 AND owner = $2`, session, s.token, to, s.opts.LeaseTTL.Seconds())
+			return err
+		}
+		_, err := s.pool.Exec(ctx, "DELETE FROM leases WHERE session = $1 AND owner = $2", session, s.token)
+		return err
+	})
+}
+
+// handOver gives up session at another Store's request, if this Store holds it: it
+// stops renewing the lease and tells the watchers, whose runner stops the session's runs
+// and then releases the lease.
+func (s *Store) handOver(session, to string) {
+	s.leases.mu.Lock()
+	_, ok := s.leases.held[session]
+	delete(s.leases.held, session)
+	if ok {
+		s.leases.handoff[session] = to
+	}
+	watchers := make([]func(string), 0, len(s.leases.watchers))
+	for _, w := range s.leases.watchers {
+		watchers = append(watchers, w)
+	}
+	s.leases.mu.Unlock()
+	if !ok {
+		return
+	}
+	s.logger().Info("pgstore: another process asked for a session this process runs; handing it over", "session", session)
+	if len(watchers) == 0 {
+		_ = s.ReleaseSession(context.Background(), session)
+	}
+	for _, w := range watchers {
+		w(session)
+	}
 }
 
 // A notice is the payload of a change's notification.
@@ -102,7 +172,7 @@ func (s *Store) connectListener(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel+"; LISTEN "+handoffChannel); err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
@@ -119,6 +189,10 @@ func (s *Store) listen(ctx context.Context, conn *pgx.Conn) error {
 		}
 		var c notice
 		if json.Unmarshal([]byte(n.Payload), &c) != nil || c.Schema != s.schema || c.Origin == s.token || c.Session == "" {
+			continue
+		}
+		if n.Channel == handoffChannel {
+			s.handOver(c.Session, c.Origin)
 			continue
 		}
 		ev := runner.DefinitionChangedEvent{Session: c.Session, PluginID: c.Plugin, PackageID: c.Package, Change: runner.DefinitionChange(c.Change)}

@@ -29,7 +29,18 @@ const hostRuns = `CREATE TABLE public.host_runs (plugin text NOT NULL, pid int N
 	started timestamptz NOT NULL DEFAULT clock_timestamp(), stopped timestamptz)`
 
 // recordingHost is a HostStarter whose halves record their start and stop in host_runs.
-type recordingHost struct{ conn *pgx.Conn }
+// who names the process in host_runs: its pid unless set (runners of one test process).
+type recordingHost struct {
+	conn *pgx.Conn
+	who  int
+}
+
+func (h *recordingHost) id() int {
+	if h.who != 0 {
+		return h.who
+	}
+	return os.Getpid()
+}
 
 type recordingRun struct {
 	h      *recordingHost
@@ -41,7 +52,7 @@ var recordMu sync.Mutex // one pgx.Conn is not safe for concurrent use
 func (h *recordingHost) Start(ctx context.Context, _ *kit.Context, spec runner.HostSpec) (runner.HostRun, error) {
 	recordMu.Lock()
 	defer recordMu.Unlock()
-	if _, err := h.conn.Exec(context.Background(), "INSERT INTO public.host_runs (plugin, pid) VALUES ($1, $2)", spec.PluginID, os.Getpid()); err != nil {
+	if _, err := h.conn.Exec(context.Background(), "INSERT INTO public.host_runs (plugin, pid) VALUES ($1, $2)", spec.PluginID, h.id()); err != nil {
 		return nil, err
 	}
 	return &recordingRun{h: h, plugin: spec.PluginID}, nil
@@ -57,7 +68,7 @@ func (r *recordingRun) Invoke(context.Context, string, json.RawMessage) (json.Ra
 func (r *recordingRun) Stop(context.Context) error {
 	recordMu.Lock()
 	defer recordMu.Unlock()
-	_, err := r.h.conn.Exec(context.Background(), "UPDATE public.host_runs SET stopped = clock_timestamp() WHERE plugin = $1 AND pid = $2 AND stopped IS NULL", r.plugin, os.Getpid())
+	_, err := r.h.conn.Exec(context.Background(), "UPDATE public.host_runs SET stopped = clock_timestamp() WHERE plugin = $1 AND pid = $2 AND stopped IS NULL", r.plugin, r.h.id())
 	return err
 }
 
@@ -348,5 +359,60 @@ func TestRunnerRelaysChanges(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("DefinitionChanged in the other runner (-want +got):\n%s", diff)
+	}
+}
+
+// TestSessionMoves: a session's client moves to another live process (the balancer moved
+// it), which calls TakeSession: the first process stops the session's host half and
+// gives up the lease, the second runs the half, and the halves' records show no overlap.
+func TestSessionMoves(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	execSQL(t, dsn, hostRuns)
+	newRunner := func(who int) *runner.Runner {
+		conn, err := pgx.Connect(bg, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(bg) })
+		root := kit.New(nil)
+		r, err := runner.New(root, &runner.Options{Store: open(t, dsn, &Options{LeaseTTL: time.Hour}), RestartAtBoot: true, Host: &recordingHost{conn: conn, who: who}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(bg, 30*time.Second)
+			defer cancel()
+			if err := errors.Join(r.Dispose(ctx), root.Fiber().Dispose(ctx)); err != nil {
+				t.Error(err)
+			}
+		})
+		return r
+	}
+	a, b := newRunner(1), newRunner(2)
+	ctx := kit.WithSession(bg, "alice")
+	host := "return (ctx) => {}"
+	d, err := a.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: decl.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: decl.Code{Host: &host}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); !errors.Is(err, runner.ErrSessionElsewhere) {
+		t.Fatalf("a stop in the process that does not hold the session = %v, want ErrSessionElsewhere", err)
+	}
+	if err := b.TakeSession(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the session's half to run in the second runner", func() bool {
+		runs := readHostRuns(t, dsn, d.PluginID)
+		return len(runs) == 2 && runs[1].pid == 2
+	})
+	runs := readHostRuns(t, dsn, d.PluginID)
+	if runs[0].pid != 1 || runs[0].stopped.IsZero() || runs[1].started.Before(runs[0].stopped) {
+		t.Fatalf("host runs %+v: want the first runner's, stopped before the second's started", runs)
+	}
+	if _, err := b.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
+		t.Fatalf("a stop in the process that took the session: %v", err)
 	}
 }
