@@ -154,6 +154,11 @@
 // hands the lease to the asking Store, and that one's runner starts what was running at
 // its next look for orphans. Two clients of one session on two processes would take it
 // from each other: route a session to one process (sticky sessions) while it lives.
+// PostgreSQL lets every role that can connect to the database send a NOTIFY, whatever
+// its privileges on the store's tables: such a role could announce changes that did not
+// happen (panels read their inventory again, nothing else) or ask for a session (its
+// runs stop and start again elsewhere, or after LeaseTTL). Give the store a database
+// that only its processes' role can connect to.
 //
 // The fence covers the store's record, not what a host half does outside it: a process
 // that stalls past its lease's expiry (a pause longer than a third of LeaseTTL) may run a
