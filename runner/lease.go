@@ -23,8 +23,10 @@ var ErrSessionElsewhere = errors.New("runner: another process runs this session'
 //
 // With a SessionOwner store a Runner boots only the sessions whose lease it takes, adopts
 // a session whose lease expired while it had Plugins running (its process died) and
-// starts them as boot does, and stops the runs of a session whose lease it lost, saying
-// so in its log.
+// reconciles them as boot does — with Options.RestartAtBoot it starts them again, host
+// halves directly and client halves as run requests; without it it records them stopped
+// and tells the session — and stops the runs of a session whose lease it lost, saying so
+// in its log.
 type SessionOwner interface {
 	// AcquireSession takes session's lease for this Store, or renews it when the Store
 	// holds it already. It reports false, with no error, when another live Store holds it.
@@ -53,8 +55,9 @@ type SessionOwner interface {
 // TakeSession moves session's runs to this process: call it when the session's client
 // connects here (the balancer moved it). With a SessionOwner store whose lease another
 // live process holds, that process stops the session's runs and gives the lease up, and
-// this Runner starts what was running as a boot does, within a round trip and a look for
-// orphans (a twentieth of the lease's life, at most half a second); with any other store,
+// this Runner reconciles what was running as a boot does (Options.RestartAtBoot starts it
+// again) within a round trip and a look for orphans (a twentieth of the lease's life, at
+// most half a second); with any other store,
 // or when no other process holds the session, it does nothing. It returns once the
 // request is sent.
 func (r *Runner) TakeSession(ctx context.Context, session string) error {
