@@ -7,8 +7,8 @@
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
 //	go run ./examples/harness prompt           # the system prompt an agent loop gives the model
-//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store] [-session NAME] [-panel ADDR [-panel-token-file FILE]] # serve the runtime's tools over MCP on stdio
-//	go run ./examples/harness mcp -http ADDR [-http-token-file FILE] [-session-tokens FILE] [-dir DIR] [-state STATE] [-store] [-panel ADDR [-panel-token-file FILE]] # … to many clients over streamable HTTP
+//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store | -store-dsn DSN] [-session NAME] [-panel ADDR [-panel-token-file FILE]] # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness mcp -http ADDR [-http-token-file FILE] [-session-tokens FILE] [-dir DIR] [-state STATE] [-store | -store-dsn DSN] [-panel ADDR [-panel-token-file FILE]] # … to many clients over streamable HTTP
 //	go run ./examples/harness panel [-addr ADDR] [-panel-token-file FILE] # the panel with a sample definition to try
 //
 // demo boots the runtime in a temporary work directory and plays a short session through
@@ -87,6 +87,7 @@ import (
 	"github.com/cordiskit/cordiskit"
 	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/pgstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -95,7 +96,7 @@ const usage = `usage: harness <command> [flags]
 Commands:
   demo              play a short scripted session with the cordis tools and print it
   prompt            print the system prompt an agent loop gives this runtime's model
-  mcp [-dir DIR] [-state STATE] [-store] [-session NAME]
+  mcp [-dir DIR] [-state STATE] [-store | -store-dsn DSN] [-session NAME]
                     serve the runtime's tools over MCP on stdin/stdout
                     (DIR is the work directory; default: a temporary one, removed on exit;
                     STATE keeps the runtime's own state, outside DIR; default: one for DIR
@@ -103,6 +104,12 @@ Commands:
                     STATE/definitions.db across restarts and restarts those that ran;
                     NAME is the client's session, default mcp:<clientInfo.name> with
                     -store, else one per connection)
+      [-store-dsn DSN]
+                    keep the dynamic Plugins in PostgreSQL instead (DSN such as
+                    postgres://cordis@db.example/cordis, default $CORDIS_STORE_DSN), where
+                    several processes share them and a session's running Plugins move to
+                    another process when theirs dies; a password is not taken on the
+                    command line: put it in $CORDIS_STORE_DSN, $PGPASSWORD or ~/.pgpass
       [-panel ADDR [-panel-token-file FILE]]
                     also serve the panel on ADDR (such as 127.0.0.1:0); the first line on
                     stderr is "panel: <url>"; its token is in FILE (mode 0600), default
@@ -198,6 +205,7 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	dir := fs.String("dir", "", "work directory")
 	state := fs.String("state", "", "state directory")
 	durable := fs.Bool("store", false, "keep the runner's definitions in STATE/definitions.db")
+	storeDSN := fs.String("store-dsn", "", "keep the runner's definitions in this PostgreSQL database (default $"+storeDSNEnv+")")
 	session := fs.String("session", "", "the MCP client's session name")
 	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address")
 	httpTokenFile := fs.String("http-token-file", "", "a file holding the process token of -http (default $"+mcpTokenEnv+", else random)")
@@ -209,8 +217,13 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		return fmt.Errorf("%w: mcp: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -session, -http, -http-token-file, -session-tokens, -panel and -panel-token-file", errUsage)
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -store-dsn, -session, -http, -http-token-file, -session-tokens, -panel and -panel-token-file", errUsage)
 	}
+	dsn, err := storeDSNOf(*storeDSN, *durable)
+	if err != nil {
+		return err
+	}
+	*durable = *durable || dsn != ""
 	if err := checkPanelFlags(fs, pf, "mcp", "-panel"); err != nil {
 		return err
 	}
@@ -261,7 +274,15 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	} else {
 		opts.MCP.Session = sessionNamer(*session, *durable)
 	}
-	if *durable {
+	switch {
+	case dsn != "":
+		st, err := pgstore.Open(ctx, dsn, &pgstore.Options{Logger: logger})
+		if err != nil {
+			return errors.Join(err, m.close())
+		}
+		defer st.Close()
+		opts.Runner = &runner.Options{RestartAtBoot: true, Store: st}
+	case *durable:
 		opts.StoreFile, opts.Runner = storeFile(*state), &runner.Options{RestartAtBoot: true}
 	}
 	if pf.addr != "" {

@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	goldenfile "github.com/cordiskit/cordiskit/internal/golden"
-	"go.uber.org/goleak"
+	"github.com/cordiskit/cordiskit/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks for leaked goroutines and stops the PostgreSQL cluster of the -store-dsn
+// tests, if one started (pgtest.Main does both).
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // quiet is a logger for tests that fails nothing and prints nothing.
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -1,10 +1,51 @@
 package main
 
 import (
+	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// storeDSNEnv names the environment variable that gives -store-dsn's default: the place
+// for a DSN that holds a password, since a command line is every local user's to read.
+const storeDSNEnv = "CORDIS_STORE_DSN"
+
+// storeDSNOf is the PostgreSQL DSN of the mcp command's definitions: flag (-store-dsn),
+// else $CORDIS_STORE_DSN, else "" (none). A password in the flag is refused, since any
+// local user reads a command line (ps); -store, which names a file, cannot go with it.
+func storeDSNOf(flag string, storeFile bool) (string, error) {
+	if flag != "" && dsnHasPassword(flag) {
+		return "", fmt.Errorf("%w: mcp: -store-dsn holds a password, which every local user can read on the command line (ps); "+
+			"drop it from the flag and put the whole DSN in $%s, or the password in $PGPASSWORD or ~/.pgpass", errUsage, storeDSNEnv)
+	}
+	dsn := flag
+	if dsn == "" {
+		dsn = os.Getenv(storeDSNEnv)
+	}
+	if dsn != "" && storeFile {
+		return "", fmt.Errorf("%w: mcp: -store keeps the definitions in a file and -store-dsn (or $%s) in PostgreSQL; use one", errUsage, storeDSNEnv)
+	}
+	return dsn, nil
+}
+
+// dsnHasPassword reports whether dsn, a URL (postgres://user:pw@host/db) or keyword/value
+// pairs (host=… password=…), names a password.
+func dsnHasPassword(dsn string) bool {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		_, set := u.User.Password()
+		return set || u.Query().Has("password")
+	}
+	for _, kv := range strings.Fields(dsn) {
+		if k, _, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "password" {
+			return true
+		}
+	}
+	return false
+}
 
 // storeFile is where the mcp command's -store keeps the runner's definitions
 // (cordiskit.Options.StoreFile): in the state directory, like the kv store, because the

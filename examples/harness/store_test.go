@@ -3,14 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cordiskit/cordiskit/internal/pgtest"
 )
 
 // mcpRun runs the mcp command with args for one client named name, which calls tools
@@ -77,5 +81,74 @@ func TestMCPStoreRestart(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(work); len(entries) != 0 {
 		t.Fatalf("the work directory, which the fs service serves, holds %v", entries)
+	}
+}
+
+// TestMCPStoreDSNRestart: with -store-dsn, the definitions live in PostgreSQL — a Plugin
+// the client defined and ran is there, running again, when the same client connects to a
+// new process on the same database, and ids continue; nothing is written to the state
+// directory.
+func TestMCPStoreDSNRestart(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	work, state := t.TempDir(), t.TempDir()
+	args := []string{"-dir", work, "-state", state, "-store-dsn", dsn}
+	define := &mcp.CallToolParams{Name: "cordis_define", Arguments: map[string]any{
+		"plugin": map[string]any{"kind": "new", "idPrefix": "clock"}, "name": "Clock", "purpose": "Shows the time.",
+		"code": map[string]any{"host": "return (ctx) => {}"}}}
+	got := mcpRun(t, args, "tester", define,
+		&mcp.CallToolParams{Name: "cordis_run", Arguments: map[string]any{"pluginId": "clock-1", "packageId": "pkg-1", "mode": "run"}})
+	if got[0]["pluginId"] != "clock-1" || got[1]["status"] != "running" {
+		t.Fatalf("first process: %v", got)
+	}
+	self := &mcp.CallToolParams{Name: "cordis_inspect_self", Arguments: map[string]any{}}
+	got = mcpRun(t, args, "tester", self, define)
+	if s, _ := json.Marshal(got[0]); !strings.Contains(string(s), `"pluginId":"clock-1"`) || !strings.Contains(string(s), `"pluginRunId":"run-2"`) {
+		t.Fatalf("the same client in a new process sees %s, want clock-1 running as run-2", s)
+	}
+	if got[1]["pluginId"] != "clock-2" || got[1]["packageId"] != "pkg-2" {
+		t.Fatalf("define in the new process: %v, want clock-2 pkg-2", got[1])
+	}
+	if s, _ := json.Marshal(mcpRun(t, args, "other", self)[0]); strings.Contains(string(s), "clock-1") {
+		t.Fatalf("another client sees %s", s)
+	}
+	if entries, _ := os.ReadDir(state); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "definitions.db" }) {
+		t.Fatal("-store-dsn wrote definitions.db to the state directory")
+	}
+	// The environment variable is the flag's default.
+	t.Setenv(storeDSNEnv, dsn)
+	if s, _ := json.Marshal(mcpRun(t, []string{"-dir", work, "-state", state}, "tester", self)[0]); !strings.Contains(string(s), "clock-2") {
+		t.Fatalf("with $%s the client sees %s, want its Plugins", storeDSNEnv, s)
+	}
+}
+
+// TestStoreDSNRefused: a password on the command line, and -store beside a DSN, are
+// refused before anything is opened, with what to do instead.
+func TestStoreDSNRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"-store-dsn", "postgres://cordis:secret@db.example/cordis"}, "", "holds a password"},
+		{[]string{"-store-dsn", "postgresql://cordis@db.example/cordis?password=secret"}, "", "holds a password"},
+		{[]string{"-store-dsn", "host=db.example user=cordis password=secret dbname=cordis"}, "", "put the whole DSN in $CORDIS_STORE_DSN"},
+		{[]string{"-store", "-store-dsn", "postgres://cordis@db.example/cordis"}, "", "use one"},
+		{[]string{"-store"}, "postgres://cordis@db.example/cordis", "use one"},
+	} {
+		t.Setenv(storeDSNEnv, tc.env)
+		err := runMCP(context.Background(), tc.args, nil, io.Discard)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("mcp %v with $%s=%q: %v, want a usage error saying %q", tc.args, storeDSNEnv, tc.env, err, tc.want)
+		}
+	}
+	for dsn, want := range map[string]bool{
+		"postgres://cordis@db.example/cordis":          false,
+		"postgres://cordis:@db.example/cordis":         true,
+		"host=/run/postgresql dbname=cordis":           false,
+		"host=db.example passwordless=1 dbname=cordis": false,
+	} {
+		if got := dsnHasPassword(dsn); got != want {
+			t.Errorf("dsnHasPassword(%q) = %v, want %v", dsn, got, want)
+		}
 	}
 }
