@@ -3,7 +3,9 @@ package cordiskit_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/cordiskit/cordiskit/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks for leaked goroutines and stops the PostgreSQL cluster of the tests
+// that share a store between runtimes, if one started (pgtest.Main does both).
+func TestMain(m *testing.M) { pgtest.Main(m) }

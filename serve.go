@@ -107,11 +107,30 @@ func endedByClose(ctx, sctx context.Context, err error) error {
 }
 
 // mcpOptions are the options every serve builds its MCP server with: Options.MCP, with
-// the runner as the source of messages unless it names another.
+// the runner as the source of messages, and as what a client session's arrival moves
+// the session's runs to (Runner.TakeSession: with a store that processes share, such as
+// runner/pgstore, a session the balancer moved here runs here), unless it names others.
 func (rt *Runtime) mcpOptions() *mcpkit.Options {
 	o := *rt.opts.MCP
-	if o.Messages == nil && rt.runner != nil {
-		o.Messages = rt.runner
+	if rt.runner != nil {
+		if o.Messages == nil {
+			o.Messages = rt.runner
+		}
+		if o.OnSession == nil {
+			o.OnSession = rt.takeSession
+		}
 	}
 	return &o
+}
+
+// takeSession moves session's runs to this process (Runner.TakeSession), logging what
+// fails: the client's requests are served either way, and a run elsewhere is refused
+// with a message that says so.
+func (rt *Runtime) takeSession(session string) {
+	if session == "" {
+		return
+	}
+	if err := rt.runner.TakeSession(context.Background(), session); err != nil {
+		rt.root.Logger().Warn("cordiskit: cannot move the session's runs to this process", "session", session, "err", err)
+	}
 }

@@ -52,6 +52,11 @@ type Options struct {
 	// not even by another process), so every client is its own session; "" means the
 	// client's calls carry none.
 	Session func(*mcp.ServerSession) string
+	// OnSession, if non-nil, is called once for each client session, with the kit session
+	// it is, when its first request fixes that, before that request is served. A runtime
+	// whose runner shares its store with other processes moves the session's runs to this
+	// process there (runner.Runner.TakeSession; cordiskit.New wires it).
+	OnSession func(session string)
 	// HTTP says who may use the Server over HTTP (ServeHTTP, HTTPHandler) and which
 	// session each bearer token proves. Nil accepts no token: serving over HTTP then
 	// fails with ErrNoHTTPToken. Stdio and in-memory transports do not read it.

@@ -29,6 +29,15 @@ func (s *Server) sessionOf(ss *mcp.ServerSession, extra *mcp.RequestExtra) strin
 	if ss == nil {
 		return ""
 	}
+	id, fresh := s.fixSession(ss, extra)
+	if fresh && s.opts.OnSession != nil {
+		s.opts.OnSession(id)
+	}
+	return id
+}
+
+// fixSession is sessionOf's id of ss, and whether this call fixed it.
+func (s *Server) fixSession(ss *mcp.ServerSession, extra *mcp.RequestExtra) (id string, fresh bool) {
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	id, ok := s.ids[ss]
@@ -44,7 +53,7 @@ func (s *Server) sessionOf(ss *mcp.ServerSession, extra *mcp.RequestExtra) strin
 		s.ids[ss] = id
 		s.watch(ss)
 	}
-	return id
+	return id, !ok
 }
 
 // watch forgets a client session and stops its forwarder when the session ends. The
