@@ -48,11 +48,12 @@ func mcpRun(t *testing.T, args []string, name string, calls ...*mcp.CallToolPara
 	return out
 }
 
-// TestMCPStoreRestart: with -store, a Plugin the client defined and ran is there, running
-// again, when the same client connects to a restarted process; ids continue.
-func TestMCPStoreRestart(t *testing.T) {
-	work, state := t.TempDir(), t.TempDir()
-	args := []string{"-dir", work, "-state", state, "-store"}
+// restartKeepsPlugins runs the mcp command with args three times: a client defines and
+// runs clock-1; the same client, in the next process, finds it running as run-2 and its
+// next define is clock-2 and pkg-2 (ids continue); another client finds none of it. It
+// returns the cordis_inspect_self call, for the caller's own checks.
+func restartKeepsPlugins(t *testing.T, args []string) *mcp.CallToolParams {
+	t.Helper()
 	define := &mcp.CallToolParams{Name: "cordis_define", Arguments: map[string]any{
 		"plugin": map[string]any{"kind": "new", "idPrefix": "clock"}, "name": "Clock", "purpose": "Shows the time.",
 		"code": map[string]any{"host": "return (ctx) => {}"}}}
@@ -64,15 +65,24 @@ func TestMCPStoreRestart(t *testing.T) {
 	self := &mcp.CallToolParams{Name: "cordis_inspect_self", Arguments: map[string]any{}}
 	got = mcpRun(t, args, "tester", self, define)
 	if s, _ := json.Marshal(got[0]); !strings.Contains(string(s), `"pluginId":"clock-1"`) || !strings.Contains(string(s), `"pluginRunId":"run-2"`) {
-		t.Fatalf("the same client after a restart sees %s, want clock-1 running as run-2", s)
+		t.Fatalf("the same client in the next process sees %s, want clock-1 running as run-2", s)
 	}
 	if got[1]["pluginId"] != "clock-2" || got[1]["packageId"] != "pkg-2" {
-		t.Fatalf("define after the restart: %v, want clock-2 pkg-2", got[1])
+		t.Fatalf("define in the next process: %v, want clock-2 pkg-2", got[1])
 	}
-	// Another client is another session; -session names one explicitly.
 	if s, _ := json.Marshal(mcpRun(t, args, "other", self)[0]); strings.Contains(string(s), "clock-1") {
 		t.Fatalf("another client sees %s", s)
 	}
+	return self
+}
+
+// TestMCPStoreRestart: with -store, a Plugin the client defined and ran is there, running
+// again, when the same client connects to a restarted process; ids continue.
+func TestMCPStoreRestart(t *testing.T) {
+	work, state := t.TempDir(), t.TempDir()
+	args := []string{"-dir", work, "-state", state, "-store"}
+	self := restartKeepsPlugins(t, args)
+	// -session names the session explicitly.
 	if s, _ := json.Marshal(mcpRun(t, append(args, "-session", "mcp:tester"), "renamed", self)[0]); !strings.Contains(string(s), "clock-1") {
 		t.Fatalf("-session mcp:tester sees %s, want clock-1", s)
 	}
@@ -91,26 +101,7 @@ func TestMCPStoreRestart(t *testing.T) {
 func TestMCPStoreDSNRestart(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	work, state := t.TempDir(), t.TempDir()
-	args := []string{"-dir", work, "-state", state, "-store-dsn", dsn}
-	define := &mcp.CallToolParams{Name: "cordis_define", Arguments: map[string]any{
-		"plugin": map[string]any{"kind": "new", "idPrefix": "clock"}, "name": "Clock", "purpose": "Shows the time.",
-		"code": map[string]any{"host": "return (ctx) => {}"}}}
-	got := mcpRun(t, args, "tester", define,
-		&mcp.CallToolParams{Name: "cordis_run", Arguments: map[string]any{"pluginId": "clock-1", "packageId": "pkg-1", "mode": "run"}})
-	if got[0]["pluginId"] != "clock-1" || got[1]["status"] != "running" {
-		t.Fatalf("first process: %v", got)
-	}
-	self := &mcp.CallToolParams{Name: "cordis_inspect_self", Arguments: map[string]any{}}
-	got = mcpRun(t, args, "tester", self, define)
-	if s, _ := json.Marshal(got[0]); !strings.Contains(string(s), `"pluginId":"clock-1"`) || !strings.Contains(string(s), `"pluginRunId":"run-2"`) {
-		t.Fatalf("the same client in a new process sees %s, want clock-1 running as run-2", s)
-	}
-	if got[1]["pluginId"] != "clock-2" || got[1]["packageId"] != "pkg-2" {
-		t.Fatalf("define in the new process: %v, want clock-2 pkg-2", got[1])
-	}
-	if s, _ := json.Marshal(mcpRun(t, args, "other", self)[0]); strings.Contains(string(s), "clock-1") {
-		t.Fatalf("another client sees %s", s)
-	}
+	self := restartKeepsPlugins(t, []string{"-dir", work, "-state", state, "-store-dsn", dsn})
 	if entries, _ := os.ReadDir(state); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "definitions.db" }) {
 		t.Fatal("-store-dsn wrote definitions.db to the state directory")
 	}
