@@ -32,7 +32,7 @@ func TestSessionFollowsItsClient(t *testing.T) {
 		}
 		rt, err := cordiskit.New(nil, &cordiskit.Options{
 			Runner: &runner.Options{Store: st, RestartAtBoot: true},
-			MCP:    &mcpkit.Options{Session: func(*mcp.ServerSession) string { return "alice" }},
+			MCP:    &mcpkit.Options{Session: func(ss *mcp.ServerSession) string { return ss.InitializeParams().ClientInfo.Name }},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -59,18 +59,34 @@ func TestSessionFollowsItsClient(t *testing.T) {
 	}
 
 	sctx, cancel := context.WithCancel(ctx)
-	st, ct := mcp.NewInMemoryTransports()
-	served := make(chan error, 1)
-	go func() { served <- second.ServeMCP(sctx, st) }()
+	served := make(chan error, 2)
 	defer func() {
 		cancel()
 		<-served
+		<-served
 	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "alice", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
+	connect := func(name string) *mcp.ClientSession {
+		st, ct := mcp.NewInMemoryTransports()
+		go func() { served <- second.ServeMCP(sctx, st) }()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	// Another session's client moves only its own session: after bob's first request,
+	// and more than the runners' look for orphans (half a second), alice's runs stay in the
+	// first process.
+	bob := connect("bob")
+	if _, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "cordis_inspect_self", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := second.Invoker().InvokeSession(ctx, "alice", "cordis_stop", json.RawMessage(`{"pluginId":"clock-1"}`)); err == nil {
+		t.Fatal("bob's client moved alice's session: the second runtime stopped her Plugin")
+	}
+	cs := connect("alice")
 	var last string
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "cordis_stop", Arguments: map[string]any{"pluginId": "clock-1"}})
