@@ -48,12 +48,12 @@ const (
 // wirePackages hold the types the page protocol and the tools put on the wire: every
 // exported JSON-tagged struct type declared in one of them needs a table, or a
 // gen:skip marker that says why it is not on the wire.
-var wirePackages = []string{"runner", "runner/decl", "panel"}
+var wirePackages = []string{"runner", "tooldecl/dynamic", "panel"}
 
 // The doc's Go references (`runner.New`, `Runner.Connect`, `panel.Options.MaxReplay`, …)
 // are checked against these packages and, unqualified, these types.
 var (
-	refPackages = []string{"runner", "runner/decl", "panel", "kit"}
+	refPackages = []string{"runner", "tooldecl/dynamic", "panel", "kit"}
 	refTypes    = map[string][]string{"Runner": {"runner.Runner"}, "Handler": {"panel.Handler"}, "Store": {"runner.Store"},
 		"Options": {"runner.Options", "panel.Options"}}
 )
@@ -152,7 +152,7 @@ func (w *world) collectDocs(f *ast.File) {
 	})
 }
 
-// lookup finds "runner/decl.Attempt" (a path in the module and a name), aliases resolved.
+// lookup finds "tooldecl/dynamic.Attempt" (a path in the module and a name), aliases resolved.
 func (w *world) lookup(name string) (*types.Named, error) {
 	i := strings.LastIndex(name, ".")
 	if i < 0 {
@@ -485,7 +485,7 @@ func jsonTagged(n *types.Named) bool {
 	return false
 }
 
-var refRE = regexp.MustCompile("`((?:runner/decl|runner|panel|kit|Runner|Handler|Store|Options)(?:\\.[A-Z][A-Za-z0-9]*)+)`")
+var refRE = regexp.MustCompile("`((?:tooldecl/dynamic|runner|panel|kit|Runner|Handler|Store|Options)(?:\\.[A-Z][A-Za-z0-9]*)+)`")
 
 // references lists the doc's Go references that name nothing: a renamed function, type,
 // method or field.

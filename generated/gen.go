@@ -6,4 +6,4 @@
 // catalogs of the same declarations are in docs/.
 package generated
 
-//go:generate go run ../cmd/gen-cordis-api -out . -docs ../docs -facade ../kit ../toolset/decl ../runner/decl
+//go:generate go run ../cmd/gen-cordis-api -out . -docs ../docs -facade ../kit ../tooldecl/cordis ../tooldecl/dynamic

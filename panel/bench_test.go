@@ -14,7 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The panel's benchmarks drive headless Chromium. Each measures its figure and its floor
@@ -424,7 +424,7 @@ func (s *thousandSide) clicks() (remove, approve float64) {
 	s.e.run(d)
 	rowIs(t, s.tab, id, "awaiting-approval")
 	approve = click("Approve this version", fmt.Sprintf("#row-%s[data-status=running]", id))
-	if _, err := s.e.r.Stop(as("s1"), decl.StopInput{PluginID: id}); err != nil {
+	if _, err := s.e.r.Stop(as("s1"), dynamic.StopInput{PluginID: id}); err != nil {
 		t.Fatal(err)
 	}
 	rowIs(t, s.tab, id, "idle")

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/runner/sqlstore"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // bootClient is the client half of the Plugins restarted at boot.
@@ -33,7 +33,7 @@ func previousProcess(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for _, d := range []struct{ prefix, name, host string }{{"web", "Web", clockHost}, {"gate", "Gate", ""}} {
-		in := decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: d.prefix}, Name: d.name, Purpose: "Comes back after a restart."}
+		in := dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: d.prefix}, Name: d.name, Purpose: "Comes back after a restart."}
 		in.Code.Client = ptr(bootClient)
 		if d.host != "" {
 			in.Code.Host = ptr(d.host)
@@ -42,7 +42,7 @@ func previousProcess(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Run(as("s1"), decl.RunInput{PluginID: out.PluginID, PackageID: out.PackageID, Mode: decl.ModeRun}); err != nil {
+		if _, err := r.Run(as("s1"), dynamic.RunInput{PluginID: out.PluginID, PackageID: out.PackageID, Mode: dynamic.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,7 +87,7 @@ func newBootEnv(t *testing.T, path string) *env {
 	e := newEnvWith(t, &Options{Sessions: func(tok string) (string, bool) { s, ok := sessions[tok]; return s, ok }}, serving{tune: func(o *runner.Options) {
 		o.Store, o.RestartAtBoot = s, true
 	}})
-	for id, want := range map[string]decl.StartStatus{"web-1": decl.StartStarting, "gate-2": decl.StartAwaitingApproval} {
+	for id, want := range map[string]dynamic.StartStatus{"web-1": dynamic.StartStarting, "gate-2": dynamic.StartAwaitingApproval} {
 		if b, ok := e.r.BootRestart(id); !ok || b.Status != want {
 			t.Fatalf("BootRestart(%s) = %+v, %v; want status %s", id, b, ok, want)
 		}
@@ -129,7 +129,7 @@ func TestBootRequestsReachPages(t *testing.T) {
 	if ev := other.next(); ev.name != "cordis/connected" {
 		t.Fatalf("s2's first event %s", ev.name)
 	}
-	if _, err := e.r.Define(as("s2"), decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "mine"}, Name: "Mine", Purpose: "s2's own.", Code: decl.Code{Client: ptr(bootClient)}}); err != nil {
+	if _, err := e.r.Define(as("s2"), dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "mine"}, Name: "Mine", Purpose: "s2's own.", Code: dynamic.Code{Client: ptr(bootClient)}}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := other.next(); ev.name != "cordis/definition-changed" {
@@ -155,14 +155,14 @@ func TestBootRequestsReachPages(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"web-1", "gate-2"} {
-		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != decl.RunRunning {
+		if p, err := e.r.Store().Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != dynamic.RunRunning {
 			t.Fatalf("%s after its page started it: %+v, %v", id, p.Latest, err)
 		}
 	}
 	// Started, they are no longer offered to a page that connects.
 	fresh := e.streamAs(e.h.Token(), "")
 	fresh.next()
-	if _, err := e.r.Define(as("s1"), decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "fence"}, Name: "Fence", Purpose: "p", Code: decl.Code{Client: ptr(bootClient)}}); err != nil {
+	if _, err := e.r.Define(as("s1"), dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "fence"}, Name: "Fence", Purpose: "p", Code: dynamic.Code{Client: ptr(bootClient)}}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := fresh.next(); ev.name != "cordis/definition-changed" {
@@ -188,11 +188,11 @@ func TestBrowserBootRequests(t *testing.T) {
 		var p runner.Plugin
 		var err error
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if p, err = e.r.Store().Plugin(context.Background(), id); err == nil && p.Running && p.Latest.Status == decl.RunRunning {
+			if p, err = e.r.Store().Plugin(context.Background(), id); err == nil && p.Running && p.Latest.Status == dynamic.RunRunning {
 				break
 			}
 		}
-		if err != nil || !p.Running || p.Latest.Status != decl.RunRunning {
+		if err != nil || !p.Running || p.Latest.Status != dynamic.RunRunning {
 			t.Fatalf("%s after the page started it: %+v, %v", id, p.Latest, err)
 		}
 	}
@@ -205,7 +205,7 @@ func TestRequestResolvedBeforeItsAnnouncement(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.r.Fiber().Context()
 	runner.RequestRunResolved.Emit(c, runner.RequestRunResolvedEvent{RequestID: "approval-7", PluginID: "late-1", Outcome: runner.OutcomeCancelled})
-	runner.RequestRun.Emit(c, runner.RequestRunEvent{RequestID: "approval-7", Ticket: "t", Session: "s1", PluginID: "late-1", PackageID: "pkg-1", Mode: decl.ModeRun, HasClientHalf: true})
+	runner.RequestRun.Emit(c, runner.RequestRunEvent{RequestID: "approval-7", Ticket: "t", Session: "s1", PluginID: "late-1", PackageID: "pkg-1", Mode: dynamic.ModeRun, HasClientHalf: true})
 	s := e.stream("")
 	s.next() // cordis/connected
 	e.define(clockHost, "")

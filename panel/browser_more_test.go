@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // versionClient renders which version of the Plugin's client half is loaded.
@@ -19,9 +19,9 @@ func versionClient(v string) string {
 }
 
 // defineNext defines a new Package of an existing Plugin for session s1.
-func (e *env) defineNext(pluginID, host, client string) decl.DefineOutput {
+func (e *env) defineNext(pluginID, host, client string) dynamic.DefineOutput {
 	e.t.Helper()
-	return e.defineAs(decl.Target{Kind: "existing", PluginID: pluginID}, host, client)
+	return e.defineAs(dynamic.Target{Kind: "existing", PluginID: pluginID}, host, client)
 }
 
 // watchApprovals makes the page remember whether an approval card ever showed from now on.
@@ -48,7 +48,7 @@ func TestBrowserApproveFutureVersions(t *testing.T) {
 	// The model defines a new version and switches to it: the page loads it without asking.
 	watchApprovals(t, ctx)
 	d2 := e.defineNext(d.PluginID, clockHost, versionClient("2"))
-	out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate})
+	out, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,19 +15,19 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // clientProviders is what cordis_inspect_list shows of the client platform.
 func (e *env) clientProviders() []string {
 	e.t.Helper()
-	out, err := e.r.InspectList(context.Background(), decl.InspectListInput{})
+	out, err := e.r.InspectList(context.Background(), dynamic.InspectListInput{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	var ids []string
 	for _, p := range out.Providers {
-		if p.Platform == decl.InspectClient {
+		if p.Platform == dynamic.InspectClient {
 			ids = append(ids, p.ID)
 		}
 	}
@@ -48,7 +48,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // queryClient is the model's cordis_inspect_query of a client provider, as s1.
 func (e *env) queryClient(provider, method, input string) (json.RawMessage, error) {
-	in := decl.InspectQueryInput{Platform: decl.InspectClient, Provider: provider, Method: method}
+	in := dynamic.InspectQueryInput{Platform: dynamic.InspectClient, Provider: provider, Method: method}
 	if input != "" {
 		in.Input = json.RawMessage(input)
 	}
@@ -170,7 +170,7 @@ func TestBrowserActivityList(t *testing.T) {
 	e := newEnv(t, nil)
 	e.open(ctx)
 
-	var d decl.DefineOutput
+	var d dynamic.DefineOutput
 	out := e.callTool("cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": "clock"},
 		"name": "Clock", "purpose": "Shows the time.", "code": map[string]string{"host": clockHost, "client": clockClient}})
 	if err := json.Unmarshal(out, &d); err != nil {
@@ -242,7 +242,7 @@ func TestBrowserServerRestart(t *testing.T) {
 	var ln2 net.Listener
 	waitFor(t, "the address to be free again", func() bool { ln2, err = net.Listen("tcp", addr); return err == nil })
 	e := newEnvWith(t, nil, serving{ln: ln2})
-	d, err := e.r.Define(as("s1"), decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "notes"}, Name: "Notes", Purpose: "Keeps notes.", Code: decl.Code{Host: ptr(clockHost)}})
+	d, err := e.r.Define(as("s1"), dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "notes"}, Name: "Notes", Purpose: "Keeps notes.", Code: dynamic.Code{Host: ptr(clockHost)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The approval card as a person reads it: the code that would run, what changed since
@@ -155,7 +155,7 @@ func TestBrowserApprovalShowsTheChanges(t *testing.T) {
 	rowIs(t, ctx, d.PluginID, "running")
 
 	d2 := e.defineNext(d.PluginID, tallyHostZone, tallyClient)
-	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); err != nil {
+	if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate}); err != nil {
 		t.Fatal(err)
 	}
 	rowIs(t, ctx, d.PluginID, "awaiting-approval")
@@ -239,7 +239,7 @@ func TestBrowserRevokeAsksAgain(t *testing.T) {
 	}
 	// A new version asks again, and shows what changed since pkg-1.
 	d2 := e.defineNext(d.PluginID, tallyHostZone, tallyClient)
-	if out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); err != nil || out.Status != "awaiting-approval" {
+	if out, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate}); err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("an update after revoking the future grant = %+v, %v; want awaiting-approval", out, err)
 	}
 	rowIs(t, ctx, d.PluginID, "awaiting-approval")
@@ -270,7 +270,7 @@ func TestBrowserApprovalFoldsTheChanges(t *testing.T) {
 	ctx := browser(t)
 	e := newEnv(t, nil)
 	e.open(ctx)
-	update := func(v1, v2 string) decl.DefineOutput {
+	update := func(v1, v2 string) dynamic.DefineOutput {
 		t.Helper()
 		d := e.define(v1, clientCode)
 		e.run(d)
@@ -278,7 +278,7 @@ func TestBrowserApprovalFoldsTheChanges(t *testing.T) {
 		press(t, ctx, d.PluginID, "Approve this version")
 		rowIs(t, ctx, d.PluginID, "running")
 		d2 := e.defineNext(d.PluginID, v2, clientCode)
-		if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); err != nil {
+		if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate}); err != nil {
 			t.Fatal(err)
 		}
 		rowIs(t, ctx, d.PluginID, "awaiting-approval")

@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // TestBrowserSessionPageShowsOnlyItsSession opens alice's address, with #session=bob in it
@@ -61,7 +61,7 @@ func TestBrowserSessionPageShowsOnlyItsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(rows, func(r runner.InventoryRow) bool { return r.PluginID == bobAsks.PluginID })
-	if i < 0 || rows[i].LatestRun == nil || rows[i].LatestRun.Status != decl.RunAwaitingApproval {
+	if i < 0 || rows[i].LatestRun == nil || rows[i].LatestRun.Status != dynamic.RunAwaitingApproval {
 		t.Fatalf("bob's request after alice's page ran: %+v", rows)
 	}
 	shoot(t, ctx, "session")

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 var screenshots = flag.String("screenshots", "", "write the browser tests' screenshots into this directory (docs/panel)")
@@ -226,9 +226,9 @@ func (e *env) told(want string) {
 }
 
 // run asks, as the model of s1, to run Package d.
-func (e *env) run(d decl.DefineOutput) decl.RunOutput {
+func (e *env) run(d dynamic.DefineOutput) dynamic.RunOutput {
 	e.t.Helper()
-	out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The card models (docs/dynamic-plugins.md, "The panel's readings and cards"): what a chat
@@ -136,14 +136,14 @@ type DefineCard struct {
 // DefineCardOf is the card of a cordis_define call.
 func DefineCardOf(c Call) DefineCard {
 	d := DefineCard{State: c.State(), Error: callError(c)}
-	var in decl.DefineInput
+	var in dynamic.DefineInput
 	if err := json.Unmarshal([]byte(c.Args), &in); err != nil {
 		// Truncated or not JSON: show what there is rather than nothing.
 		d.Name, _, _ = strings.Cut(c.Args, "\n")
 	} else {
 		d.Name, d.Purpose, d.Host, d.Client = in.Name, in.Purpose, in.Code.Host, in.Code.Client
 	}
-	var out decl.DefineOutput
+	var out dynamic.DefineOutput
 	if d.State == CardOK && json.Unmarshal(c.Result, &out) == nil {
 		d.PluginID, d.PackageID = out.PluginID, out.PackageID
 	}
@@ -174,20 +174,20 @@ type RunCard struct {
 	Seq     int64     `json:"seq"`             // the call's place among the session's calls
 	// PluginID, PackageID and Mode come from the result, else the arguments;
 	// PluginRunID from the result only.
-	PluginID    string    `json:"pluginId"`
-	PackageID   string    `json:"packageId"`             // from the result, else the arguments
-	PluginRunID string    `json:"pluginRunId,omitempty"` // from the result only
-	Mode        decl.Mode `json:"mode,omitempty"`        // from the result, else the arguments
+	PluginID    string       `json:"pluginId"`
+	PackageID   string       `json:"packageId"`             // from the result, else the arguments
+	PluginRunID string       `json:"pluginRunId,omitempty"` // from the result only
+	Mode        dynamic.Mode `json:"mode,omitempty"`        // from the result, else the arguments
 }
 
 // RunCardOf is the card of a cordis_run call.
 func RunCardOf(c Call) RunCard {
 	r := RunCard{State: c.State(), Error: callError(c), Session: c.Session, Seq: c.Seq}
-	var in decl.RunInput
+	var in dynamic.RunInput
 	if json.Unmarshal([]byte(c.Args), &in) == nil {
 		r.PluginID, r.PackageID, r.Mode = in.PluginID, in.PackageID, in.Mode
 	}
-	var out decl.RunOutput
+	var out dynamic.RunOutput
 	if r.State == CardOK && json.Unmarshal(c.Result, &out) == nil {
 		r.PluginID = cmp.Or(out.PluginID, r.PluginID)
 		r.PackageID = cmp.Or(out.PackageID, r.PackageID)
@@ -219,9 +219,9 @@ func (r RunCard) Reading(p Page, cards []RunCard) Reading {
 	}
 	if a := row.LatestRun; a != nil && r.PluginRunID != "" && a.PluginRunID == r.PluginRunID {
 		switch a.Status {
-		case decl.RunAwaitingApproval:
+		case dynamic.RunAwaitingApproval:
 			return ReadingAwaitingApproval
-		case decl.RunFailed:
+		case dynamic.RunFailed:
 			return ReadingFailed
 		}
 	}
@@ -247,7 +247,7 @@ type RowCard struct {
 // RowCardOf is the card of a cordis_stop or cordis_undefine call.
 func RowCardOf(c Call) RowCard {
 	rc := RowCard{State: c.State(), Error: callError(c), Tool: c.Tool}
-	var in decl.StopInput
+	var in dynamic.StopInput
 	if json.Unmarshal([]byte(c.Args), &in) == nil {
 		rc.PluginID = in.PluginID
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 func TestCallState(t *testing.T) {
@@ -56,11 +56,11 @@ func sameDefine(a, b DefineCard) bool {
 
 // row is an inventory row of Plugin clock-1 with pkg-1 (host only) and pkg-2 (with a
 // client half), active on pkg (none when ""), whose latest attempt is latest.
-func row(pkg, runID string, latest *decl.Attempt) runner.InventoryRow {
-	r := runner.InventoryRow{PluginID: "clock-1", Session: "s1", LatestRun: latest, Packages: []decl.PackageInfo{
+func row(pkg, runID string, latest *dynamic.Attempt) runner.InventoryRow {
+	r := runner.InventoryRow{PluginID: "clock-1", Session: "s1", LatestRun: latest, Packages: []dynamic.PackageInfo{
 		{PackageID: "pkg-1", HasHostHalf: true}, {PackageID: "pkg-2", HasHostHalf: true, HasClientHalf: true}}}
 	if pkg != "" {
-		r.ActiveRun = &decl.ActiveRun{PackageID: pkg, PluginRunID: runID}
+		r.ActiveRun = &dynamic.ActiveRun{PackageID: pkg, PluginRunID: runID}
 	}
 	return r
 }
@@ -115,9 +115,9 @@ func TestRunCard(t *testing.T) {
 	}{
 		{"ids from the result", Call{Session: "s1", Seq: 4, Args: `{"pluginId":"clock-1","packageId":"pkg-1","mode":"run"}`,
 			Result: json.RawMessage(`{"status":"running","pluginId":"clock-1","packageId":"pkg-2","pluginRunId":"run-2","mode":"update"}`)},
-			RunCard{State: CardOK, Session: "s1", Seq: 4, PluginID: "clock-1", PackageID: "pkg-2", PluginRunID: "run-2", Mode: decl.ModeUpdate}},
+			RunCard{State: CardOK, Session: "s1", Seq: 4, PluginID: "clock-1", PackageID: "pkg-2", PluginRunID: "run-2", Mode: dynamic.ModeUpdate}},
 		{"failed: the arguments, no run id", Call{Args: args, Error: "no such package"},
-			RunCard{State: CardError, Error: "no such package", PluginID: "clock-1", PackageID: "pkg-2", Mode: decl.ModeRun}},
+			RunCard{State: CardError, Error: "no such package", PluginID: "clock-1", PackageID: "pkg-2", Mode: dynamic.ModeRun}},
 		{"unparsable arguments", Call{Args: `{"plugin`}, RunCard{State: CardRunning}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,8 +133,8 @@ func TestRunCardReading(t *testing.T) {
 		return RunCard{State: state, Session: "s1", Seq: seq, PluginID: "clock-1", PackageID: pkg, PluginRunID: runID}
 	}
 	mine := card(1, "pkg-2", "run-2", CardOK)
-	awaiting := &decl.Attempt{PluginRunID: "run-2", PackageID: "pkg-2", Status: decl.RunAwaitingApproval}
-	failed := &decl.Attempt{PluginRunID: "run-2", PackageID: "pkg-2", Status: decl.RunFailed}
+	awaiting := &dynamic.Attempt{PluginRunID: "run-2", PackageID: "pkg-2", Status: dynamic.RunAwaitingApproval}
+	failed := &dynamic.Attempt{PluginRunID: "run-2", PackageID: "pkg-2", Status: dynamic.RunFailed}
 	loaded := []LoadedRun{{"clock-1", "pkg-2", "run-2"}}
 	for _, tc := range []struct {
 		name  string
@@ -156,7 +156,7 @@ func TestRunCardReading(t *testing.T) {
 			[]RunCard{mine, card(3, "pkg-1", "run-4", CardOK)}, ReadingIdle},
 		{"awaiting approval", Page{Rows: []runner.InventoryRow{row("", "", awaiting)}}, nil, ReadingAwaitingApproval},
 		{"failed: the attempt of this run", Page{Rows: []runner.InventoryRow{row("", "", failed)}}, nil, ReadingFailed},
-		{"another run's failure is not this card's", Page{Rows: []runner.InventoryRow{row("pkg-2", "run-2", &decl.Attempt{PluginRunID: "run-1", Status: decl.RunFailed})}}, nil, ReadingClientPending},
+		{"another run's failure is not this card's", Page{Rows: []runner.InventoryRow{row("pkg-2", "run-2", &dynamic.Attempt{PluginRunID: "run-1", Status: dynamic.RunFailed})}}, nil, ReadingClientPending},
 		{"running here", Page{Rows: []runner.InventoryRow{row("pkg-2", "run-2", nil)}, Loaded: loaded}, nil, ReadingRunning},
 		{"no row yet", Page{}, nil, ReadingIdle},
 	} {

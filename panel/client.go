@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // DefaultClientMaxBytes bounds, unless ClientOptions say otherwise, a verb's answer and one
@@ -166,8 +166,8 @@ func (c *Client) StopFromPanel(ctx context.Context, a runner.PanelPluginArgs) er
 }
 
 // UndefineFromPanel removes a Plugin with its Packages as a person in the panel does.
-func (c *Client) UndefineFromPanel(ctx context.Context, a runner.PanelPluginArgs) (decl.UndefineOutput, error) {
-	return call[decl.UndefineOutput](ctx, c, "undefineFromPanel", a)
+func (c *Client) UndefineFromPanel(ctx context.Context, a runner.PanelPluginArgs) (dynamic.UndefineOutput, error) {
+	return call[dynamic.UndefineOutput](ctx, c, "undefineFromPanel", a)
 }
 
 // RevokeGrant withdraws a Package's grant, the grant for future versions, or both, and

@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 const clientCode = `return (ctx) => {}`
 
 // request runs a client-bearing Package for s1: it waits for approval.
-func (e *env) request() decl.RunOutput {
+func (e *env) request() dynamic.RunOutput {
 	e.t.Helper()
 	d := e.define(clockHost, clientCode)
-	out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.Status != "awaiting-approval" {
 		e.t.Fatalf("Run = %+v, %v", out, err)
 	}
@@ -53,7 +53,7 @@ func TestEventsStreamResumeAndReplay(t *testing.T) {
 
 	// Stop cancels the request while nobody listens; a stream resuming from the
 	// request-run event gets exactly what it missed.
-	if _, err := e.r.Stop(as("s1"), decl.StopInput{PluginID: out.PluginID}); err != nil {
+	if _, err := e.r.Stop(as("s1"), dynamic.StopInput{PluginID: out.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	s2 := e.stream(ev.id)
@@ -82,7 +82,7 @@ func TestFreshStreamGetsPendingRequests(t *testing.T) {
 		t.Fatalf("pending request = %+v", ev)
 	}
 	// Once resolved it is no longer offered.
-	if _, err := e.r.Stop(as("s1"), decl.StopInput{PluginID: out.PluginID}); err != nil {
+	if _, err := e.r.Stop(as("s1"), dynamic.StopInput{PluginID: out.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := s.next(); ev.name != "cordis/request-run-resolved" {
@@ -103,7 +103,7 @@ func TestStreamTooFarBehindIsReset(t *testing.T) {
 	s.close()
 	for range 2 {
 		out := e.request()
-		if _, err := e.r.Stop(as("s1"), decl.StopInput{PluginID: out.PluginID}); err != nil {
+		if _, err := e.r.Stop(as("s1"), dynamic.StopInput{PluginID: out.PluginID}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -163,20 +163,20 @@ func TestDefinitionChangedEvents(t *testing.T) {
 		}
 	}
 	want("defined", d.PackageID)
-	d2, err := e.r.Define(as("s1"), decl.DefineInput{Plugin: decl.Target{Kind: "existing", PluginID: d.PluginID}, Name: "Clock", Purpose: "Shows the time.", Code: decl.Code{Host: ptr(clockHost)}})
+	d2, err := e.r.Define(as("s1"), dynamic.DefineInput{Plugin: dynamic.Target{Kind: "existing", PluginID: d.PluginID}, Name: "Clock", Purpose: "Shows the time.", Code: dynamic.Code{Host: ptr(clockHost)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want("defined", d2.PackageID)
-	if _, err := e.r.Undefine(as("s1"), decl.UndefineInput{PluginID: d.PluginID}); err != nil {
+	if _, err := e.r.Undefine(as("s1"), dynamic.UndefineInput{PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	want("undefined", "")
 	// A refused define changes nothing and says nothing.
-	if _, err := e.r.Define(as("s1"), decl.DefineInput{Plugin: decl.Target{Kind: "existing", PluginID: d.PluginID}, Name: "Clock", Purpose: "x", Code: decl.Code{Host: ptr(clockHost)}}); err == nil {
+	if _, err := e.r.Define(as("s1"), dynamic.DefineInput{Plugin: dynamic.Target{Kind: "existing", PluginID: d.PluginID}, Name: "Clock", Purpose: "x", Code: dynamic.Code{Host: ptr(clockHost)}}); err == nil {
 		t.Fatal("a define on an undefined Plugin succeeded")
 	}
-	if _, err := e.r.Undefine(as("s1"), decl.UndefineInput{PluginID: d.PluginID}); err == nil {
+	if _, err := e.r.Undefine(as("s1"), dynamic.UndefineInput{PluginID: d.PluginID}); err == nil {
 		t.Fatal("a second undefine succeeded")
 	}
 	d3 := e.define(clockHost, "")

@@ -8,7 +8,7 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/panel"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // A runtime author drives the approval of a run request from Go, as a person's page
@@ -57,12 +57,12 @@ func ExampleClient_approve() {
 	// Session alice's model defines a Plugin with a client half and runs it: it waits
 	// for a person's approval.
 	alice := kit.WithSession(ctx, "alice")
-	d, err := r.Define(alice, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock",
-		Purpose: "Shows the time.", Code: decl.Code{Client: ptrTo(`return (ctx) => {}`)}})
+	d, err := r.Define(alice, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock",
+		Purpose: "Shows the time.", Code: dynamic.Code{Client: ptrTo(`return (ctx) => {}`)}})
 	if err != nil {
 		panic(err)
 	}
-	if _, err := r.Run(alice, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := r.Run(alice, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		panic(err)
 	}
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // env is a runner with a panel served on a loopback test server.
@@ -103,16 +103,16 @@ const clockHost = `harness.handle('now', (args) => ({ t: 42, args }));
 return { name: 'clock', apply(ctx) {} }`
 
 // define defines a Package of a new Plugin for session s1.
-func (e *env) define(host, client string) decl.DefineOutput {
+func (e *env) define(host, client string) dynamic.DefineOutput {
 	e.t.Helper()
-	return e.defineAs(decl.Target{Kind: "new", IDPrefix: "clock"}, host, client)
+	return e.defineAs(dynamic.Target{Kind: "new", IDPrefix: "clock"}, host, client)
 }
 
 // defineAs defines the Package "Clock" of the Plugin ref names for session s1, with the
 // halves that are not empty.
-func (e *env) defineAs(ref decl.Target, host, client string) decl.DefineOutput {
+func (e *env) defineAs(ref dynamic.Target, host, client string) dynamic.DefineOutput {
 	e.t.Helper()
-	in := decl.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time."}
+	in := dynamic.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time."}
 	if host != "" {
 		in.Code.Host = ptr(host)
 	}

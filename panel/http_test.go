@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 func TestNoTokenIs401(t *testing.T) {
@@ -159,7 +159,7 @@ func TestVerbsOverHTTP(t *testing.T) {
 	if en.OK || en.Error.Code != "plugin-not-running" {
 		t.Fatalf("invoke after stop = %+v", en.Error)
 	}
-	var un decl.UndefineOutput
+	var un dynamic.UndefineOutput
 	e.value("undefineFromPanel", map[string]any{"session": "s1", "pluginId": d.PluginID}, &un)
 	inv = runner.InventoryPage{}
 	e.value("inventory", nil, &inv)

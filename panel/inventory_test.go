@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The inventory verb when one session floods it: every answer stays within
@@ -47,7 +47,7 @@ func (e *env) before() *flood {
 	for i := 2; i <= aliceVersions; i++ {
 		out := e.callToolAs("alice", "cordis_define", map[string]any{"plugin": map[string]string{"kind": "existing", "pluginId": f.long},
 			"name": "Notes of alice", "purpose": fmt.Sprintf("Keeps alice's notes, version %d.", i), "code": map[string]string{"host": clockHost}})
-		var v decl.DefineOutput
+		var v dynamic.DefineOutput
 		if err := json.Unmarshal(out, &v); err != nil || v.PackageID == "" {
 			e.t.Fatalf("version %d of %s: %s", i, f.long, out)
 		}

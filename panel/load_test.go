@@ -18,7 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 var loadFor = flag.Duration("load", 0, "run TestLoadLong for this long (the issue's figure: -load 30s); 0 skips it")
@@ -209,7 +209,7 @@ func (m *model) step() {
 		if client == "" {
 			id = m.live[0]
 		}
-		if _, err := e.r.Stop(as("s1"), decl.StopInput{PluginID: id}); err != nil {
+		if _, err := e.r.Stop(as("s1"), dynamic.StopInput{PluginID: id}); err != nil {
 			e.t.Fatalf("Stop %s: %v", id, err)
 		}
 		m.stops++
@@ -217,7 +217,7 @@ func (m *model) step() {
 		m.idle = append(m.idle, id)
 	}
 	if len(m.idle) > 8 {
-		if _, err := e.r.Undefine(as("s1"), decl.UndefineInput{PluginID: m.idle[0]}); err != nil {
+		if _, err := e.r.Undefine(as("s1"), dynamic.UndefineInput{PluginID: m.idle[0]}); err != nil {
 			e.t.Fatalf("Undefine %s: %v", m.idle[0], err)
 		}
 		m.removes++

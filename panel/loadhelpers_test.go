@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The load test and the benchmarks open many pages at once. Chromium opens at most six
@@ -206,7 +206,7 @@ func (e *env) expectedRows() map[string]string {
 	}
 	want := make(map[string]string, len(rows))
 	for _, r := range rows {
-		if a := r.LatestRun; a != nil && !slices.Contains([]decl.RunStatus{decl.RunRunning, decl.RunStopped, decl.RunCancelled}, a.Status) {
+		if a := r.LatestRun; a != nil && !slices.Contains([]dynamic.RunStatus{dynamic.RunRunning, dynamic.RunStopped, dynamic.RunCancelled}, a.Status) {
 			e.t.Fatalf("%s ends with a run in state %s; the load loop leaves every run running or stopped", r.PluginID, a.Status)
 		}
 		want[r.PluginID] = "idle"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Two people, each holding their own session's token, and the operator: the tests below
@@ -61,7 +61,7 @@ func (e *env) callToolAs(session, tool string, args any) json.RawMessage {
 }
 
 // defineIn defines, as session's model, a new Plugin with prefix and the halves given.
-func (e *env) defineIn(session, prefix, host, client string) decl.DefineOutput {
+func (e *env) defineIn(session, prefix, host, client string) dynamic.DefineOutput {
 	e.t.Helper()
 	code := map[string]string{}
 	if host != "" {
@@ -70,7 +70,7 @@ func (e *env) defineIn(session, prefix, host, client string) decl.DefineOutput {
 	if client != "" {
 		code["client"] = client
 	}
-	var d decl.DefineOutput
+	var d dynamic.DefineOutput
 	out := e.callToolAs(session, "cordis_define", map[string]any{"plugin": map[string]string{"kind": "new", "idPrefix": prefix},
 		"name": "Clock of " + session, "purpose": "Shows " + session + " the time.", "code": code})
 	if err := json.Unmarshal(out, &d); err != nil || d.PluginID == "" {
@@ -80,9 +80,9 @@ func (e *env) defineIn(session, prefix, host, client string) decl.DefineOutput {
 }
 
 // runIn runs d as session's model.
-func (e *env) runIn(session string, d decl.DefineOutput) decl.RunOutput {
+func (e *env) runIn(session string, d dynamic.DefineOutput) dynamic.RunOutput {
 	e.t.Helper()
-	var r decl.RunOutput
+	var r dynamic.RunOutput
 	out := e.callToolAs(session, "cordis_run", map[string]any{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"})
 	if err := json.Unmarshal(out, &r); err != nil {
 		e.t.Fatalf("cordis_run as %s answered %s: %v", session, out, err)
@@ -95,10 +95,10 @@ func (e *env) runIn(session string, d decl.DefineOutput) decl.RunOutput {
 // run and capability).
 type holdings struct {
 	session    string
-	asking     decl.DefineOutput
+	asking     dynamic.DefineOutput
 	request    string
 	ticket     string
-	running    decl.DefineOutput
+	running    dynamic.DefineOutput
 	runID      string
 	capability string
 }
@@ -193,10 +193,10 @@ func TestSessionStreamCarriesOnlyItsSession(t *testing.T) {
 	bob := e.hold("bob", op)
 	// Alice's Plugin is stopped and removed too: the retraction, the cancellation and the
 	// removal are hers as well.
-	if _, err := e.r.Undefine(as("alice"), decl.UndefineInput{PluginID: alice.asking.PluginID}); err != nil {
+	if _, err := e.r.Undefine(as("alice"), dynamic.UndefineInput{PluginID: alice.asking.PluginID}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.r.Stop(as("alice"), decl.StopInput{PluginID: alice.running.PluginID}); err != nil {
+	if _, err := e.r.Stop(as("alice"), dynamic.StopInput{PluginID: alice.running.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	e.mark("alice", markerSeq)
@@ -416,7 +416,7 @@ func TestSessionCannotAnswerAnotherSessionsRequest(t *testing.T) {
 	e.value("inventory", nil, &inv)
 	rows := inv.Rows
 	if i := slices.IndexFunc(rows, func(r runner.InventoryRow) bool { return r.PluginID == alice.asking.PluginID }); i < 0 ||
-		rows[i].LatestRun == nil || rows[i].LatestRun.Status != decl.RunAwaitingApproval || len(rows[i].Grants.Packages) != 0 {
+		rows[i].LatestRun == nil || rows[i].LatestRun.Status != dynamic.RunAwaitingApproval || len(rows[i].Grants.Packages) != 0 {
 		t.Fatalf("alice's request after bob's attempts: %+v", rows)
 	}
 	if m := e.r.Messages("alice"); len(m) != 0 {
@@ -673,8 +673,8 @@ func TestOneSessionCannotCrowdOutAnother(t *testing.T) {
 }
 
 // inspectInput is a cordis_inspect_query of a client provider.
-func inspectInput(provider, method, input string) decl.InspectQueryInput {
-	return decl.InspectQueryInput{Platform: decl.InspectClient, Provider: provider, Method: method, Input: json.RawMessage(input)}
+func inspectInput(provider, method, input string) dynamic.InspectQueryInput {
+	return dynamic.InspectQueryInput{Platform: dynamic.InspectClient, Provider: provider, Method: method, Input: json.RawMessage(input)}
 }
 
 // TestSessionStreamsHaveAShare: one session's pages (or a script with its token) hold at

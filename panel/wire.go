@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The page wire in Go: what a page and the handler exchange (package doc, "Verbs" and
@@ -57,7 +57,7 @@ type AcceptedAnswer struct {
 // capability, and how its client UI crashed.
 type RenderFailureArgs struct {
 	runner.ReportArgs
-	Failure decl.RenderFailure `json:"failure"` // what crashed, and whether the UI gave up its slot
+	Failure dynamic.RenderFailure `json:"failure"` // what crashed, and whether the UI gave up its slot
 }
 
 // GuardFailureArgs are the arguments of reportClientGuardFailure: the live run, with its
@@ -117,16 +117,16 @@ type Reset struct {
 // (runHostHalf) or declining (resolveRequestRun) this request; only pages that may see
 // the request's session receive it.
 type RequestRun struct {
-	RequestID        string    `json:"requestId"`        // "approval-3"
-	Ticket           string    `json:"ticket"`           // authorises starting or declining this request
-	Session          string    `json:"session"`          // the Plugin's session
-	PluginID         string    `json:"pluginId"`         // the Plugin
-	PackageID        string    `json:"packageId"`        // the Package to run
-	Mode             decl.Mode `json:"mode"`             // as cordis_run
-	Name             string    `json:"name"`             // the Package's name
-	Purpose          string    `json:"purpose"`          // the Package's purpose, for the person
-	RequiresApproval bool      `json:"requiresApproval"` // a person must approve it; else the first page starts it at once
-	HasClientHalf    bool      `json:"hasClientHalf"`    // the Package has a client half to load
+	RequestID        string       `json:"requestId"`        // "approval-3"
+	Ticket           string       `json:"ticket"`           // authorises starting or declining this request
+	Session          string       `json:"session"`          // the Plugin's session
+	PluginID         string       `json:"pluginId"`         // the Plugin
+	PackageID        string       `json:"packageId"`        // the Package to run
+	Mode             dynamic.Mode `json:"mode"`             // as cordis_run
+	Name             string       `json:"name"`             // the Package's name
+	Purpose          string       `json:"purpose"`          // the Package's purpose, for the person
+	RequiresApproval bool         `json:"requiresApproval"` // a person must approve it; else the first page starts it at once
+	HasClientHalf    bool         `json:"hasClientHalf"`    // the Package has a client half to load
 }
 
 // RequestRunResolved (cordis/request-run-resolved) says a run request ended, and how:

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // An activation is a start in flight: at most one per Plugin, keyed by its attempt. A
@@ -52,7 +52,7 @@ type startResult struct {
 // (docs/dynamic-plugins.md, "Activation").
 // token is the answer token of the page starting it ("" for the model), forRequest the
 // request it is started for. It commits nothing: the caller does.
-func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *decl.Attempt, token, forRequest string) startResult {
+func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, token, forRequest string) startResult {
 	if err := r.lock(); err != nil {
 		return startResult{err: err.(*Error)}
 	}
@@ -128,7 +128,7 @@ func (r *Runner) activate(ctx context.Context, p Plugin, k Package, att *decl.At
 		// The attempt reads stopped whichever of this and the stop's record comes first.
 		run := a.res.run
 		a.res = startResult{stopped: true, err: refuse(ReasonCancelled, "%s/%s (%s) was stopped while its host half was starting; nothing of it runs", p.ID, k.ID, att.PluginRunID)}
-		_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *decl.Attempt) { markStopped(a, false) })
+		_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *dynamic.Attempt) { markStopped(a, false) })
 		r.mu.Unlock()
 		if run != nil && run.host != nil {
 			sctx, cancel := r.stopCtx()
@@ -169,7 +169,7 @@ func (r *Runner) detachFor(id string, a *activation) *liveRun {
 
 // startHalf starts the host half of k, if it has one, and returns the new run. old is the
 // run it replaces, already stopped; kept the working run it starts beside.
-func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *decl.Attempt, old, kept *liveRun) startResult {
+func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, old, kept *liveRun) startResult {
 	run := &liveRun{id: att.PluginRunID, pkg: k.ID, capability: secret()}
 	if !k.HasHost() {
 		return startResult{run: run, startedHere: true}
@@ -263,20 +263,20 @@ func nonNil(xs []string) []string {
 }
 
 // newAttempt is a fresh attempt of k: each half pending if present, absent if not.
-func newAttempt(runID string, k Package, mode decl.Mode) *decl.Attempt {
-	half := func(present bool) decl.Half {
+func newAttempt(runID string, k Package, mode dynamic.Mode) *dynamic.Attempt {
+	half := func(present bool) dynamic.Half {
 		if present {
-			return decl.Half{Status: decl.HalfPending, WaitingFor: []string{}}
+			return dynamic.Half{Status: dynamic.HalfPending, WaitingFor: []string{}}
 		}
-		return decl.Half{Status: decl.HalfAbsent, WaitingFor: []string{}}
+		return dynamic.Half{Status: dynamic.HalfAbsent, WaitingFor: []string{}}
 	}
-	return &decl.Attempt{PluginRunID: runID, PackageID: k.ID, Mode: mode, Status: decl.RunStartingHost, Host: half(k.HasHost()), Client: half(k.HasClient())}
+	return &dynamic.Attempt{PluginRunID: runID, PackageID: k.ID, Mode: mode, Status: dynamic.RunStartingHost, Host: half(k.HasHost()), Client: half(k.HasClient())}
 }
 
 // updateAttempt applies c to Plugin id and, when its latest attempt is run runID, fn to
 // that attempt, as one Store change. fn edits the attempt of the Plugin the Store read,
 // which is this call's own copy (see [Store]). r.mu held.
-func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, fn func(*decl.Attempt)) (Plugin, error) {
+func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, fn func(*dynamic.Attempt)) (Plugin, error) {
 	p, err := r.store.Plugin(ctx, id)
 	if err != nil {
 		return p, err
@@ -294,41 +294,41 @@ func (r *Runner) updateAttempt(ctx context.Context, id, runID string, c Change, 
 // commit makes the live run's Package current (docs/dynamic-plugins.md, "Activation").
 // first, if not nil, records what settled the run on its attempt (a half started) in the
 // same Store change, so the commit is one write. r.mu held.
-func (r *Runner) commit(ctx context.Context, id string, run *liveRun, first func(*decl.Attempt)) (Plugin, error) {
+func (r *Runner) commit(ctx context.Context, id string, run *liveRun, first func(*dynamic.Attempt)) (Plugin, error) {
 	run.forRequest = ""
-	return r.updateAttempt(ctx, id, run.id, Change{Current: ptr(run.pkg), Next: ptr(""), Running: ptr(true)}, func(a *decl.Attempt) {
+	return r.updateAttempt(ctx, id, run.id, Change{Current: ptr(run.pkg), Next: ptr(""), Running: ptr(true)}, func(a *dynamic.Attempt) {
 		if first != nil {
 			first(a)
 		}
-		a.Status = decl.RunRunning
-		if a.Host.Status == decl.HalfWaiting || a.Client.Status == decl.HalfWaiting {
-			a.Status = decl.RunWaiting
+		a.Status = dynamic.RunRunning
+		if a.Host.Status == dynamic.HalfWaiting || a.Client.Status == dynamic.HalfWaiting {
+			a.Status = dynamic.RunWaiting
 		}
 		a.ApprovalRequestID, a.RequiresApproval, a.Error = "", false, nil
 	})
 }
 
 // hostStarted records a started host half on the attempt. r.mu held.
-func hostStarted(a *decl.Attempt, res startResult) {
-	if a.Host.Status == decl.HalfAbsent {
+func hostStarted(a *dynamic.Attempt, res startResult) {
+	if a.Host.Status == dynamic.HalfAbsent {
 		return
 	}
-	a.Host = decl.Half{Status: decl.HalfRunning, WaitingFor: nonNil(res.waitingFor)}
+	a.Host = dynamic.Half{Status: dynamic.HalfRunning, WaitingFor: nonNil(res.waitingFor)}
 	if len(res.waitingFor) > 0 {
-		a.Host.Status = decl.HalfWaiting
+		a.Host.Status = dynamic.HalfWaiting
 	}
 }
 
 // failAttempt marks the attempt failed with a diagnostic. r.mu held.
-func failAttempt(id string, phase decl.Phase, e *Error) func(*decl.Attempt) {
-	return func(a *decl.Attempt) {
-		a.Status = decl.RunFailed
-		a.Error = &decl.Diagnostic{Phase: phase, Message: e.Message, Stack: e.Stack, PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
+func failAttempt(id string, phase dynamic.Phase, e *Error) func(*dynamic.Attempt) {
+	return func(a *dynamic.Attempt) {
+		a.Status = dynamic.RunFailed
+		a.Error = &dynamic.Diagnostic{Phase: phase, Message: e.Message, Stack: e.Stack, PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
 		switch phase {
-		case decl.PhaseHostLoad, decl.PhaseHostApply:
-			a.Host.Status, a.Host.Error = decl.HalfFailed, e.Message
+		case dynamic.PhaseHostLoad, dynamic.PhaseHostApply:
+			a.Host.Status, a.Host.Error = dynamic.HalfFailed, e.Message
 		default:
-			a.Client.Status, a.Client.Error = decl.HalfFailed, e.Message
+			a.Client.Status, a.Client.Error = dynamic.HalfFailed, e.Message
 		}
 	}
 }
@@ -339,7 +339,7 @@ func (r *Runner) failStart(ctx context.Context, id, runID string, res startResul
 	if res.stopped {
 		return
 	}
-	_, _ = r.updateAttempt(ctx, id, runID, Change{}, failAttempt(id, decl.PhaseHostLoad, res.err))
+	_, _ = r.updateAttempt(ctx, id, runID, Change{}, failAttempt(id, dynamic.PhaseHostLoad, res.err))
 }
 
 // stackOf returns the JavaScript stack of a thrown value in err's chain, or "".

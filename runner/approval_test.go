@@ -2,7 +2,7 @@ package runner
 
 import (
 	"context"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"sync"
@@ -48,7 +48,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 	ctx := as("s1")
 	pg := page{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.Status != "awaiting-approval" || out.ApprovalRequestID != "approval-1" || out.NextPackageID != "pkg-1" || out.PluginRunID != "run-1" {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
@@ -67,7 +67,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 	}
 	pg.approve(t, q, false)
 	p := e.plugin(d.PluginID)
-	if p.Current != "pkg-1" || p.Latest.Status != decl.RunRunning || !slices.Equal(p.Grants.Packages, []string{"pkg-1"}) || p.Grants.Future {
+	if p.Current != "pkg-1" || p.Latest.Status != dynamic.RunRunning || !slices.Equal(p.Grants.Packages, []string{"pkg-1"}) || p.Grants.Future {
 		t.Fatalf("after approve: %+v", p)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"request-run approval-1 clock-1/pkg-1 approval=true", "package clock-1/pkg-1 run-1", "resolved approval-1 approved"}) {
@@ -85,17 +85,17 @@ func TestApproveOnceAndFuture(t *testing.T) {
 
 	// A granted Package restarts without approval; a new Package needs it, and approving
 	// it for future versions covers the Packages after it.
-	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: "pkg-1", Mode: decl.ModeRun}); out.Status != "starting" {
+	if out, _ := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: "pkg-1", Mode: dynamic.ModeRun}); out.Status != "starting" {
 		t.Fatalf("granted restart = %+v", out)
 	}
 	pg.approve(t, e.lastRequest(), false)
 	d2 := e.define(existing(d.PluginID), clockHost, clientCode)
-	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); out.Status != "awaiting-approval" {
+	if out, _ := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate}); out.Status != "awaiting-approval" {
 		t.Fatalf("update to an ungranted Package = %+v", out)
 	}
 	pg.approve(t, e.lastRequest(), true)
 	d3 := e.define(existing(d.PluginID), clockHost, clientCode)
-	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: decl.ModeUpdate}); out.Status != "starting" || e.lastRequest().RequiresApproval {
+	if out, _ := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: dynamic.ModeUpdate}); out.Status != "starting" || e.lastRequest().RequiresApproval {
 		t.Fatalf("future-granted update = %+v", out)
 	}
 	pg.approve(t, e.lastRequest(), false)
@@ -109,7 +109,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 	if err != nil || g.Future || slices.Contains(g.Packages, d3.PackageID) {
 		t.Fatalf("RevokeGrant = %+v, %v", g, err)
 	}
-	if out, _ := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: decl.ModeRun}); out.Status != "awaiting-approval" {
+	if out, _ := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d3.PackageID, Mode: dynamic.ModeRun}); out.Status != "awaiting-approval" {
 		t.Fatalf("after revoke = %+v", out)
 	}
 }
@@ -121,7 +121,7 @@ func TestDeclineCancelExpire(t *testing.T) {
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
 	run := func() RequestRunEvent {
 		t.Helper()
-		if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+		if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 		return e.lastRequest()
@@ -130,7 +130,7 @@ func TestDeclineCancelExpire(t *testing.T) {
 	defer disconnect()
 
 	q := run()
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight ||
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight ||
 		err.Error() != "clock-1 already has a pending run request approval-1 for pkg-1 (run-1); wait for the outcome (it arrives as a message), or cordis_stop clock-1 to cancel it" {
 		t.Fatalf("second Run = %v", err)
 	}
@@ -145,7 +145,7 @@ func TestDeclineCancelExpire(t *testing.T) {
 	}
 
 	q = run()
-	if _, err := e.r.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
+	if _, err := e.r.Stop(ctx, dynamic.StopInput{PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "cancelled" {
@@ -194,7 +194,7 @@ func TestTwoPagesRace(t *testing.T) {
 		e := newEnv(t, nil)
 		ctx := as("s1")
 		d := e.define(newPlugin("clock"), clockHost, clientCode)
-		if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+		if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 		q := e.lastRequest()
@@ -217,7 +217,7 @@ func TestTwoPagesRace(t *testing.T) {
 		if acc := (page{e}).answer(q, Resolution{OK: true, PluginRunID: starter.PluginRunID, Token: starter.Token}); !acc.Accepted {
 			t.Fatalf("round %d: the starter's success was refused: %s", i, acc.Message)
 		}
-		if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != decl.RunRunning {
+		if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != dynamic.RunRunning {
 			t.Fatalf("round %d: %+v", i, p.Latest)
 		}
 	}
@@ -228,7 +228,7 @@ func TestStarterFailureRetracts(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	q := e.lastRequest()
@@ -237,7 +237,7 @@ func TestStarterFailureRetracts(t *testing.T) {
 		t.Fatal(acc.Message)
 	}
 	p := e.plugin(d.PluginID)
-	if p.Current != "" || p.Next != "pkg-1" || p.Latest.Status != decl.RunFailed || p.Latest.Error.Phase != decl.PhaseClientApply || p.Latest.Error.Message != "evaluate: boom" {
+	if p.Current != "" || p.Next != "pkg-1" || p.Latest.Status != dynamic.RunFailed || p.Latest.Error.Phase != dynamic.PhaseClientApply || p.Latest.Error.Message != "evaluate: boom" {
 		t.Fatalf("after failure: %+v %+v", p, p.Latest)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev[len(ev)-2:], []string{"retract clock-1/pkg-1 run-1", "resolved approval-1 failed"}) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -38,7 +38,7 @@ func TestReviewPackageBase(t *testing.T) {
 		t.Fatalf("a first Package (-want +got):\n%s", diff)
 	}
 
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	pg.approve(t, e.lastRequest(), false)
@@ -58,7 +58,7 @@ func TestReviewPackageBase(t *testing.T) {
 	}
 
 	// Approving the update to pkg-2 makes it the base of pkg-3, not of itself.
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: "clock-1", PackageID: "pkg-2", Mode: decl.ModeUpdate}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: "clock-1", PackageID: "pkg-2", Mode: dynamic.ModeUpdate}); err != nil {
 		t.Fatal(err)
 	}
 	pg.approve(t, e.lastRequest(), false)

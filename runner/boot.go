@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // BootRestart reports whether the runner restarted Plugin id at boot (Options.RestartAtBoot),
@@ -13,7 +13,7 @@ import (
 // awaiting-approval), or why it failed. A run starting or awaiting approval waits for a
 // page as a run request, which PendingRequests lists with its ticket (New announced it
 // before anything but the kit's listeners could hear it).
-func (r *Runner) BootRestart(id string) (decl.BootRestart, bool) {
+func (r *Runner) BootRestart(id string) (dynamic.BootRestart, bool) {
 	r.msgMu.Lock()
 	defer r.msgMu.Unlock()
 	b, ok := r.restarts[id]
@@ -68,8 +68,8 @@ func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
 		return nil
 	}
 	a := p.Latest
-	live := a != nil && (a.Status == decl.RunRunning || a.Status == decl.RunWaiting)
-	lost := a != nil && (a.Status == decl.RunAwaitingApproval || a.Status == decl.RunStartingHost || a.Status == decl.RunClientPending)
+	live := a != nil && (a.Status == dynamic.RunRunning || a.Status == dynamic.RunWaiting)
+	lost := a != nil && (a.Status == dynamic.RunAwaitingApproval || a.Status == dynamic.RunStartingHost || a.Status == dynamic.RunClientPending)
 	wasRunning := p.Current != "" && (p.Running || live && a.PackageID == p.Current)
 	c := Change{Running: ptr(false)}
 	if live || lost {
@@ -83,7 +83,7 @@ func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
 		text = fmt.Sprintf("The runtime restarted while the %s of %s/%s (%s) was %s; that start was lost and nothing of it runs. ", a.Mode, p.ID, a.PackageID, a.PluginRunID, a.Status)
 		if !wasRunning {
 			text += fmt.Sprintf("currentPackageId is %s. Call cordis_run again to start it.", orNone(p.Current))
-			r.message(p.Session, decl.MessageSteer, p.ID, text)
+			r.message(p.Session, dynamic.MessageSteer, p.ID, text)
 			return nil
 		}
 	}
@@ -95,7 +95,7 @@ func (r *Runner) bootPlugin(ctx context.Context, p Plugin) error {
 	default:
 		text += r.restartAtBoot(p)
 	}
-	r.message(p.Session, decl.MessageInject, p.ID, text)
+	r.message(p.Session, dynamic.MessageInject, p.ID, text)
 	return nil
 }
 
@@ -106,7 +106,7 @@ func needsBoot(p Plugin) bool {
 		return p.Running
 	}
 	switch p.Latest.Status {
-	case decl.RunRunning, decl.RunWaiting, decl.RunAwaitingApproval, decl.RunStartingHost, decl.RunClientPending:
+	case dynamic.RunRunning, dynamic.RunWaiting, dynamic.RunAwaitingApproval, dynamic.RunStartingHost, dynamic.RunClientPending:
 		return true
 	}
 	return false
@@ -114,18 +114,18 @@ func needsBoot(p Plugin) bool {
 
 // endedByRestart is a's record once the process it ran in has ended: a live run
 // stopped, a start in flight cancelled with a diagnostic that says why.
-func endedByRestart(id string, a *decl.Attempt, lost bool) *decl.Attempt {
+func endedByRestart(id string, a *dynamic.Attempt, lost bool) *dynamic.Attempt {
 	a = cloneAttempt(a)
 	if !lost {
 		markStopped(a, false)
 		return a
 	}
-	a.Status = decl.RunCancelled
-	a.Error = &decl.Diagnostic{Phase: decl.PhaseApproval, Message: "the runtime restarted before this run finished starting (pending requests and starts do not survive a restart)", PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
+	a.Status = dynamic.RunCancelled
+	a.Error = &dynamic.Diagnostic{Phase: dynamic.PhaseApproval, Message: "the runtime restarted before this run finished starting (pending requests and starts do not survive a restart)", PluginID: id, PackageID: a.PackageID, PluginRunID: a.PluginRunID}
 	a.ApprovalRequestID, a.RequiresApproval = "", false
-	for _, h := range []*decl.Half{&a.Host, &a.Client} {
-		if h.Status != decl.HalfAbsent {
-			h.Status = decl.HalfStopped
+	for _, h := range []*dynamic.Half{&a.Host, &a.Client} {
+		if h.Status != dynamic.HalfAbsent {
+			h.Status = dynamic.HalfStopped
 		}
 	}
 	return a
@@ -134,14 +134,14 @@ func endedByRestart(id string, a *decl.Attempt, lost bool) *decl.Attempt {
 // restartAtBoot runs p's current Package again as its owning session and says what
 // happened, for the session's model.
 func (r *Runner) restartAtBoot(p Plugin) string {
-	out, err := r.Run(kit.WithSession(context.Background(), p.Session), decl.RunInput{PluginID: p.ID, PackageID: p.Current, Mode: decl.ModeRun})
-	b := decl.BootRestart{PackageID: p.Current, PluginRunID: out.PluginRunID, Status: out.Status}
+	out, err := r.Run(kit.WithSession(context.Background(), p.Session), dynamic.RunInput{PluginID: p.ID, PackageID: p.Current, Mode: dynamic.ModeRun})
+	b := dynamic.BootRestart{PackageID: p.Current, PluginRunID: out.PluginRunID, Status: out.Status}
 	var text string
 	switch {
 	case err != nil:
-		b.Status, b.Error = decl.StartFailed, err.Error()
+		b.Status, b.Error = dynamic.StartFailed, err.Error()
 		text = fmt.Sprintf("%s was running %s when the runtime stopped; restarting it at boot failed: %v", p.ID, p.Current, err)
-	case out.Status == decl.StartStarting || out.Status == decl.StartAwaitingApproval:
+	case out.Status == dynamic.StartStarting || out.Status == dynamic.StartAwaitingApproval:
 		text = fmt.Sprintf("%s was running %s when the runtime stopped; its restart at boot is run request %s (%s, status %s): it runs once a page of the Cordis panel starts it%s.",
 			p.ID, p.Current, out.ApprovalRequestID, out.PluginRunID, out.Status, approvalNote(out.Status))
 	default:
@@ -149,15 +149,15 @@ func (r *Runner) restartAtBoot(p Plugin) string {
 	}
 	r.msgMu.Lock()
 	if r.restarts == nil {
-		r.restarts = map[string]decl.BootRestart{}
+		r.restarts = map[string]dynamic.BootRestart{}
 	}
 	r.restarts[p.ID] = b
 	r.msgMu.Unlock()
 	return text
 }
 
-func approvalNote(status decl.StartStatus) string {
-	if status == decl.StartAwaitingApproval {
+func approvalNote(status dynamic.StartStatus) string {
+	if status == dynamic.StartAwaitingApproval {
 		return " after the user approves it again (no grant covers it)"
 	}
 	return ""

@@ -2,7 +2,7 @@ package runner
 
 import (
 	"context"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,16 +27,16 @@ func bootStore(t *testing.T) Store {
 			t.Fatal(err)
 		}
 	}
-	running := func(run, pkg string, host, client decl.HalfStatus) Change {
-		return Change{Current: ptr(pkg), Running: ptr(true), Attempt: &decl.Attempt{PluginRunID: run, PackageID: pkg, Mode: decl.ModeRun, Status: decl.RunRunning,
-			Host: decl.Half{Status: host, WaitingFor: []string{}}, Client: decl.Half{Status: client, WaitingFor: []string{}}}}
+	running := func(run, pkg string, host, client dynamic.HalfStatus) Change {
+		return Change{Current: ptr(pkg), Running: ptr(true), Attempt: &dynamic.Attempt{PluginRunID: run, PackageID: pkg, Mode: dynamic.ModeRun, Status: dynamic.RunRunning,
+			Host: dynamic.Half{Status: host, WaitingFor: []string{}}, Client: dynamic.Half{Status: client, WaitingFor: []string{}}}}
 	}
 	changes := map[string]Change{
-		"clock-1": running("run-1", "pkg-1", decl.HalfRunning, decl.HalfAbsent),
-		"web-2":   running("run-2", "pkg-2", decl.HalfRunning, decl.HalfRunning),
-		"page-3":  running("run-3", "pkg-3", decl.HalfAbsent, decl.HalfRunning),
-		"wait-4": {Next: ptr("pkg-4"), Attempt: &decl.Attempt{PluginRunID: "run-4", PackageID: "pkg-4", Mode: decl.ModeRun, Status: decl.RunAwaitingApproval,
-			ApprovalRequestID: "approval-1", RequiresApproval: true, Host: decl.Half{Status: decl.HalfAbsent, WaitingFor: []string{}}, Client: decl.Half{Status: decl.HalfPending, WaitingFor: []string{}}}},
+		"clock-1": running("run-1", "pkg-1", dynamic.HalfRunning, dynamic.HalfAbsent),
+		"web-2":   running("run-2", "pkg-2", dynamic.HalfRunning, dynamic.HalfRunning),
+		"page-3":  running("run-3", "pkg-3", dynamic.HalfAbsent, dynamic.HalfRunning),
+		"wait-4": {Next: ptr("pkg-4"), Attempt: &dynamic.Attempt{PluginRunID: "run-4", PackageID: "pkg-4", Mode: dynamic.ModeRun, Status: dynamic.RunAwaitingApproval,
+			ApprovalRequestID: "approval-1", RequiresApproval: true, Host: dynamic.Half{Status: dynamic.HalfAbsent, WaitingFor: []string{}}, Client: dynamic.Half{Status: dynamic.HalfPending, WaitingFor: []string{}}}},
 	}
 	for id, c := range changes {
 		if _, err := s.Update(ctx, id, c); err != nil {
@@ -65,7 +65,7 @@ func TestBootWithoutRestart(t *testing.T) {
 	e := newEnv(t, &Options{Store: bootStore(t)})
 	for _, id := range []string{"clock-1", "web-2", "page-3"} {
 		p := e.plugin(id)
-		if p.Running || p.Latest.Status != decl.RunStopped || e.r.activeRun(id) != nil {
+		if p.Running || p.Latest.Status != dynamic.RunStopped || e.r.activeRun(id) != nil {
 			t.Errorf("%s after boot: running %v, status %s, live %v; want it stopped", id, p.Running, p.Latest.Status, e.r.activeRun(id))
 		}
 		if _, ok := e.r.BootRestart(id); ok {
@@ -73,7 +73,7 @@ func TestBootWithoutRestart(t *testing.T) {
 		}
 	}
 	w := e.plugin("wait-4").Latest
-	if w.Status != decl.RunCancelled || w.Client.Status != decl.HalfStopped || w.Error == nil || w.ApprovalRequestID != "" ||
+	if w.Status != dynamic.RunCancelled || w.Client.Status != dynamic.HalfStopped || w.Error == nil || w.ApprovalRequestID != "" ||
 		w.Error.Message != "the runtime restarted before this run finished starting (pending requests and starts do not survive a restart)" {
 		t.Errorf("wait-4's lost request after boot: %+v %+v", w, w.Error)
 	}
@@ -98,7 +98,7 @@ func TestBootWithoutRestart(t *testing.T) {
 
 func TestBootRestart(t *testing.T) {
 	e := newEnv(t, &Options{Store: bootStore(t), RestartAtBoot: true})
-	for id, want := range map[string]decl.BootRestart{
+	for id, want := range map[string]dynamic.BootRestart{
 		"clock-1": {PackageID: "pkg-1", PluginRunID: "run-5", Status: "running"},
 		"web-2":   {PackageID: "pkg-2", PluginRunID: "run-6", Status: "starting"},
 		"page-3":  {PackageID: "pkg-3", PluginRunID: "run-7", Status: "awaiting-approval"},
@@ -137,7 +137,7 @@ func TestRunningFlag(t *testing.T) {
 	d := e.define(newPlugin("clock"), idleHost, "")
 	run := func() {
 		t.Helper()
-		if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+		if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +145,7 @@ func TestRunningFlag(t *testing.T) {
 	if !e.plugin("clock-1").Running {
 		t.Fatal("Running is false after a run committed")
 	}
-	if _, err := e.r.Stop(as("s1"), decl.StopInput{PluginID: "clock-1"}); err != nil {
+	if _, err := e.r.Stop(as("s1"), dynamic.StopInput{PluginID: "clock-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if e.plugin("clock-1").Running {

@@ -4,16 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
 )
 
 // defineWith defines a client-only Package with purpose for session, on a new Plugin.
-func (e *env) defineWith(session, purpose string) decl.DefineOutput {
+func (e *env) defineWith(session, purpose string) dynamic.DefineOutput {
 	e.t.Helper()
-	d, err := e.r.Define(as(session), decl.DefineInput{Plugin: newPlugin("page"), Name: "Page", Purpose: purpose, Code: decl.Code{Client: ptr(clientCode)}})
+	d, err := e.r.Define(as(session), dynamic.DefineInput{Plugin: newPlugin("page"), Name: "Page", Purpose: purpose, Code: dynamic.Code{Client: ptr(clientCode)}})
 	if err != nil {
 		e.t.Fatalf("define for %s: %v", session, err)
 	}
@@ -68,7 +68,7 @@ func TestInventoryPageOneSessionCannotCrowdOutAnother(t *testing.T) {
 		e.defineWith("A", purpose)
 	}
 	pending := e.defineWith("A", purpose)
-	if _, err := e.r.Run(as("A"), decl.RunInput{PluginID: pending.PluginID, PackageID: pending.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(as("A"), dynamic.RunInput{PluginID: pending.PluginID, PackageID: pending.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	for range flood/2 - 1 {
@@ -163,8 +163,8 @@ func TestInventoryPageCompactRows(t *testing.T) {
 		}
 	}
 	huge := strings.Repeat("é", 50_000) // a diagnostic of 100,000 bytes
-	if _, err := s.Update(ctx, "page-1", Change{Current: ptr("pkg-3"), Next: ptr("pkg-7"), Grant: "pkg-3", Attempt: &decl.Attempt{PluginRunID: "run-1", PackageID: "pkg-7", Mode: decl.ModeUpdate,
-		Status: decl.RunFailed, Host: decl.Half{Status: decl.HalfAbsent}, Client: decl.Half{Status: decl.HalfFailed, Error: huge}, Error: &decl.Diagnostic{Phase: decl.PhaseClientApply, Message: huge, Stack: huge}}}); err != nil {
+	if _, err := s.Update(ctx, "page-1", Change{Current: ptr("pkg-3"), Next: ptr("pkg-7"), Grant: "pkg-3", Attempt: &dynamic.Attempt{PluginRunID: "run-1", PackageID: "pkg-7", Mode: dynamic.ModeUpdate,
+		Status: dynamic.RunFailed, Host: dynamic.Half{Status: dynamic.HalfAbsent}, Client: dynamic.Half{Status: dynamic.HalfFailed, Error: huge}, Error: &dynamic.Diagnostic{Phase: dynamic.PhaseClientApply, Message: huge, Stack: huge}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"pkg-2", "pkg-9"} {
@@ -220,7 +220,7 @@ func TestInventoryPageUnderTheRedTeamsFlood(t *testing.T) {
 		session := fmt.Sprintf("mcp-%d", s)
 		for range 15 {
 			d := e.defineWith(session, purpose)
-			if _, err := e.r.Run(as(session), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+			if _, err := e.r.Run(as(session), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 				t.Fatal(err)
 			}
 		}

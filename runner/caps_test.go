@@ -3,23 +3,23 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"strings"
 	"sync"
 	"testing"
 )
 
 // defineAs defines a Package for session on ref (host-only unless client is set).
-func (e *env) defineAs(session string, ref decl.Target, client string) (decl.DefineOutput, error) {
-	in := decl.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time.", Code: decl.Code{Host: ptr(idleHost)}}
+func (e *env) defineAs(session string, ref dynamic.Target, client string) (dynamic.DefineOutput, error) {
+	in := dynamic.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time.", Code: dynamic.Code{Host: ptr(idleHost)}}
 	if client != "" {
-		in.Code = decl.Code{Client: ptr(client)}
+		in.Code = dynamic.Code{Client: ptr(client)}
 	}
 	return e.r.Define(as(session), in)
 }
 
 // mustDefineAs is defineAs that fails the test on error.
-func (e *env) mustDefineAs(session string, ref decl.Target, client string) decl.DefineOutput {
+func (e *env) mustDefineAs(session string, ref dynamic.Target, client string) dynamic.DefineOutput {
 	e.t.Helper()
 	d, err := e.defineAs(session, ref, client)
 	if err != nil {
@@ -78,7 +78,7 @@ func TestPluginsPerSessionCap(t *testing.T) {
 		e.mustDefineAs("B", newPlugin("clock"), "")
 	}
 	e.mustDefineAs("A", existing(ids[0]), "") // a Package on a Plugin A holds
-	if _, err := e.r.Undefine(as("A"), decl.UndefineInput{PluginID: ids[1]}); err != nil {
+	if _, err := e.r.Undefine(as("A"), dynamic.UndefineInput{PluginID: ids[1]}); err != nil {
 		t.Fatal(err)
 	}
 	e.mustDefineAs("A", newPlugin("clock"), "")
@@ -107,7 +107,7 @@ func TestPackagesPerSessionCap(t *testing.T) {
 	for range 3 {
 		e.mustDefineAs("B", existing(c.PluginID), "")
 	}
-	if _, err := e.r.Undefine(as("A"), decl.UndefineInput{PluginID: a.PluginID}); err != nil {
+	if _, err := e.r.Undefine(as("A"), dynamic.UndefineInput{PluginID: a.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	e.mustDefineAs("A", existing(b.PluginID), "")
@@ -139,7 +139,7 @@ func TestCapsHoldUnderConcurrentDefines(t *testing.T) {
 	var mu sync.Mutex
 	ok, limited := map[string]int{}, map[string]int{}
 	var other []error
-	try := func(session string, ref decl.Target) {
+	try := func(session string, ref dynamic.Target) {
 		defer wg.Done()
 		_, err := e.defineAs(session, ref, "")
 		mu.Lock()
@@ -190,15 +190,15 @@ func pendingCapText(n int) string {
 // room.
 func TestPendingRequestsPerSessionCap(t *testing.T) {
 	e := newEnv(t, &Options{MaxPendingRequestsPerSession: 2})
-	var ds []decl.DefineOutput
+	var ds []dynamic.DefineOutput
 	for range 4 {
 		ds = append(ds, e.mustDefineAs("A", newPlugin("page"), clientCode))
 	}
-	run := func(session string, d decl.DefineOutput) (decl.RunOutput, error) {
-		return e.r.Run(as(session), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	run := func(session string, d dynamic.DefineOutput) (dynamic.RunOutput, error) {
+		return e.r.Run(as(session), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	}
 	for _, d := range ds[:2] {
-		if out, err := run("A", d); err != nil || out.Status != decl.StartAwaitingApproval {
+		if out, err := run("A", d); err != nil || out.Status != dynamic.StartAwaitingApproval {
 			t.Fatalf("A's run of %s = %+v, %v", d.PluginID, out, err)
 		}
 	}
@@ -208,20 +208,20 @@ func TestPendingRequestsPerSessionCap(t *testing.T) {
 		t.Fatalf("the refused run left %+v on the Plugin", p)
 	}
 	b := e.mustDefineAs("B", newPlugin("page"), clientCode)
-	if out, err := run("B", b); err != nil || out.Status != decl.StartAwaitingApproval {
+	if out, err := run("B", b); err != nil || out.Status != dynamic.StartAwaitingApproval {
 		t.Fatalf("B's run while A is at its cap = %+v, %v", out, err)
 	}
 	// A person runs A's fourth Plugin from the panel: a gesture, not a model's request.
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "A", PluginID: ds[3].PluginID, PackageID: ds[3].PackageID, Mode: decl.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "A", PluginID: ds[3].PluginID, PackageID: ds[3].PackageID, Mode: dynamic.ModeRun})
 	if !h.OK {
 		t.Fatalf("a direct run from the panel at the cap = %+v", h)
 	}
 	_, err = run("A", ds[2])
 	refusedAt(t, "A's request after the direct run", err, pendingCapText(2))
-	if _, err := e.r.Stop(as("A"), decl.StopInput{PluginID: ds[0].PluginID}); err != nil {
+	if _, err := e.r.Stop(as("A"), dynamic.StopInput{PluginID: ds[0].PluginID}); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := run("A", ds[2]); err != nil || out.Status != decl.StartAwaitingApproval {
+	if out, err := run("A", ds[2]); err != nil || out.Status != dynamic.StartAwaitingApproval {
 		t.Fatalf("A's run after a stop made room = %+v, %v", out, err)
 	}
 }
@@ -231,7 +231,7 @@ func TestPendingRequestsPerSessionCap(t *testing.T) {
 func TestPendingRequestsCapUnderConcurrentRuns(t *testing.T) {
 	const capN, tries = 3, 12
 	e := newEnv(t, &Options{MaxPendingRequestsPerSession: capN})
-	var ds []decl.DefineOutput
+	var ds []dynamic.DefineOutput
 	for range tries {
 		ds = append(ds, e.mustDefineAs("A", newPlugin("page"), clientCode))
 	}
@@ -243,7 +243,7 @@ func TestPendingRequestsCapUnderConcurrentRuns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := e.r.Run(as("A"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+			_, err := e.r.Run(as("A"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -291,18 +291,18 @@ func TestRestoredPastALoweredCapStay(t *testing.T) {
 	}
 	_, err = e.defineAs("A", newPlugin("clock"), "")
 	refusedAt(t, "a new Plugin past the lowered cap", err, pluginsCapText(5))
-	if out, err := e.r.Run(as("A"), decl.RunInput{PluginID: "clock-5", PackageID: "pkg-5", Mode: decl.ModeRun}); err != nil || out.Status != "running" {
+	if out, err := e.r.Run(as("A"), dynamic.RunInput{PluginID: "clock-5", PackageID: "pkg-5", Mode: dynamic.ModeRun}); err != nil || out.Status != "running" {
 		t.Fatalf("running a Plugin held past the cap = %+v, %v", out, err)
 	}
 	e.mustDefineAs("A", existing("clock-5"), "")
 	for _, id := range []string{"clock-1", "clock-2"} {
-		if _, err := e.r.Undefine(as("A"), decl.UndefineInput{PluginID: id}); err != nil {
+		if _, err := e.r.Undefine(as("A"), dynamic.UndefineInput{PluginID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	_, err = e.defineAs("A", newPlugin("clock"), "")
 	refusedAt(t, "a new Plugin at the cap", err, pluginsCapText(3))
-	if _, err := e.r.Undefine(as("A"), decl.UndefineInput{PluginID: "clock-3"}); err != nil {
+	if _, err := e.r.Undefine(as("A"), dynamic.UndefineInput{PluginID: "clock-3"}); err != nil {
 		t.Fatal(err)
 	}
 	e.mustDefineAs("A", newPlugin("clock"), "")
@@ -318,19 +318,19 @@ func TestBootRestartPastTheRequestCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		id, pkg := fmt.Sprintf("page-%d", i), fmt.Sprintf("pkg-%d", i)
-		if _, err := s.Update(ctx, id, Change{Current: ptr(pkg), Running: ptr(true), Attempt: &decl.Attempt{PluginRunID: fmt.Sprintf("run-%d", i), PackageID: pkg, Mode: decl.ModeRun,
-			Status: decl.RunRunning, Host: decl.Half{Status: decl.HalfAbsent, WaitingFor: []string{}}, Client: decl.Half{Status: decl.HalfRunning, WaitingFor: []string{}}}}); err != nil {
+		if _, err := s.Update(ctx, id, Change{Current: ptr(pkg), Running: ptr(true), Attempt: &dynamic.Attempt{PluginRunID: fmt.Sprintf("run-%d", i), PackageID: pkg, Mode: dynamic.ModeRun,
+			Status: dynamic.RunRunning, Host: dynamic.Half{Status: dynamic.HalfAbsent, WaitingFor: []string{}}, Client: dynamic.Half{Status: dynamic.HalfRunning, WaitingFor: []string{}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e := newEnv(t, &Options{Store: s, RestartAtBoot: true, MaxPendingRequestsPerSession: 2})
-	for i, want := range []decl.StartStatus{decl.StartAwaitingApproval, decl.StartAwaitingApproval, decl.StartFailed} {
+	for i, want := range []dynamic.StartStatus{dynamic.StartAwaitingApproval, dynamic.StartAwaitingApproval, dynamic.StartFailed} {
 		id := fmt.Sprintf("page-%d", i+1)
 		b, ok := e.r.BootRestart(id)
 		if !ok || b.Status != want {
 			t.Fatalf("%s's restart at boot = %+v, %v; want status %s", id, b, ok, want)
 		}
-		if want == decl.StartFailed && b.Error != pendingCapText(2) {
+		if want == dynamic.StartFailed && b.Error != pendingCapText(2) {
 			t.Fatalf("%s's restart failed with %q; want the cap's refusal", id, b.Error)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/runner/sqlstore"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -182,13 +182,13 @@ func TestLoweredCapKeepsTheRestoredPlugins(t *testing.T) {
 		})
 		return r
 	}
-	define := func(r *runner.Runner, ref decl.Target) (decl.DefineOutput, error) {
+	define := func(r *runner.Runner, ref dynamic.Target) (dynamic.DefineOutput, error) {
 		host := "return (ctx) => {}"
-		return r.Define(ctx, decl.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time.", Code: decl.Code{Host: &host}})
+		return r.Define(ctx, dynamic.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time.", Code: dynamic.Code{Host: &host}})
 	}
 	first := boot(&runner.Options{})
 	for range 5 {
-		if _, err := define(first, decl.Target{Kind: "new", IDPrefix: "clock"}); err != nil {
+		if _, err := define(first, dynamic.Target{Kind: "new", IDPrefix: "clock"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -200,26 +200,26 @@ func TestLoweredCapKeepsTheRestoredPlugins(t *testing.T) {
 	}
 
 	r := boot(&runner.Options{MaxPluginsPerSession: 3})
-	self, err := r.InspectSelf(ctx, decl.InspectSelfInput{})
+	self, err := r.InspectSelf(ctx, dynamic.InspectSelfInput{})
 	if err != nil || len(*self.Plugins) != 5 || !(*self.Plugins)[4].Restored {
 		t.Fatalf("after the restart alice lists %+v (%v); want the 5 restored", self.Plugins, err)
 	}
-	_, err = define(r, decl.Target{Kind: "new", IDPrefix: "clock"})
+	_, err = define(r, dynamic.Target{Kind: "new", IDPrefix: "clock"})
 	if runner.ReasonOf(err) != runner.ReasonLimit || !strings.Contains(err.Error(), "this session holds 5 Plugins, the most it may hold (runner.Options.MaxPluginsPerSession)") {
 		t.Fatalf("a new Plugin past the lowered cap: %v", err)
 	}
-	if out, err := r.Run(ctx, decl.RunInput{PluginID: "clock-5", PackageID: "pkg-5", Mode: decl.ModeRun}); err != nil || out.Status != "running" {
+	if out, err := r.Run(ctx, dynamic.RunInput{PluginID: "clock-5", PackageID: "pkg-5", Mode: dynamic.ModeRun}); err != nil || out.Status != "running" {
 		t.Fatalf("running a restored Plugin past the cap = %+v, %v", out, err)
 	}
-	if _, err := define(r, decl.Target{Kind: "existing", PluginID: "clock-4"}); err != nil {
+	if _, err := define(r, dynamic.Target{Kind: "existing", PluginID: "clock-4"}); err != nil {
 		t.Fatalf("a Package on a restored Plugin past the Plugin cap: %v", err)
 	}
 	for _, id := range []string{"clock-1", "clock-2", "clock-3"} {
-		if _, err := r.Undefine(ctx, decl.UndefineInput{PluginID: id}); err != nil {
+		if _, err := r.Undefine(ctx, dynamic.UndefineInput{PluginID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if d, err := define(r, decl.Target{Kind: "new", IDPrefix: "clock"}); err != nil || d.PluginID != "clock-6" {
+	if d, err := define(r, dynamic.Target{Kind: "new", IDPrefix: "clock"}); err != nil || d.PluginID != "clock-6" {
 		t.Fatalf("a new Plugin once under the cap: %+v, %v", d, err)
 	}
 }

@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"testing"
 	"time"
@@ -51,7 +51,7 @@ func TestApprovalExpiresAtTheDeadline(t *testing.T) {
 	disconnect := e.r.Connect("s1")
 	defer disconnect()
 
-	if out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil || out.Status != "awaiting-approval" {
+	if out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
 	clock.Advance(DefaultApprovalTimeout - time.Nanosecond)
@@ -74,7 +74,7 @@ func TestApprovalExpiresAtTheDeadline(t *testing.T) {
 
 	// Approved a minute before its deadline: the approval deadline is gone, and the page
 	// has ClientTimeout from then on.
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(DefaultApprovalTimeout - time.Minute)

@@ -2,7 +2,7 @@ package runner
 
 import (
 	"context"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"sync"
 	"testing"
 )
@@ -35,21 +35,21 @@ func TestHostOnlyRunCommitsInOneWrite(t *testing.T) {
 	e := newEnv(t, &Options{Store: store})
 	d := e.define(newPlugin("clock"), `return { name: 'clock', apply(ctx) {} }`, "")
 	before := store.count()
-	out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	if n := store.count() - before; n != 2 {
 		t.Errorf("a host-only run made %d Store updates, want 2 (the attempt, then the commit with the started half)", n)
 	}
-	if out.Status != decl.StartRunning || out.Host.Status != decl.HalfRunning {
+	if out.Status != dynamic.StartRunning || out.Host.Status != dynamic.HalfRunning {
 		t.Errorf("Run answered status %q, host %q; want running, running", out.Status, out.Host.Status)
 	}
 	p := e.plugin(d.PluginID)
 	if p.Current != d.PackageID || p.Next != "" || !p.Running {
 		t.Errorf("stored pointers current=%q next=%q running=%v; want %s, \"\", true", p.Current, p.Next, p.Running, d.PackageID)
 	}
-	if a := p.Latest; a == nil || a.Status != decl.RunRunning || a.Host.Status != decl.HalfRunning || a.PackageID != d.PackageID {
+	if a := p.Latest; a == nil || a.Status != dynamic.RunRunning || a.Host.Status != dynamic.HalfRunning || a.PackageID != d.PackageID {
 		t.Errorf("stored latest attempt %+v; want %s running with its host half running", a, d.PackageID)
 	}
 	e.r.mu.Lock()

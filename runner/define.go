@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // isPrefix reports whether s is a Plugin id prefix: 3–6 lowercase English letters.
@@ -16,29 +16,29 @@ func isPrefix(s string) bool {
 // Define records a new immutable Package, on a new Plugin or an existing one of the
 // calling session, and runs nothing: a running Plugin keeps running its old Package. The
 // first failing check refuses the define; nothing is recorded and no id is consumed.
-func (r *Runner) Define(ctx context.Context, in decl.DefineInput) (decl.DefineOutput, error) {
+func (r *Runner) Define(ctx context.Context, in dynamic.DefineInput) (dynamic.DefineOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return decl.DefineOutput{}, err
+		return dynamic.DefineOutput{}, err
 	}
 	d, err := r.checkDefine(in)
 	if err != nil {
-		return decl.DefineOutput{}, err
+		return dynamic.DefineOutput{}, err
 	}
 	d.Session = session
 	if err := r.lock(); err != nil {
-		return decl.DefineOutput{}, err
+		return dynamic.DefineOutput{}, err
 	}
 	p, k, err := r.defineWithinCaps(ctx, d)
 	r.mu.Unlock()
 	if errors.Is(err, ErrNotFound) {
-		return decl.DefineOutput{}, missing(in.Plugin.PluginID)
+		return dynamic.DefineOutput{}, missing(in.Plugin.PluginID)
 	}
 	if err != nil {
-		return decl.DefineOutput{}, err
+		return dynamic.DefineOutput{}, err
 	}
 	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{Session: session, PluginID: p.ID, PackageID: k.ID, Change: Defined})
-	return decl.DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
+	return dynamic.DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
 }
 
 // defineWithinCaps records d unless its session already holds
@@ -79,7 +79,7 @@ func (r *Runner) admitDefine(ctx context.Context, d Definition) error {
 
 // checkDefine runs define's checks in the order of docs/dynamic-plugins.md,
 // "cordis_define", and returns the Definition.
-func (r *Runner) checkDefine(in decl.DefineInput) (Definition, error) {
+func (r *Runner) checkDefine(in dynamic.DefineInput) (Definition, error) {
 	d := Definition{Name: strings.TrimSpace(in.Name), Purpose: strings.TrimSpace(in.Purpose)}
 	switch {
 	case d.Name == "":
@@ -112,12 +112,12 @@ func (r *Runner) checkDefine(in decl.DefineInput) (Definition, error) {
 		*h.dst = *h.code
 	}
 	switch in.Plugin.Kind {
-	case decl.TargetNew:
+	case dynamic.TargetNew:
 		d.Prefix = strings.TrimSpace(in.Plugin.IDPrefix)
 		if !isPrefix(d.Prefix) {
 			return d, refuse(ReasonInvalid, `cordis_define: plugin.idPrefix must be 3–6 lowercase English letters, such as "clock" (the Plugin's id becomes clock-N); got %q`, in.Plugin.IDPrefix)
 		}
-	case decl.TargetExisting:
+	case dynamic.TargetExisting:
 		d.PluginID = strings.TrimSpace(in.Plugin.PluginID)
 		if d.PluginID == "" {
 			return d, refuse(ReasonInvalid, `cordis_define: plugin kind "existing" needs pluginId, the Plugin to add this Package to, such as "clock-1" (cordis_inspect_self lists yours); for a new Plugin pass plugin:{kind:"new", idPrefix}`)

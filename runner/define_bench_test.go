@@ -9,8 +9,8 @@ import (
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // BenchmarkDefineRun measures Define + Run of the anchors' plugin body as a host half
@@ -38,15 +38,15 @@ func BenchmarkDefineRun(b *testing.B) {
 	b.Run("define+run", func(b *testing.B) {
 		for b.Loop() {
 			code := next()
-			d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "The anchors' body.", Code: decl.Code{Host: &code}})
+			d, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "The anchors' body.", Code: dynamic.Code{Host: &code}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+			if _, err := r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			if _, err := r.Undefine(ctx, decl.UndefineInput{PluginID: d.PluginID}); err != nil {
+			if _, err := r.Undefine(ctx, dynamic.UndefineInput{PluginID: d.PluginID}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

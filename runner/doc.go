@@ -160,7 +160,7 @@
 //
 // # The seven tools
 //
-// New registers the model's tools (declared in runner/decl, schemas and docs generated in
+// New registers the model's tools (declared in tooldecl/dynamic, schemas and docs generated in
 // the core tier) as effects of its child plugin "cordis-runner/tools": cordis_inspect_list,
 // cordis_inspect_query, cordis_inspect_self, cordis_define, cordis_run, cordis_stop and
 // cordis_undefine (Tools returns them for a runtime that serves them another way). A call

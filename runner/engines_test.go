@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"testing"
 )
 
@@ -12,11 +12,11 @@ func TestHostHalvesRunInTheirSessionsEngine(t *testing.T) {
 	e := newEnv(t, nil)
 	start := func(session, prefix string) string {
 		t.Helper()
-		d, err := e.r.Define(as(session), decl.DefineInput{Plugin: newPlugin(prefix), Name: prefix, Purpose: "Engines.", Code: decl.Code{Host: ptr(`return { name: '` + prefix + `', apply(ctx) {} }`)}})
+		d, err := e.r.Define(as(session), dynamic.DefineInput{Plugin: newPlugin(prefix), Name: prefix, Purpose: "Engines.", Code: dynamic.Code{Host: ptr(`return { name: '` + prefix + `', apply(ctx) {} }`)}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, err := e.r.Run(as(session), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil || out.Status != "running" {
+		if out, err := e.r.Run(as(session), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil || out.Status != "running" {
 			t.Fatalf("%s runs %s: %+v %v", session, d.PluginID, out, err)
 		}
 		return d.PluginID
@@ -30,7 +30,7 @@ func TestHostHalvesRunInTheirSessionsEngine(t *testing.T) {
 		session, id string
 		want        int
 	}{{"alice", a1, 2}, {"alice", a2, 1}, {"bob", b, 0}} {
-		if _, err := e.r.Stop(as(s.session), decl.StopInput{PluginID: s.id}); err != nil {
+		if _, err := e.r.Stop(as(s.session), dynamic.StopInput{PluginID: s.id}); err != nil {
 			t.Fatalf("%s stops %s: %v", s.session, s.id, err)
 		}
 		if got := engines(); got != s.want {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // RequestRun announces a model-driven run of a gated Package (one with a client half, or
@@ -20,7 +20,7 @@ type RequestRunEvent struct {
 	Session          string // the owning session
 	PluginID         string
 	PackageID        string
-	Mode             decl.Mode
+	Mode             dynamic.Mode
 	Name             string
 	Purpose          string
 	RequiresApproval bool
@@ -135,7 +135,7 @@ var ModelMessage = kit.NewEvent[ModelMessageEvent]("cordis/model-message")
 // ModelMessageEvent is the payload of ModelMessage.
 type ModelMessageEvent struct {
 	Session  string
-	Kind     decl.MessageKind
+	Kind     dynamic.MessageKind
 	PluginID string
 	Text     string
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Go code of the runtime defines a Plugin for a session, runs it, and calls a handler of
@@ -28,16 +28,16 @@ func ExampleRunner_Invoke() {
 
 	ctx := kit.WithSession(context.Background(), "alice")
 	host := `return (ctx) => { harness.handle('greet', (args) => ({ greeting: 'hello, ' + args.name })) }`
-	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: decl.TargetNew, IDPrefix: "greet"},
-		Name: "Greeter", Purpose: "Greets people by name.", Code: decl.Code{Host: &host}})
+	d, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: dynamic.TargetNew, IDPrefix: "greet"},
+		Name: "Greeter", Purpose: "Greets people by name.", Code: dynamic.Code{Host: &host}})
 	if err != nil {
 		panic(err)
 	}
-	run, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	run, err := r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(run.Status == decl.StartRunning)
+	fmt.Println(run.Status == dynamic.StartRunning)
 
 	out, err := r.Invoke(ctx, &runner.InvokeParams{PluginID: d.PluginID, Method: "greet", Args: map[string]string{"name": "Grace"}})
 	fmt.Println(string(out), err)

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // env is a runner under test with a recorder of its events and messages.
@@ -130,9 +130,9 @@ func (e *env) takeMessages() []ModelMessageEvent {
 func as(session string) context.Context { return kit.WithSession(context.Background(), session) }
 
 // define defines a Package for session s1 and fails the test on error.
-func (e *env) define(ref decl.Target, host, client string) decl.DefineOutput {
+func (e *env) define(ref dynamic.Target, host, client string) dynamic.DefineOutput {
 	e.t.Helper()
-	in := decl.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time."}
+	in := dynamic.DefineInput{Plugin: ref, Name: "Clock", Purpose: "Shows the time."}
 	if host != "" {
 		in.Code.Host = ptr(host)
 	}
@@ -146,8 +146,8 @@ func (e *env) define(ref decl.Target, host, client string) decl.DefineOutput {
 	return out
 }
 
-func newPlugin(prefix string) decl.Target { return decl.Target{Kind: "new", IDPrefix: prefix} }
-func existing(id string) decl.Target      { return decl.Target{Kind: "existing", PluginID: id} }
+func newPlugin(prefix string) dynamic.Target { return dynamic.Target{Kind: "new", IDPrefix: prefix} }
+func existing(id string) dynamic.Target      { return dynamic.Target{Kind: "existing", PluginID: id} }
 
 func (e *env) plugin(id string) Plugin {
 	e.t.Helper()
@@ -219,17 +219,17 @@ func (f *fakeRun) Invoke(_ context.Context, m string, a json.RawMessage) (json.R
 
 // inspectPlugin is cordis_inspect_self {pluginId} for ctx's session: the Plugin's summary
 // with its Packages.
-func (e *env) inspectPlugin(ctx context.Context, id string) (decl.PluginSummary, error) {
-	out, err := e.r.InspectSelf(ctx, decl.InspectSelfInput{PluginID: id})
+func (e *env) inspectPlugin(ctx context.Context, id string) (dynamic.PluginSummary, error) {
+	out, err := e.r.InspectSelf(ctx, dynamic.InspectSelfInput{PluginID: id})
 	if err != nil {
-		return decl.PluginSummary{}, err
+		return dynamic.PluginSummary{}, err
 	}
 	return *out.Plugin, nil
 }
 
 // listPlugins is cordis_inspect_self {} for ctx's session: its Plugins' summaries.
-func listPlugins(r *Runner, ctx context.Context) ([]decl.PluginSummary, error) {
-	out, err := r.InspectSelf(ctx, decl.InspectSelfInput{})
+func listPlugins(r *Runner, ctx context.Context) ([]dynamic.PluginSummary, error) {
+	out, err := r.InspectSelf(ctx, dynamic.InspectSelfInput{})
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +15,7 @@ func startBlocked(t *testing.T, e *env, h *fakeHost, pluginID, pkg string) chan 
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.r.Run(as("s1"), decl.RunInput{PluginID: pluginID, PackageID: pkg, Mode: decl.ModeRun})
+		_, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: pluginID, PackageID: pkg, Mode: dynamic.ModeRun})
 		done <- err
 	}()
 	<-h.entered
@@ -30,13 +30,13 @@ func TestStopDuringStart(t *testing.T) {
 		done := startBlocked(t, e, h, d.PluginID, d.PackageID)
 		var err error
 		if remove {
-			var u decl.UndefineOutput
-			u, err = e.r.Undefine(as("s1"), decl.UndefineInput{PluginID: d.PluginID})
+			var u dynamic.UndefineOutput
+			u, err = e.r.Undefine(as("s1"), dynamic.UndefineInput{PluginID: d.PluginID})
 			if u.WasRunning {
 				t.Error("undefine during start: wasRunning true, but nothing had started")
 			}
 		} else {
-			_, err = e.r.Stop(as("s1"), decl.StopInput{PluginID: d.PluginID})
+			_, err = e.r.Stop(as("s1"), dynamic.StopInput{PluginID: d.PluginID})
 		}
 		if err != nil {
 			t.Fatalf("remove=%v: %v", remove, err)
@@ -67,7 +67,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 	d := e.define(newPlugin("clock"), "return () => {}", "")
 	d2 := e.define(existing(d.PluginID), "return () => {}", "")
 	done := startBlocked(t, e, h, d.PluginID, d.PackageID)
-	res := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeRun})
+	res := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeRun})
 	if res.OK || res.Reason != ReasonTransitionInFlight || !strings.HasPrefix(res.Message, "clock-1 is already starting pkg-1 (run-1)") {
 		t.Fatalf("conflicting start = %+v", res)
 	}
@@ -76,7 +76,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 	}
 	attach := make(chan HostHalfResult, 1)
 	go func() {
-		attach <- e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+		attach <- e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	}()
 	close(h.gate)
 	if err := <-done; err != nil {
@@ -95,7 +95,7 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 func TestApproveHostHalves(t *testing.T) {
 	e := newEnv(t, &Options{ApproveHostHalves: true})
 	d := e.define(newPlugin("clock"), clockHost, "")
-	out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("Run = %+v, %v", out, err)
 	}
@@ -106,14 +106,14 @@ func TestApproveHostHalves(t *testing.T) {
 	if h := (page{e}).start(q, false); !h.OK || !h.StartedHere {
 		t.Fatalf("approve = %+v", h)
 	}
-	if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != decl.RunRunning {
+	if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != dynamic.RunRunning {
 		t.Fatalf("after approval: %+v", p.Latest)
 	}
 	if ev := e.takeEvents(); ev[len(ev)-1] != "resolved approval-1 approved" {
 		t.Fatalf("events = %v", ev)
 	}
 	// Granted now: a restart runs inside the call.
-	if out, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil || out.Status != "running" {
+	if out, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil || out.Status != "running" {
 		t.Fatalf("granted restart = %+v, %v", out, err)
 	}
 }
@@ -122,11 +122,11 @@ func TestApproveHostHalves(t *testing.T) {
 func TestDirectRunSettle(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if !h.OK || !h.StartedHere || h.Token == "" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}
-	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight {
+	if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight {
 		t.Fatalf("model run while a page loads it = %v", err)
 	}
 	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{Session: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: "guess"}}); acc.Accepted {
@@ -139,7 +139,7 @@ func TestDirectRunSettle(t *testing.T) {
 		t.Fatalf("after direct run: %+v", p)
 	}
 	m := e.r.Messages("s1")
-	if len(m) != 1 || m[0].Kind != decl.MessageInject || m[0].Text != "The user ran clock-1/pkg-1 (run-1) from the Cordis panel; it is running. currentPackageId is pkg-1." {
+	if len(m) != 1 || m[0].Kind != dynamic.MessageInject || m[0].Text != "The user ran clock-1/pkg-1 (run-1) from the Cordis panel; it is running. currentPackageId is pkg-1." {
 		t.Fatalf("messages = %+v", m)
 	}
 	if err := e.r.StopFromPanel(context.Background(), PanelPluginArgs{Session: "s1", PluginID: d.PluginID}); err != nil {
@@ -153,7 +153,7 @@ func TestDirectRunSettle(t *testing.T) {
 func TestDisposeStopsEverything(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, "")
-	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	e.takeEvents()
@@ -163,7 +163,7 @@ func TestDisposeStopsEverything(t *testing.T) {
 	if ev := e.takeEvents(); len(ev) != 0 {
 		t.Fatalf("dispose emitted %v", ev)
 	}
-	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); ReasonOf(err) != ReasonClosed {
+	if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); ReasonOf(err) != ReasonClosed {
 		t.Fatalf("Run after Dispose = %v", err)
 	}
 	if !errors.Is(e.r.fiber.Err(), nil) || e.r.fiber.State().String() != "disposed" {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/catalog"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Refusal reasons of the inspect registry, besides ReasonInvalid (an unknown provider or
@@ -28,9 +28,9 @@ const (
 // RegisterInspectProvider; a page publishes its client providers' with
 // SyncInspectManifest.
 type InspectManifest struct {
-	ID          string               `json:"id"`          // the provider id, such as "Slots"
-	Description string               `json:"description"` // what it reports
-	Methods     []decl.InspectMethod `json:"methods"`     // its methods, with their input and output JSON Schemas
+	ID          string                  `json:"id"`          // the provider id, such as "Slots"
+	Description string                  `json:"description"` // what it reports
+	Methods     []dynamic.InspectMethod `json:"methods"`     // its methods, with their input and output JSON Schemas
 }
 
 // An InspectCall is one query of a host provider's method.
@@ -121,16 +121,16 @@ func (reg *inspectRegistry) hostProvider(id string) *hostProvider {
 // InspectList is cordis_inspect_list (docs/dynamic-plugins.md, "cordis_inspect_list"):
 // every host provider in registration order, then the client providers the connected pages
 // publish. It needs no session and never fails.
-func (r *Runner) InspectList(ctx context.Context, _ decl.InspectListInput) (decl.InspectListOutput, error) {
+func (r *Runner) InspectList(ctx context.Context, _ dynamic.InspectListInput) (dynamic.InspectListOutput, error) {
 	reg := r.inspect
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	out := decl.InspectListOutput{Providers: []decl.InspectProvider{}}
+	out := dynamic.InspectListOutput{Providers: []dynamic.InspectProvider{}}
 	for _, h := range reg.host {
-		out.Providers = append(out.Providers, h.view(decl.InspectHost))
+		out.Providers = append(out.Providers, h.view(dynamic.InspectHost))
 	}
 	for _, c := range reg.clientProviders() {
-		out.Providers = append(out.Providers, c.view(decl.InspectClient))
+		out.Providers = append(out.Providers, c.view(dynamic.InspectClient))
 	}
 	return out, nil
 }
@@ -141,10 +141,10 @@ func (r *Runner) InspectList(ctx context.Context, _ decl.InspectListInput) (decl
 // provider. A host provider answers on this goroutine; a client query is sent to the pages
 // that publish the method and waits, at most Options.InspectQueryTimeout, for one of them
 // to answer.
-func (r *Runner) InspectQuery(ctx context.Context, in decl.InspectQueryInput) (decl.InspectQueryOutput, error) {
+func (r *Runner) InspectQuery(ctx context.Context, in dynamic.InspectQueryInput) (dynamic.InspectQueryOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return decl.InspectQueryOutput{}, err
+		return dynamic.InspectQueryOutput{}, err
 	}
 	input := in.Input
 	if t := bytes.TrimSpace(input); len(t) == 0 || string(t) == "null" {
@@ -152,17 +152,17 @@ func (r *Runner) InspectQuery(ctx context.Context, in decl.InspectQueryInput) (d
 	}
 	var data json.RawMessage
 	switch in.Platform {
-	case decl.InspectHost:
+	case dynamic.InspectHost:
 		data, err = r.queryHost(ctx, session, in.Provider, in.Method, input)
-	case decl.InspectClient:
+	case dynamic.InspectClient:
 		data, err = r.queryClient(ctx, session, in.Provider, in.Method, input, in.Input)
 	default:
 		err = refuse(ReasonInvalid, `cordis_inspect_query: platform must be "host" or "client", got %q; cordis_inspect_list shows each provider's platform`, in.Platform)
 	}
 	if err != nil {
-		return decl.InspectQueryOutput{}, err
+		return dynamic.InspectQueryOutput{}, err
 	}
-	return decl.InspectQueryOutput{Platform: in.Platform, Provider: in.Provider, Method: in.Method, Data: data}, nil
+	return dynamic.InspectQueryOutput{Platform: in.Platform, Provider: in.Provider, Method: in.Method, Data: data}, nil
 }
 
 // queryHost runs a host provider's method (docs/dynamic-plugins.md, "Host providers").

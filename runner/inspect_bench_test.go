@@ -10,8 +10,8 @@ import (
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/invoke"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // BenchmarkInspectSelf measures the whole-session cordis_inspect_self {} through the tool
@@ -58,16 +58,16 @@ func inspectBenchRunner(b *testing.B, n, pkgs int) *invoke.Invoker {
 	})
 	body := benchfix.OnEvent(benchfix.PluginBody, "tools/change")
 	for i := range n {
-		target := decl.Target{Kind: "new", IDPrefix: "bench"}
-		var d decl.DefineOutput
+		target := dynamic.Target{Kind: "new", IDPrefix: "bench"}
+		var d dynamic.DefineOutput
 		for j := range pkgs {
 			code := benchfix.WithID(body, i*pkgs+j+1)
-			if d, err = r.Define(ctx, decl.DefineInput{Plugin: target, Name: "Bench", Purpose: "The anchors' body.", Code: decl.Code{Host: &code}}); err != nil {
+			if d, err = r.Define(ctx, dynamic.DefineInput{Plugin: target, Name: "Bench", Purpose: "The anchors' body.", Code: dynamic.Code{Host: &code}}); err != nil {
 				b.Fatal(err)
 			}
-			target = decl.Target{Kind: "existing", PluginID: d.PluginID}
+			target = dynamic.Target{Kind: "existing", PluginID: d.PluginID}
 		}
-		if _, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+		if _, err := r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 			b.Fatal(err)
 		}
 	}

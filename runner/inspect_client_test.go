@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // queryWatch records the client inspect events of an env.
@@ -104,14 +104,14 @@ func (p *testPage) gone() {
 }
 
 type queryResult struct {
-	out decl.InspectQueryOutput
+	out dynamic.InspectQueryOutput
 	err error
 }
 
 // ask starts a client query as session s1; the result arrives on the channel.
 func (e *env) ask(ctx context.Context, provider, method, input string) <-chan queryResult {
 	done := make(chan queryResult, 1)
-	in := decl.InspectQueryInput{Platform: decl.InspectClient, Provider: provider, Method: method}
+	in := dynamic.InspectQueryInput{Platform: dynamic.InspectClient, Provider: provider, Method: method}
 	if input != "" {
 		in.Input = json.RawMessage(input)
 	}
@@ -138,7 +138,7 @@ func TestClientManifestsPerPage(t *testing.T) {
 	a := e.connect(manifest("Slots", "listSubTree"))
 	b := e.connect(manifest("Theme", "listTokens"), manifest("Slots", "listSubTree", "describe"))
 	list := func() string {
-		out, _ := e.r.InspectList(context.Background(), decl.InspectListInput{})
+		out, _ := e.r.InspectList(context.Background(), dynamic.InspectListInput{})
 		s := providerIDs(out)
 		for _, p := range out.Providers {
 			if p.ID == "Slots" {
@@ -190,7 +190,7 @@ func TestSyncInspectManifestChecks(t *testing.T) {
 		})
 	}
 	// A refused manifest changed nothing.
-	out, _ := e.r.InspectList(context.Background(), decl.InspectListInput{})
+	out, _ := e.r.InspectList(context.Background(), dynamic.InspectListInput{})
 	if got := providerIDs(out); !strings.HasSuffix(got, "host:Tool client:Slots") {
 		t.Fatalf("list = %q after refused manifests", got)
 	}
@@ -209,7 +209,7 @@ func TestClientQueryAnswered(t *testing.T) {
 		t.Fatalf("answer refused: %s", acc.Message)
 	}
 	r := waitQuery(t, res)
-	if r.err != nil || r.out.Platform != decl.InspectClient || string(r.out.Data) != `{"ok":true}` {
+	if r.err != nil || r.out.Platform != dynamic.InspectClient || string(r.out.Data) != `{"ok":true}` {
 		t.Fatalf("query = %+v, %v", r.out, r.err)
 	}
 	if got := qs.takeResolved(); len(got) != 1 || got[0] != "inspect-1" {
@@ -394,7 +394,7 @@ func TestClientQueryStorm(t *testing.T) {
 			if i%4 == 0 {
 				cancel()
 			}
-			out, err := e.r.InspectQuery(ctx, decl.InspectQueryInput{Platform: decl.InspectClient, Provider: "Slots", Method: "listSubTree"})
+			out, err := e.r.InspectQuery(ctx, dynamic.InspectQueryInput{Platform: dynamic.InspectClient, Provider: "Slots", Method: "listSubTree"})
 			if err == nil && string(out.Data) != `{"ok":1}` && string(out.Data) != `{"ok":3}` {
 				t.Errorf("data %s is no page's valid answer", out.Data)
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The first-party host providers (docs/dynamic-plugins.md, "Host providers"): Service,
@@ -86,8 +86,8 @@ const (
 	toolOutput    = `{"type":"object","description":"{tools:[{name, description, inputSchema, outputSchema}]}: the tools registered now, in registration order."}`
 )
 
-func oneMethod(name, desc, in, out string) []decl.InspectMethod {
-	return []decl.InspectMethod{{Name: name, Description: desc, InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out)}}
+func oneMethod(name, desc, in, out string) []dynamic.InspectMethod {
+	return []dynamic.InspectMethod{{Name: name, Description: desc, InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out)}}
 }
 
 // firstPartyProviders are Service, Event, Builtin and Tool, in that order.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/internal/schema"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // An inspectSchema is a method's input or output JSON Schema, compiled once when its
@@ -88,7 +88,7 @@ func compileInspectManifest(m InspectManifest, where string) (*inspectEntry, err
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		c.methods[name] = &inspectMethodSchemas{in: in, out: out}
-		c.manifest.Methods = append(c.manifest.Methods, decl.InspectMethod{Name: name, Description: strings.TrimSpace(dm.Description),
+		c.manifest.Methods = append(c.manifest.Methods, dynamic.InspectMethod{Name: name, Description: strings.TrimSpace(dm.Description),
 			InputSchema: bytes.Clone(dm.InputSchema), OutputSchema: bytes.Clone(dm.OutputSchema)})
 	}
 	return c, nil
@@ -96,9 +96,9 @@ func compileInspectManifest(m InspectManifest, where string) (*inspectEntry, err
 
 // view is the manifest as cordis_inspect_list shows it. The schemas are copied: the
 // caller may keep (and change) the result.
-func (c *inspectEntry) view(p decl.InspectPlatform) decl.InspectProvider {
-	v := decl.InspectProvider{Platform: p, ID: c.manifest.ID, Description: c.manifest.Description,
-		Methods: make([]decl.InspectMethod, len(c.manifest.Methods))}
+func (c *inspectEntry) view(p dynamic.InspectPlatform) dynamic.InspectProvider {
+	v := dynamic.InspectProvider{Platform: p, ID: c.manifest.ID, Description: c.manifest.Description,
+		Methods: make([]dynamic.InspectMethod, len(c.manifest.Methods))}
 	for i, m := range c.manifest.Methods {
 		m.InputSchema, m.OutputSchema = bytes.Clone(m.InputSchema), bytes.Clone(m.OutputSchema)
 		v.Methods[i] = m

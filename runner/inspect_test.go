@@ -12,7 +12,7 @@ import (
 	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // clockCatalog is a runtime's own catalog: a service whose signature names a catalogued
@@ -55,9 +55,9 @@ func newInspectEnv(t *testing.T, opts *Options) *env {
 }
 
 // query runs cordis_inspect_query as session s1 and decodes its data into out.
-func (e *env) query(platform decl.InspectPlatform, provider, method, input string, out any) error {
+func (e *env) query(platform dynamic.InspectPlatform, provider, method, input string, out any) error {
 	e.t.Helper()
-	in := decl.InspectQueryInput{Platform: platform, Provider: provider, Method: method}
+	in := dynamic.InspectQueryInput{Platform: platform, Provider: provider, Method: method}
 	if input != "" {
 		in.Input = json.RawMessage(input)
 	}
@@ -76,7 +76,7 @@ func (e *env) query(platform decl.InspectPlatform, provider, method, input strin
 	return nil
 }
 
-func providerIDs(out decl.InspectListOutput) string {
+func providerIDs(out dynamic.InspectListOutput) string {
 	var ids []string
 	for _, p := range out.Providers {
 		ids = append(ids, string(p.Platform)+":"+p.ID)
@@ -86,7 +86,7 @@ func providerIDs(out decl.InspectListOutput) string {
 
 func TestInspectListFirstParty(t *testing.T) {
 	e := newInspectEnv(t, nil)
-	out, err := e.r.InspectList(context.Background(), decl.InspectListInput{}) // needs no session
+	out, err := e.r.InspectList(context.Background(), dynamic.InspectListInput{}) // needs no session
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestInspectListFirstParty(t *testing.T) {
 	}
 	// Every session reads the same providers: they belong to the process.
 	for _, s := range []string{"s1", "s2"} {
-		if _, err := e.r.InspectQuery(as(s), decl.InspectQueryInput{Platform: decl.InspectHost, Provider: "Builtin", Method: "listBuiltins"}); err != nil {
+		if _, err := e.r.InspectQuery(as(s), dynamic.InspectQueryInput{Platform: dynamic.InspectHost, Provider: "Builtin", Method: "listBuiltins"}); err != nil {
 			t.Errorf("session %s: %v", s, err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestInspectQueryChecksInOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name                    string
 		ctx                     context.Context
-		platform                decl.InspectPlatform
+		platform                dynamic.InspectPlatform
 		provider, method, input string
 		reason                  Reason
 		want                    string
@@ -160,7 +160,7 @@ func TestInspectQueryChecksInOrder(t *testing.T) {
 			if ctx == nil {
 				ctx = as("s1")
 			}
-			in := decl.InspectQueryInput{Platform: tc.platform, Provider: tc.provider, Method: tc.method}
+			in := dynamic.InspectQueryInput{Platform: tc.platform, Provider: tc.provider, Method: tc.method}
 			if tc.input != "" {
 				in.Input = json.RawMessage(tc.input)
 			}
@@ -182,7 +182,7 @@ func TestInspectQueryChecksInOrder(t *testing.T) {
 func manifest(id string, methods ...string) InspectManifest {
 	m := InspectManifest{ID: id, Description: id + " reports things."}
 	for _, name := range methods {
-		m.Methods = append(m.Methods, decl.InspectMethod{Name: name, Description: "Returns " + name + ".",
+		m.Methods = append(m.Methods, dynamic.InspectMethod{Name: name, Description: "Returns " + name + ".",
 			InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","required":["ok"]}`)})
 	}
 	return m

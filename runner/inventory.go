@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"unicode/utf8"
 )
@@ -13,15 +13,15 @@ import (
 // many Packages the Plugin holds; Packages lists every one of them unless the row is
 // Compact.
 type InventoryRow struct {
-	PluginID         string             `json:"pluginId"`                   // the Plugin
-	Session          string             `json:"session"`                    // its session
-	Packages         []decl.PackageInfo `json:"packages"`                   // its Packages without source, in define order (only some when Compact)
-	PackageCount     int                `json:"packageCount"`               // how many Packages it has
-	CurrentPackageID string             `json:"currentPackageId,omitempty"` // the last Package whose run completed
-	NextPackageID    string             `json:"nextPackageId,omitempty"`    // the Package being approved or started, or that failed most recently
-	Grants           Grants             `json:"grants"`                     // a person's grants
-	ActiveRun        *decl.ActiveRun    `json:"activeRun,omitempty"`        // the live run
-	LatestRun        *decl.Attempt      `json:"latestRun,omitempty"`        // the most recent run attempt
+	PluginID         string                `json:"pluginId"`                   // the Plugin
+	Session          string                `json:"session"`                    // its session
+	Packages         []dynamic.PackageInfo `json:"packages"`                   // its Packages without source, in define order (only some when Compact)
+	PackageCount     int                   `json:"packageCount"`               // how many Packages it has
+	CurrentPackageID string                `json:"currentPackageId,omitempty"` // the last Package whose run completed
+	NextPackageID    string                `json:"nextPackageId,omitempty"`    // the Package being approved or started, or that failed most recently
+	Grants           Grants                `json:"grants"`                     // a person's grants
+	ActiveRun        *dynamic.ActiveRun    `json:"activeRun,omitempty"`        // the live run
+	LatestRun        *dynamic.Attempt      `json:"latestRun,omitempty"`        // the most recent run attempt
 	// Compact says that InventoryPage cut the row to fit a row's share of its answer:
 	// Packages lists only the Packages the pointers and the latest run name (else the
 	// newest), Grants.Packages only those of them, and a long purpose or diagnostic text
@@ -120,12 +120,12 @@ func (r *Runner) inventoryRows(ps []Plugin) []InventoryRow {
 		rows[i] = InventoryRow{PluginID: p.ID, Session: p.Session, Packages: packageInfos(p), PackageCount: len(p.Packages),
 			CurrentPackageID: p.Current, NextPackageID: p.Next, Grants: p.Grants, LatestRun: p.Latest}
 	}
-	runs := make([]decl.ActiveRun, len(ps))
+	runs := make([]dynamic.ActiveRun, len(ps))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, p := range ps {
 		if l := r.live[p.ID]; l != nil && l.run != nil {
-			runs[i] = decl.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+			runs[i] = dynamic.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
 			rows[i].ActiveRun = &runs[i]
 		}
 	}
@@ -209,7 +209,7 @@ func rank(row InventoryRow) int {
 	if row.ActiveRun != nil {
 		return 0
 	}
-	if a := row.LatestRun; a != nil && (a.Status == decl.RunAwaitingApproval || a.Status == decl.RunStartingHost || a.Status == decl.RunClientPending) {
+	if a := row.LatestRun; a != nil && (a.Status == dynamic.RunAwaitingApproval || a.Status == dynamic.RunStartingHost || a.Status == dynamic.RunClientPending) {
 		return 0
 	}
 	return 1
@@ -220,7 +220,7 @@ func compactRow(row InventoryRow) InventoryRow {
 	named := func(id string) bool {
 		return id != "" && (id == row.CurrentPackageID || id == row.NextPackageID || row.LatestRun != nil && id == row.LatestRun.PackageID)
 	}
-	pkgs := []decl.PackageInfo{}
+	pkgs := []dynamic.PackageInfo{}
 	for _, k := range row.Packages {
 		if named(k.PackageID) {
 			pkgs = append(pkgs, k)
@@ -234,7 +234,7 @@ func compactRow(row InventoryRow) InventoryRow {
 	}
 	row.Packages = pkgs
 	row.Grants.Packages = slices.DeleteFunc(slices.Clone(row.Grants.Packages), func(id string) bool {
-		return !slices.ContainsFunc(pkgs, func(k decl.PackageInfo) bool { return k.PackageID == id })
+		return !slices.ContainsFunc(pkgs, func(k dynamic.PackageInfo) bool { return k.PackageID == id })
 	})
 	if a := cloneAttempt(row.LatestRun); a != nil {
 		for _, s := range []*string{&a.Host.Error, &a.Client.Error} {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // BenchmarkInventoryPage measures what a page's reload costs the runner with 1,000
@@ -29,7 +29,7 @@ func BenchmarkInventoryPage(b *testing.B) {
 	purpose := strings.Repeat("p", 200)
 	for i := range 1000 {
 		host := idleHost
-		if _, err := r.Define(kit.WithSession(ctx, fmt.Sprintf("s%d", i%50)), decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: purpose, Code: decl.Code{Host: &host}}); err != nil {
+		if _, err := r.Define(kit.WithSession(ctx, fmt.Sprintf("s%d", i%50)), dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: purpose, Code: dynamic.Code{Host: &host}}); err != nil {
 			b.Fatal(err)
 		}
 	}

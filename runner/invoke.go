@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // InvokeParams name the handler Invoke calls and its argument.
@@ -194,7 +194,7 @@ func (r *Runner) runtimeFailure(ctx context.Context, pluginID string, run *liveR
 	}
 	run.reported[key+"\x00"+text] = true
 	r.mu.Unlock()
-	r.message(p.Session, decl.MessageSteer, pluginID, text)
+	r.message(p.Session, dynamic.MessageSteer, pluginID, text)
 }
 
 func withStack(s string) string {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestInvokeScopedToTheSessionOnCtx(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, "")
-	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	missing, err := e.r.Invoke(as("s2"), &InvokeParams{PluginID: "nope-9", Method: "now"})
@@ -60,7 +60,7 @@ func TestInvokeScopedToTheSessionOnCtx(t *testing.T) {
 func TestInvokeFromPanelNeedsTheCapability(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, "")
-	if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	runID, capa, err := e.r.RunCapability(as("s1"), d.PluginID)

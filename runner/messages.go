@@ -5,7 +5,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // MaxMessageTextBytes bounds the text of one message for a session's model. A longer
@@ -40,7 +40,7 @@ func (r *Runner) Connect(session string) (disconnect func()) {
 	var kept []ModelMessageEvent
 	if box := r.queued[session]; box != nil {
 		if box.dropped > 0 {
-			kept = append(kept, ModelMessageEvent{Session: session, Kind: decl.MessageInject, Text: r.droppedText(box.dropped)})
+			kept = append(kept, ModelMessageEvent{Session: session, Kind: dynamic.MessageInject, Text: r.droppedText(box.dropped)})
 		}
 		kept = append(kept, box.msgs...)
 		box.msgs, box.dropped = nil, 0
@@ -95,7 +95,7 @@ func (r *Runner) TakeMessages(session string, take func(kind, pluginID, text str
 	}
 	defer r.tidyMailbox(session, box)
 	if box.dropped > 0 {
-		if !take(string(decl.MessageInject), "", r.droppedText(box.dropped)) {
+		if !take(string(dynamic.MessageInject), "", r.droppedText(box.dropped)) {
 			return
 		}
 		box.dropped = 0
@@ -134,7 +134,7 @@ func (r *Runner) WatchMessages(session string, notify func(kind, pluginID, text 
 // message delivers a message to session's model: emitted while the session is connected,
 // else kept; either way its watchers see it. Never call it with r.mu held (the listener
 // may call the Runner): use an outbox.
-func (r *Runner) message(session string, kind decl.MessageKind, pluginID, text string) {
+func (r *Runner) message(session string, kind dynamic.MessageKind, pluginID, text string) {
 	m := ModelMessageEvent{Session: session, Kind: kind, PluginID: pluginID, Text: clipMessage(text)}
 	r.msgMu.Lock()
 	box := r.queued[session]

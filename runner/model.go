@@ -3,13 +3,13 @@ package runner
 import (
 	"slices"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // ended reports whether s is an attempt that ended without running: rejected, failed,
 // cancelled or expired.
-func ended(s decl.RunStatus) bool {
-	return s == decl.RunRejected || s == decl.RunFailed || s == decl.RunCancelled || s == decl.RunExpired
+func ended(s dynamic.RunStatus) bool {
+	return s == dynamic.RunRejected || s == dynamic.RunFailed || s == dynamic.RunCancelled || s == dynamic.RunExpired
 }
 
 // A Package is one immutable source version of a Plugin. A half is present when its code
@@ -43,20 +43,20 @@ func (g Grants) Covers(id string) bool { return g.Future || slices.Contains(g.Pa
 
 // startStatus is what a start that left its attempt at s answers: running or waiting
 // once it runs, starting while a page must still act.
-func startStatus(s decl.RunStatus) decl.StartStatus {
+func startStatus(s dynamic.RunStatus) dynamic.StartStatus {
 	switch s {
-	case decl.RunRunning:
-		return decl.StartRunning
-	case decl.RunWaiting:
-		return decl.StartWaiting
-	case decl.RunAwaitingApproval:
-		return decl.StartAwaitingApproval
+	case dynamic.RunRunning:
+		return dynamic.StartRunning
+	case dynamic.RunWaiting:
+		return dynamic.StartWaiting
+	case dynamic.RunAwaitingApproval:
+		return dynamic.StartAwaitingApproval
 	}
-	return decl.StartStarting
+	return dynamic.StartStarting
 }
 
 // cloneAttempt returns a deep copy of a (nil for nil).
-func cloneAttempt(a *decl.Attempt) *decl.Attempt {
+func cloneAttempt(a *dynamic.Attempt) *dynamic.Attempt {
 	if a == nil {
 		return nil
 	}
@@ -83,10 +83,10 @@ type Plugin struct {
 	Packages []Package `json:"packages"`
 	// Current is the last Package whose activation completed; Next the target being
 	// approved, attempted, waited for or failed most recently. "" means none.
-	Current string        `json:"currentPackageId,omitempty"`
-	Next    string        `json:"nextPackageId,omitempty"`
-	Grants  Grants        `json:"grants"`
-	Latest  *decl.Attempt `json:"latestRun,omitempty"`
+	Current string           `json:"currentPackageId,omitempty"`
+	Next    string           `json:"nextPackageId,omitempty"`
+	Grants  Grants           `json:"grants"`
+	Latest  *dynamic.Attempt `json:"latestRun,omitempty"`
 	// Running says that a run of Current was committed and live when the runner last
 	// wrote this record: set when a run commits, cleared when a run is retracted while the
 	// runner lives (stop, expiry, a failed update), kept when the runner shuts down or

@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The page-facing verbs (docs/dynamic-plugins.md, "Verbs"). Their argument structs carry
@@ -16,13 +16,13 @@ import (
 
 // RunHostHalfArgs are the arguments of runHostHalf.
 type RunHostHalfArgs struct {
-	Session               string    `json:"session"`               // the Plugin's session (on a session's page, its own)
-	PluginID              string    `json:"pluginId"`              // the Plugin
-	PackageID             string    `json:"packageId"`             // the Package to run
-	Mode                  decl.Mode `json:"mode"`                  // as cordis_run: run or update
-	RequestID             string    `json:"requestId,omitempty"`   // "" (wire null): a direct gesture in the panel
-	ApproveFutureVersions bool      `json:"approveFutureVersions"` // also grant the Plugin's later Packages (when it needs approval)
-	Ticket                string    `json:"ticket,omitempty"`      // the request's ticket, from cordis/request-run
+	Session               string       `json:"session"`               // the Plugin's session (on a session's page, its own)
+	PluginID              string       `json:"pluginId"`              // the Plugin
+	PackageID             string       `json:"packageId"`             // the Package to run
+	Mode                  dynamic.Mode `json:"mode"`                  // as cordis_run: run or update
+	RequestID             string       `json:"requestId,omitempty"`   // "" (wire null): a direct gesture in the panel
+	ApproveFutureVersions bool         `json:"approveFutureVersions"` // also grant the Plugin's later Packages (when it needs approval)
+	Ticket                string       `json:"ticket,omitempty"`      // the request's ticket, from cordis/request-run
 }
 
 // HostHalfResult is the answer of runHostHalf. Token is set only for the page that
@@ -97,7 +97,7 @@ func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHo
 			c.Future = ptr(true)
 		}
 	}
-	att.Status = decl.RunStartingHost
+	att.Status = dynamic.RunStartingHost
 	c.Attempt = att
 	if _, err := r.store.Update(ctx, p.ID, c); err != nil {
 		q.started, q.token = false, ""
@@ -129,10 +129,10 @@ func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *
 		// Cancelled or expired while starting: whoever ended it retracts the run.
 		return hostHalfFailed(refuse(ReasonCancelled, "request %s ended while its host half was starting (stopped, removed or expired); nothing of it runs", q.id))
 	}
-	_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, func(a *decl.Attempt) {
+	_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, func(a *dynamic.Attempt) {
 		hostStarted(a, res)
-		if a.Client.Status != decl.HalfAbsent {
-			a.Status = decl.RunClientPending
+		if a.Client.Status != dynamic.HalfAbsent {
+			a.Status = dynamic.RunClientPending
 		}
 	})
 	ok := HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: q.runID, WaitingFor: nonNil(res.waitingFor),
@@ -176,7 +176,7 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 		if a.pkg != k.ID {
 			return hostHalfFailed(inFlight(p.ID, a))
 		}
-		return attached(p, k, r.activate(ctx, p, k, &decl.Attempt{PluginRunID: a.runID, PackageID: k.ID}, "", ""))
+		return attached(p, k, r.activate(ctx, p, k, &dynamic.Attempt{PluginRunID: a.runID, PackageID: k.ID}, "", ""))
 	}
 	if run := l.run; run != nil && run.pkg == k.ID && p.Latest != nil && p.Latest.PluginRunID == run.id {
 		r.mu.Unlock()
@@ -188,9 +188,9 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 		r.mu.Unlock()
 		return hostHalfFailed(err)
 	}
-	att := newAttempt(runID, k, decl.ModeRun)
+	att := newAttempt(runID, k, dynamic.ModeRun)
 	if p.Current != "" && p.Current != k.ID {
-		att.Mode = decl.ModeUpdate
+		att.Mode = dynamic.ModeUpdate
 	}
 	if _, err := r.store.Update(ctx, p.ID, Change{Attempt: att, Next: ptr(k.ID), Grant: k.ID}); err != nil {
 		r.tidy(p.ID)
@@ -211,7 +211,7 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 }
 
 // afterDirectStart records a direct start and answers the page.
-func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att *decl.Attempt, q *request, token string, res startResult) HostHalfResult {
+func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, q *request, token string, res startResult) HostHalfResult {
 	var ob outbox
 	defer ob.flush()
 	r.mu.Lock()
@@ -229,10 +229,10 @@ func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att 
 	if l.run != res.run {
 		return hostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
 	}
-	_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *decl.Attempt) {
+	_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *dynamic.Attempt) {
 		hostStarted(a, res)
-		if a.Client.Status != decl.HalfAbsent {
-			a.Status = decl.RunClientPending
+		if a.Client.Status != dynamic.HalfAbsent {
+			a.Status = dynamic.RunClientPending
 		}
 	})
 	if q != nil {
@@ -246,7 +246,7 @@ func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att 
 
 // inject queues an inject message to p's owner.
 func (r *Runner) inject(ob *outbox, p Plugin, text string) {
-	ob.add(func() { r.message(p.Session, decl.MessageInject, p.ID, text) })
+	ob.add(func() { r.message(p.Session, dynamic.MessageInject, p.ID, text) })
 }
 
 func approvedOutcome(q *request) Outcome {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/runner/sqlstore"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // process is one run of a runtime over a durable store: a kit root, the SQL store and a
@@ -79,9 +79,9 @@ func (p *process) pending(t *testing.T, scope runner.InventoryScope) []runner.Re
 }
 
 // run asks, as the model of session, to run Package pkg of Plugin id.
-func (p *process) run(t *testing.T, session, id, pkg string) decl.RunOutput {
+func (p *process) run(t *testing.T, session, id, pkg string) dynamic.RunOutput {
 	t.Helper()
-	out, err := p.r.Run(kit.WithSession(context.Background(), session), decl.RunInput{PluginID: id, PackageID: pkg, Mode: decl.ModeRun})
+	out, err := p.r.Run(kit.WithSession(context.Background(), session), dynamic.RunInput{PluginID: id, PackageID: pkg, Mode: dynamic.ModeRun})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestPendingRequestsAfterARestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "definitions.db")
 	before := start(t, path, runner.Options{})
 	for _, d := range []struct{ session, prefix, host string }{{"s1", "web", "return (ctx) => {}"}, {"s2", "page", ""}} {
-		in := decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: d.prefix}, Name: "Web " + d.session, Purpose: "Shows a page."}
+		in := dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: d.prefix}, Name: "Web " + d.session, Purpose: "Shows a page."}
 		in.Code.Client = new("return () => {}")
 		if d.host != "" {
 			in.Code.Host = new(d.host)
@@ -116,7 +116,7 @@ func TestPendingRequestsAfterARestart(t *testing.T) {
 	before.end()
 
 	after := start(t, path, runner.Options{RestartAtBoot: true})
-	for id, want := range map[string]decl.StartStatus{"web-1": decl.StartStarting, "page-2": decl.StartAwaitingApproval} {
+	for id, want := range map[string]dynamic.StartStatus{"web-1": dynamic.StartStarting, "page-2": dynamic.StartAwaitingApproval} {
 		if b, ok := after.r.BootRestart(id); !ok || b.Status != want {
 			t.Fatalf("BootRestart(%s) = %+v, %v; want status %s", id, b, ok, want)
 		}
@@ -125,9 +125,9 @@ func TestPendingRequestsAfterARestart(t *testing.T) {
 	if len(all) != 2 || all[0].Ticket == "" || all[1].Ticket == "" || all[0].Ticket == all[1].Ticket {
 		t.Fatalf("pending after the restart = %+v; want two requests with their own tickets", all)
 	}
-	web := runner.RequestRunEvent{RequestID: "approval-3", Ticket: all[0].Ticket, Session: "s1", PluginID: "web-1", PackageID: "pkg-1", Mode: decl.ModeRun,
+	web := runner.RequestRunEvent{RequestID: "approval-3", Ticket: all[0].Ticket, Session: "s1", PluginID: "web-1", PackageID: "pkg-1", Mode: dynamic.ModeRun,
 		Name: "Web s1", Purpose: "Shows a page.", RequiresApproval: false, HasClientHalf: true}
-	page := runner.RequestRunEvent{RequestID: "approval-4", Ticket: all[1].Ticket, Session: "s2", PluginID: "page-2", PackageID: "pkg-2", Mode: decl.ModeRun,
+	page := runner.RequestRunEvent{RequestID: "approval-4", Ticket: all[1].Ticket, Session: "s2", PluginID: "page-2", PackageID: "pkg-2", Mode: dynamic.ModeRun,
 		Name: "Web s2", Purpose: "Shows a page.", RequiresApproval: true, HasClientHalf: true}
 	if want := []runner.RequestRunEvent{web, page}; !reflect.DeepEqual(all, want) {
 		t.Fatalf("pending after the restart:\n%+v\nwant\n%+v", all, want)
@@ -152,7 +152,7 @@ func TestPendingRequestsAfterARestart(t *testing.T) {
 	}
 	after.approve(t, page)
 	for _, id := range []string{"web-1", "page-2"} {
-		if p, err := after.store.Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != decl.RunRunning {
+		if p, err := after.store.Plugin(context.Background(), id); err != nil || !p.Running || p.Latest.Status != dynamic.RunRunning {
 			t.Fatalf("%s after its boot request was started: %+v, %v", id, p.Latest, err)
 		}
 	}

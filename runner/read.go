@@ -5,7 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // ReportArgs identify the live run a page reports on; Capability is the run's (from
@@ -37,13 +37,13 @@ func (r *Runner) liveFor(ctx context.Context, a ReportArgs) (*liveRun, Plugin, b
 // stays what it is: the failure is kept beside it (Attempt.RenderFailure), so later
 // runtime failures are still reported. The first report of a run steers the owner. Reports
 // that do not name the live run with its capability are dropped.
-func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f decl.RenderFailure) {
+func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f dynamic.RenderFailure) {
 	run, p, ok := r.liveFor(ctx, a)
 	if !ok {
 		return
 	}
 	r.mu.Lock()
-	_, _ = r.updateAttempt(ctx, p.ID, run.id, Change{}, func(at *decl.Attempt) { at.RenderFailure = &f })
+	_, _ = r.updateAttempt(ctx, p.ID, run.id, Change{}, func(at *dynamic.Attempt) { at.RenderFailure = &f })
 	r.mu.Unlock()
 	held := "held its slot"
 	if f.Abdicated {
@@ -65,35 +65,35 @@ func (r *Runner) ReportClientGuardFailure(ctx context.Context, a ReportArgs, mes
 }
 
 // packageInfos lists p's Packages without their source, in define order.
-func packageInfos(p Plugin) []decl.PackageInfo {
-	rows := make([]decl.PackageInfo, 0, len(p.Packages))
+func packageInfos(p Plugin) []dynamic.PackageInfo {
+	rows := make([]dynamic.PackageInfo, 0, len(p.Packages))
 	for _, k := range p.Packages {
-		rows = append(rows, decl.PackageInfo{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient(),
+		rows = append(rows, dynamic.PackageInfo{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient(),
 			IsCurrent: k.ID == p.Current, IsNext: k.ID == p.Next})
 	}
 	return rows
 }
 
 // activeRun returns the live run of Plugin id, or nil.
-func (r *Runner) activeRun(id string) *decl.ActiveRun {
+func (r *Runner) activeRun(id string) *dynamic.ActiveRun {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if l := r.live[id]; l != nil && l.run != nil {
-		return &decl.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+		return &dynamic.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
 	}
 	return nil
 }
 
 // activeRuns returns the live run of each of ls, in order (nil for one that has none),
 // read under one lock into one allocation however many Plugins are listed.
-func (r *Runner) activeRuns(ls []Listing) []*decl.ActiveRun {
-	runs := make([]decl.ActiveRun, len(ls))
-	out := make([]*decl.ActiveRun, len(ls))
+func (r *Runner) activeRuns(ls []Listing) []*dynamic.ActiveRun {
+	runs := make([]dynamic.ActiveRun, len(ls))
+	out := make([]*dynamic.ActiveRun, len(ls))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, p := range ls {
 		if l := r.live[p.ID]; l != nil && l.run != nil {
-			runs[i] = decl.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
+			runs[i] = dynamic.ActiveRun{PluginRunID: l.run.id, PackageID: l.run.pkg}
 			out[i] = &runs[i]
 		}
 	}
@@ -112,16 +112,16 @@ func (r *Runner) listings(ctx context.Context) ([]Listing, error) {
 // packageDetail describes Package k of p with its source, and its halves' state: live
 // when it is the running Package, else from the latest attempt of this Package. Its
 // state is its own, not the Plugin's latest attempt's when that was for another Package.
-func (r *Runner) packageDetail(ctx context.Context, p Plugin, k Package, s decl.PluginSummary) *decl.PackageDetail {
-	d := &decl.PackageDetail{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, Runtime: decl.Runtime{
-		Host:   decl.HostState{Status: decl.HalfAbsent, Provides: []string{}, WaitingFor: []string{}},
-		Client: decl.Half{Status: decl.HalfAbsent, WaitingFor: []string{}}}}
+func (r *Runner) packageDetail(ctx context.Context, p Plugin, k Package, s dynamic.PluginSummary) *dynamic.PackageDetail {
+	d := &dynamic.PackageDetail{PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, Runtime: dynamic.Runtime{
+		Host:   dynamic.HostState{Status: dynamic.HalfAbsent, Provides: []string{}, WaitingFor: []string{}},
+		Client: dynamic.Half{Status: dynamic.HalfAbsent, WaitingFor: []string{}}}}
 	rt := &d.Runtime
 	if k.HasHost() {
-		d.Code.Host, rt.Host.Status = ptr(k.Host), decl.HalfStopped
+		d.Code.Host, rt.Host.Status = ptr(k.Host), dynamic.HalfStopped
 	}
 	if k.HasClient() {
-		d.Code.Client, rt.Client.Status = ptr(k.Client), decl.HalfStopped
+		d.Code.Client, rt.Client.Status = ptr(k.Client), dynamic.HalfStopped
 	}
 	if a := p.Latest; a != nil && a.PackageID == k.ID {
 		rt.Host.Status, rt.Host.WaitingFor, rt.Host.Error = a.Host.Status, nonNil(a.Host.WaitingFor), a.Host.Error
@@ -139,16 +139,16 @@ func (r *Runner) packageDetail(ctx context.Context, p Plugin, k Package, s decl.
 	}
 	switch {
 	case s.ActiveRun != nil && s.ActiveRun.PackageID == k.ID:
-		rt.State = decl.PluginRunning
-		if rt.Host.Status == decl.HalfWaiting || rt.Client.Status == decl.HalfWaiting {
-			rt.State = decl.PluginWaiting
+		rt.State = dynamic.PluginRunning
+		if rt.Host.Status == dynamic.HalfWaiting || rt.Client.Status == dynamic.HalfWaiting {
+			rt.State = dynamic.PluginWaiting
 		}
 	case s.LatestRun != nil && s.LatestRun.PackageID == k.ID:
 		rt.State = attemptState(s.LatestRun, k.HasClient())
 	case s.CurrentPackageID == k.ID:
-		rt.State = decl.PluginStopped
+		rt.State = dynamic.PluginStopped
 	default:
-		rt.State = decl.PluginDefined
+		rt.State = dynamic.PluginDefined
 	}
 	return d
 }
@@ -163,55 +163,55 @@ func orEmpty(xs []string) []string {
 
 // attemptState is the state a Package is in after its latest attempt, when it is not
 // the live run.
-func attemptState(a *decl.Attempt, hasClient bool) decl.PluginState {
+func attemptState(a *dynamic.Attempt, hasClient bool) dynamic.PluginState {
 	switch a.Status {
-	case decl.RunStartingHost:
+	case dynamic.RunStartingHost:
 		if hasClient {
-			return decl.PluginClientPending
+			return dynamic.PluginClientPending
 		}
-		return decl.PluginStarting
-	case decl.RunRunning, decl.RunWaiting:
-		return decl.PluginStopped // its run is gone: the live run is another Package's, or none
+		return dynamic.PluginStarting
+	case dynamic.RunRunning, dynamic.RunWaiting:
+		return dynamic.PluginStopped // its run is gone: the live run is another Package's, or none
 	}
 	return pluginState(a.Status)
 }
 
 // pluginState is the state of a Plugin whose latest attempt ended with s (ended(s)), or
 // awaits approval or a page.
-func pluginState(s decl.RunStatus) decl.PluginState {
+func pluginState(s dynamic.RunStatus) dynamic.PluginState {
 	switch s {
-	case decl.RunAwaitingApproval:
-		return decl.PluginAwaitingApproval
-	case decl.RunStartingHost:
-		return decl.PluginStarting
-	case decl.RunClientPending:
-		return decl.PluginClientPending
-	case decl.RunRunning:
-		return decl.PluginRunning
-	case decl.RunWaiting:
-		return decl.PluginWaiting
-	case decl.RunRejected:
-		return decl.PluginRejected
-	case decl.RunFailed:
-		return decl.PluginFailed
-	case decl.RunCancelled:
-		return decl.PluginCancelled
-	case decl.RunExpired:
-		return decl.PluginExpired
+	case dynamic.RunAwaitingApproval:
+		return dynamic.PluginAwaitingApproval
+	case dynamic.RunStartingHost:
+		return dynamic.PluginStarting
+	case dynamic.RunClientPending:
+		return dynamic.PluginClientPending
+	case dynamic.RunRunning:
+		return dynamic.PluginRunning
+	case dynamic.RunWaiting:
+		return dynamic.PluginWaiting
+	case dynamic.RunRejected:
+		return dynamic.PluginRejected
+	case dynamic.RunFailed:
+		return dynamic.PluginFailed
+	case dynamic.RunCancelled:
+		return dynamic.PluginCancelled
+	case dynamic.RunExpired:
+		return dynamic.PluginExpired
 	}
-	return decl.PluginStopped
+	return dynamic.PluginStopped
 }
 
 // summary derives a Plugin's summary from its listing; rejected, cancelled and expired
 // stay distinct, and a Plugin whose working run outlived a later attempt reads running.
-func (r *Runner) summary(p Listing) decl.PluginSummary {
+func (r *Runner) summary(p Listing) dynamic.PluginSummary {
 	return r.summarize(p, r.activeRun(p.ID))
 }
 
 // summarize is [Runner.summary] with the Plugin's live run, run (nil when it has none),
 // already read. The latest attempt is the listing's own copy, shared by the summary.
-func (r *Runner) summarize(p Listing, run *decl.ActiveRun) decl.PluginSummary {
-	s := decl.PluginSummary{PluginID: p.ID, Name: p.Name, PackageCount: p.PackageCount, CurrentPackageID: p.Current,
+func (r *Runner) summarize(p Listing, run *dynamic.ActiveRun) dynamic.PluginSummary {
+	s := dynamic.PluginSummary{PluginID: p.ID, Name: p.Name, PackageCount: p.PackageCount, CurrentPackageID: p.Current,
 		NextPackageID: p.Next, ActiveRun: run, LatestRun: p.Latest, Restored: p.Restored}
 	if b, ok := r.BootRestart(p.ID); ok {
 		s.BootRestart = ptr(b) // a copy only when there is one: &b would move b to the heap for every Plugin
@@ -221,29 +221,29 @@ func (r *Runner) summarize(p Listing, run *decl.ActiveRun) decl.PluginSummary {
 		a.Host.WaitingFor, a.Client.WaitingFor = orEmpty(a.Host.WaitingFor), orEmpty(a.Client.WaitingFor)
 	}
 	switch {
-	case a == nil || a.Status == decl.RunStopped:
+	case a == nil || a.Status == dynamic.RunStopped:
 		switch {
 		case s.ActiveRun != nil:
-			s.State = decl.PluginRunning
+			s.State = dynamic.PluginRunning
 		case p.Current != "":
-			s.State = decl.PluginStopped
+			s.State = dynamic.PluginStopped
 		default:
-			s.State = decl.PluginDefined
+			s.State = dynamic.PluginDefined
 		}
-	case a.Status == decl.RunStartingHost || a.Status == decl.RunClientPending:
-		s.State = decl.PluginClientPending
+	case a.Status == dynamic.RunStartingHost || a.Status == dynamic.RunClientPending:
+		s.State = dynamic.PluginClientPending
 		if !p.LatestHasClient {
-			s.State = decl.PluginStarting
+			s.State = dynamic.PluginStarting
 		}
 	case s.ActiveRun != nil && ended(a.Status):
 		// A restart that failed or was declined, cancelled or expired left the working run
 		// running: the Plugin runs, and LatestRun says what became of the attempt.
-		s.State = decl.PluginRunning
+		s.State = dynamic.PluginRunning
 	default:
 		s.State = pluginState(a.Status)
 	}
-	if a != nil && a.Status == decl.RunAwaitingApproval {
-		s.PendingApproval = &decl.PendingApproval{PluginRunID: a.PluginRunID, PackageID: a.PackageID, Mode: a.Mode}
+	if a != nil && a.Status == dynamic.RunAwaitingApproval {
+		s.PendingApproval = &dynamic.PendingApproval{PluginRunID: a.PluginRunID, PackageID: a.PackageID, Mode: a.Mode}
 	}
 	return s
 }
@@ -257,14 +257,14 @@ func (p *Plugin) hasClient(id string) bool {
 // reference Package (next, else current, else the last defined), pointers and latest run,
 // never source.
 type Reference struct {
-	PluginID         string          `json:"pluginId"`
-	PackageID        string          `json:"packageId"`
-	Name             string          `json:"name"`
-	Purpose          string          `json:"purpose"`
-	CurrentPackageID string          `json:"currentPackageId,omitempty"`
-	NextPackageID    string          `json:"nextPackageId,omitempty"`
-	ActiveRun        *decl.ActiveRun `json:"activeRun,omitempty"`
-	LatestRun        *decl.Attempt   `json:"latestRun,omitempty"`
+	PluginID         string             `json:"pluginId"`
+	PackageID        string             `json:"packageId"`
+	Name             string             `json:"name"`
+	Purpose          string             `json:"purpose"`
+	CurrentPackageID string             `json:"currentPackageId,omitempty"`
+	NextPackageID    string             `json:"nextPackageId,omitempty"`
+	ActiveRun        *dynamic.ActiveRun `json:"activeRun,omitempty"`
+	LatestRun        *dynamic.Attempt   `json:"latestRun,omitempty"`
 }
 
 // Reference resolves a Plugin of the calling session; ok is false when it is not one.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"unicode"
@@ -129,9 +129,9 @@ func RenderReference(id string, ref Reference, found bool) string {
 	if err != nil { // a Reference is plain data; this cannot happen
 		state = []byte(fmt.Sprintf("%q", err.Error()))
 	}
-	mode := decl.ModeUpdate
+	mode := dynamic.ModeUpdate
 	if ref.CurrentPackageID == "" {
-		mode = decl.ModeRun
+		mode = dynamic.ModeRun
 	}
 	return fmt.Sprintf("<cordis_dynamic_plugin_context>\n"+
 		"The user referenced dynamic Plugin @%[1]s. Its state now (without source code):\n%[2]s\n"+

@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
@@ -87,10 +87,10 @@ func TestReferenceBlocks(t *testing.T) {
 	e := newEnv(t, &Options{Host: &fakeHost{}})
 	d := e.define(newPlugin("clock"), "return (ctx) => {}", "")
 	ctx := as("s1")
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
-	other, err := e.r.Define(as("s2"), decl.DefineInput{Plugin: newPlugin("panel"), Name: "Panel", Purpose: "Not yours.", Code: decl.Code{Host: ptr("return (ctx) => {}")}})
+	other, err := e.r.Define(as("s2"), dynamic.DefineInput{Plugin: newPlugin("panel"), Name: "Panel", Purpose: "Not yours.", Code: dynamic.Code{Host: ptr("return (ctx) => {}")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +114,8 @@ func TestReferenceBlocks(t *testing.T) {
 
 func TestRenderReference(t *testing.T) {
 	ref := Reference{PluginID: "clock-1", PackageID: "pkg-2", Name: "Clock", Purpose: "Shows the time.", NextPackageID: "pkg-2",
-		LatestRun: &decl.Attempt{PluginRunID: "run-3", PackageID: "pkg-2", Mode: decl.ModeRun, Status: decl.RunFailed,
-			Error: &decl.Diagnostic{Phase: decl.PhaseHostLoad, Message: "boom", Stack: "at apply (1:1)", PluginID: "clock-1", PackageID: "pkg-2", PluginRunID: "run-3"}}}
+		LatestRun: &dynamic.Attempt{PluginRunID: "run-3", PackageID: "pkg-2", Mode: dynamic.ModeRun, Status: dynamic.RunFailed,
+			Error: &dynamic.Diagnostic{Phase: dynamic.PhaseHostLoad, Message: "boom", Stack: "at apply (1:1)", PluginID: "clock-1", PackageID: "pkg-2", PluginRunID: "run-3"}}}
 	got := RenderReference("clock-1", ref, true)
 	for _, want := range []string{
 		"<cordis_dynamic_plugin_context>\nThe user referenced dynamic Plugin @clock-1. Its state now (without source code):\n{\n  \"pluginId\": \"clock-1\",\n  \"packageId\": \"pkg-2\",",

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"time"
 )
 
@@ -16,7 +16,7 @@ type request struct {
 	pluginID         string
 	session          string
 	runID, pkg       string
-	mode             decl.Mode
+	mode             dynamic.Mode
 	requiresApproval bool
 	hasClient        bool
 
@@ -86,7 +86,7 @@ func (r *Runner) resolved(ob *outbox, q *request, o Outcome) {
 
 // steer queues a steer message to q's session.
 func (r *Runner) steer(ob *outbox, session, pluginID, text string) {
-	ob.add(func() { r.message(session, decl.MessageSteer, pluginID, text) })
+	ob.add(func() { r.message(session, dynamic.MessageSteer, pluginID, text) })
 }
 
 // expire ends a request nobody settled in time: before a page started it (no page, or
@@ -118,14 +118,14 @@ func (r *Runner) expire(q *request) {
 	if q.id == "" {
 		what = "the direct run " + q.runID + " from the Cordis panel"
 	}
-	p, err := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *decl.Attempt) {
-		a.Status = decl.RunExpired
-		a.Error = &decl.Diagnostic{Phase: decl.PhaseApproval, Message: what + " expired: " + text, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
-		if a.Client.Status == decl.HalfPending {
-			a.Client.Status = decl.HalfStopped
+	p, err := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *dynamic.Attempt) {
+		a.Status = dynamic.RunExpired
+		a.Error = &dynamic.Diagnostic{Phase: dynamic.PhaseApproval, Message: what + " expired: " + text, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
+		if a.Client.Status == dynamic.HalfPending {
+			a.Client.Status = dynamic.HalfStopped
 		}
-		if stale != nil && a.Host.Status != decl.HalfAbsent {
-			a.Host.Status = decl.HalfStopped
+		if stale != nil && a.Host.Status != dynamic.HalfAbsent {
+			a.Host.Status = dynamic.HalfStopped
 		}
 	})
 	r.tidy(q.pluginID)

@@ -2,7 +2,7 @@ package runner
 
 import (
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
@@ -24,12 +24,12 @@ func TestRestartReplacesTheWorkingRun(t *testing.T) {
 			te := newToolEnv(t)
 			e, ctx := te.e, as("s1")
 			d := e.define(newPlugin("clock"), tt.code, "")
-			if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+			if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 				t.Fatal(err)
 			}
 			oldID, oldCap, _ := e.r.RunCapability(ctx, d.PluginID)
 			e.takeEvents()
-			out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+			out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 			if err != nil || out.Status != "running" || out.PluginRunID != "run-2" || out.CurrentPackageID != d.PackageID {
 				t.Fatalf("restart = %+v, %v", out, err)
 			}
@@ -56,7 +56,7 @@ func TestStopDuringRestartBeside(t *testing.T) {
 	e := newEnv(t, &Options{Host: h})
 	ctx := as("s1")
 	d := e.define(newPlugin("clock"), "return () => {}", "")
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	runID, capa, _ := e.r.RunCapability(ctx, d.PluginID)
@@ -67,7 +67,7 @@ func TestStopDuringRestartBeside(t *testing.T) {
 	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "echo"}); err != nil || h.running() != 1 {
 		t.Fatalf("the working run while its restart starts: invoke %v, %d halves", err, h.running())
 	}
-	if _, err := e.r.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
+	if _, err := e.r.Stop(ctx, dynamic.StopInput{PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; ReasonOf(err) != ReasonCancelled || !strings.Contains(err.Error(), "was stopped while its host half was starting") {

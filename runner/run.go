@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Run starts Package in.PackageID of Plugin in.PluginID for the calling session (the model
@@ -11,20 +11,20 @@ import (
 // (unless Options. ApproveHostHalves and no grant: then like a client-bearing one); a
 // Package with a client half becomes a run request that pages answer, and Run returns at
 // once.
-func (r *Runner) Run(ctx context.Context, in decl.RunInput) (decl.RunOutput, error) {
+func (r *Runner) Run(ctx context.Context, in dynamic.RunInput) (dynamic.RunOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	p, k, err := r.plan(ctx, session, in.PluginID, in.PackageID, in.Mode)
 	if err != nil {
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return decl.RunOutput{}, &Error{Reason: ReasonCancelled, Message: "cordis_run was cancelled before the activation started; nothing changed", Err: err}
+		return dynamic.RunOutput{}, &Error{Reason: ReasonCancelled, Message: "cordis_run was cancelled before the activation started; nothing changed", Err: err}
 	}
 	if err := r.lock(); err != nil {
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	// Read the live entry without making one: the activation makes it (liveOf), so a run
 	// that never starts leaves none behind.
@@ -32,20 +32,20 @@ func (r *Runner) Run(ctx context.Context, in decl.RunInput) (decl.RunOutput, err
 	if a := l.starting(); a != nil {
 		r.mu.Unlock()
 		if a.pkg != k.ID || k.HasClient() {
-			return decl.RunOutput{}, inFlight(p.ID, a)
+			return dynamic.RunOutput{}, inFlight(p.ID, a)
 		}
 		// The same host-only Package is starting already (a page's direct run): attach.
-		att := &decl.Attempt{PluginRunID: a.runID, PackageID: k.ID, Mode: in.Mode}
+		att := &dynamic.Attempt{PluginRunID: a.runID, PackageID: k.ID, Mode: in.Mode}
 		return r.finishHostOnly(ctx, p, k, att, r.activate(ctx, p, k, att, "", ""))
 	}
 	if q := l.request(); q != nil {
 		r.mu.Unlock()
-		return decl.RunOutput{}, pendingRefusal(p.ID, q)
+		return dynamic.RunOutput{}, pendingRefusal(p.ID, q)
 	}
 	runID, err := r.store.Mint(ctx, CounterRun)
 	if err != nil {
 		r.mu.Unlock()
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	att := newAttempt(runID, k, in.Mode)
 	granted := p.Grants.Covers(k.ID)
@@ -53,7 +53,7 @@ func (r *Runner) Run(ctx context.Context, in decl.RunInput) (decl.RunOutput, err
 		_, err := r.store.Update(ctx, p.ID, Change{Attempt: att, Next: ptr(k.ID)})
 		r.mu.Unlock()
 		if err != nil {
-			return decl.RunOutput{}, err
+			return dynamic.RunOutput{}, err
 		}
 		return r.finishHostOnly(ctx, p, k, att, r.activate(ctx, p, k, att, "", ""))
 	}
@@ -69,7 +69,7 @@ func pendingRefusal(id string, q *request) *Error {
 
 // plan resolves a run: ownership, the Package, and the mode rules
 // (docs/dynamic-plugins.md, "cordis_run"), which do not depend on whether anything runs.
-func (r *Runner) plan(ctx context.Context, session, pluginID, packageID string, mode decl.Mode) (Plugin, Package, error) {
+func (r *Runner) plan(ctx context.Context, session, pluginID, packageID string, mode dynamic.Mode) (Plugin, Package, error) {
 	p, err := r.owned(ctx, session, pluginID)
 	if err != nil {
 		return p, Package{}, err
@@ -79,29 +79,29 @@ func (r *Runner) plan(ctx context.Context, session, pluginID, packageID string, 
 		return p, k, refuse(ReasonPackageMissing, "plugin %s has no package %q; its packages are listed by cordis_inspect_self {pluginId:%q}", p.ID, packageID, p.ID)
 	}
 	switch {
-	case mode != decl.ModeRun && mode != decl.ModeUpdate:
+	case mode != dynamic.ModeRun && mode != dynamic.ModeUpdate:
 		return p, k, refuse(ReasonInvalidMode, `mode must be "run" or "update"; got %q`, mode)
-	case mode == decl.ModeUpdate && p.Current == "":
+	case mode == dynamic.ModeUpdate && p.Current == "":
 		return p, k, refuse(ReasonInvalidMode, `%s has no successful version yet, so there is nothing to update from; use mode "run" for its first activation`, p.ID)
-	case mode == decl.ModeUpdate && p.Current == k.ID:
+	case mode == dynamic.ModeUpdate && p.Current == k.ID:
 		return p, k, refuse(ReasonInvalidMode, `%s is already the current Package of %s; use mode "run" to restart it`, k.ID, p.ID)
-	case mode == decl.ModeRun && p.Current != "" && p.Current != k.ID:
+	case mode == dynamic.ModeRun && p.Current != "" && p.Current != k.ID:
 		return p, k, refuse(ReasonInvalidMode, `%s differs from the current Package %s of %s; use mode "update" to switch to it (mode "run" restarts, retries or rolls back to the current Package only)`, k.ID, p.Current, p.ID)
 	}
 	return p, k, nil
 }
 
 // finishHostOnly commits a run that needs no page, or records its failure.
-func (r *Runner) finishHostOnly(ctx context.Context, p Plugin, k Package, att *decl.Attempt, res startResult) (decl.RunOutput, error) {
+func (r *Runner) finishHostOnly(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, res startResult) (dynamic.RunOutput, error) {
 	q, err := r.commitHostOnly(ctx, p, k, att, res)
 	if err != nil {
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	return runOutput(ctx, q, att.PluginRunID, att.Mode, res.run), nil // enters JavaScript: not under r.mu
 }
 
 // commitHostOnly is finishHostOnly's bookkeeping, under r.mu.
-func (r *Runner) commitHostOnly(ctx context.Context, p Plugin, k Package, att *decl.Attempt, res startResult) (Plugin, error) {
+func (r *Runner) commitHostOnly(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, res startResult) (Plugin, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if res.err != nil {
@@ -112,30 +112,30 @@ func (r *Runner) commitHostOnly(ctx context.Context, p Plugin, k Package, att *d
 	if l == nil || l.run != res.run {
 		return Plugin{}, refuse(ReasonCancelled, "%s/%s (%s) was stopped before it finished starting; nothing of it runs", p.ID, k.ID, att.PluginRunID)
 	}
-	return r.commit(ctx, p.ID, res.run, func(a *decl.Attempt) { hostStarted(a, res) })
+	return r.commit(ctx, p.ID, res.run, func(a *dynamic.Attempt) { hostStarted(a, res) })
 }
 
 // request arms a run request for a gated Package and announces it. r.mu held; released.
-func (r *Runner) request(ctx context.Context, session string, p Plugin, k Package, att *decl.Attempt, requiresApproval bool) (decl.RunOutput, error) {
+func (r *Runner) request(ctx context.Context, session string, p Plugin, k Package, att *dynamic.Attempt, requiresApproval bool) (dynamic.RunOutput, error) {
 	if err := r.admitRequest(session); err != nil {
 		r.mu.Unlock()
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	reqID, err := r.store.Mint(ctx, CounterApproval)
 	if err != nil {
 		r.tidy(p.ID)
 		r.mu.Unlock()
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	att.ApprovalRequestID, att.RequiresApproval = reqID, requiresApproval
 	if requiresApproval {
-		att.Status = decl.RunAwaitingApproval
+		att.Status = dynamic.RunAwaitingApproval
 	}
 	q, err := r.store.Update(ctx, p.ID, Change{Attempt: att, Next: ptr(k.ID)})
 	if err != nil {
 		r.tidy(p.ID)
 		r.mu.Unlock()
-		return decl.RunOutput{}, err
+		return dynamic.RunOutput{}, err
 	}
 	rq := &request{id: reqID, ticket: secret(), pluginID: p.ID, session: session, runID: att.PluginRunID, pkg: k.ID,
 		mode: att.Mode, requiresApproval: requiresApproval, hasClient: k.HasClient()}
@@ -149,20 +149,20 @@ func (r *Runner) request(ctx context.Context, session string, p Plugin, k Packag
 	RequestRun.Emit(r.ctx(), RequestRunEvent{RequestID: reqID, Ticket: rq.ticket, Session: session, PluginID: p.ID, PackageID: k.ID,
 		Mode: att.Mode, Name: k.Name, Purpose: k.Purpose, RequiresApproval: requiresApproval, HasClientHalf: k.HasClient()})
 	out := runOutput(ctx, q, att.PluginRunID, att.Mode, nil)
-	out.Status = decl.StartStarting
+	out.Status = dynamic.StartStarting
 	if requiresApproval {
-		out.Status = decl.StartAwaitingApproval
+		out.Status = dynamic.StartAwaitingApproval
 	}
 	out.ApprovalRequestID = reqID
 	return out, nil
 }
 
 // runOutput builds the answer from the stored Plugin and the live run (nil when none).
-func runOutput(ctx context.Context, p Plugin, runID string, mode decl.Mode, run *liveRun) decl.RunOutput {
-	out := decl.RunOutput{PluginID: p.ID, PluginRunID: runID, Mode: mode, CurrentPackageID: p.Current, NextPackageID: p.Next}
+func runOutput(ctx context.Context, p Plugin, runID string, mode dynamic.Mode, run *liveRun) dynamic.RunOutput {
+	out := dynamic.RunOutput{PluginID: p.ID, PluginRunID: runID, Mode: mode, CurrentPackageID: p.Current, NextPackageID: p.Next}
 	if a := p.Latest; a != nil && a.PluginRunID == runID {
 		out.PackageID, out.Status, out.Client = a.PackageID, startStatus(a.Status), a.Client
-		out.Host = decl.HostState{Status: a.Host.Status, Provides: []string{}, WaitingFor: nonNil(a.Host.WaitingFor), Error: a.Host.Error}
+		out.Host = dynamic.HostState{Status: a.Host.Status, Provides: []string{}, WaitingFor: nonNil(a.Host.WaitingFor), Error: a.Host.Error}
 	}
 	if run != nil {
 		out.PackageID = run.pkg
@@ -172,13 +172,13 @@ func runOutput(ctx context.Context, p Plugin, runID string, mode decl.Mode, run 
 }
 
 // hostState reads a live run's host half.
-func hostState(ctx context.Context, run *liveRun) decl.HostState {
+func hostState(ctx context.Context, run *liveRun) dynamic.HostState {
 	if run.host == nil {
-		return decl.HostState{Status: decl.HalfAbsent, Provides: []string{}, WaitingFor: []string{}}
+		return dynamic.HostState{Status: dynamic.HalfAbsent, Provides: []string{}, WaitingFor: []string{}}
 	}
-	hs := decl.HostState{Status: decl.HalfRunning, Provides: nonNil(run.host.Provides()), WaitingFor: waitingFor(run), Handlers: run.host.Handlers(ctx)}
+	hs := dynamic.HostState{Status: dynamic.HalfRunning, Provides: nonNil(run.host.Provides()), WaitingFor: waitingFor(run), Handlers: run.host.Handlers(ctx)}
 	if len(hs.WaitingFor) > 0 {
-		hs.Status = decl.HalfWaiting
+		hs.Status = dynamic.HalfWaiting
 	}
 	return hs
 }

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
@@ -16,12 +16,12 @@ func TestRunHostOnlyLifecycle(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, "")
 	ctx := as("s1")
-	out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != "running" || out.PluginRunID != "run-1" || out.CurrentPackageID != "pkg-1" || out.NextPackageID != "" || out.Mode != decl.ModeRun ||
-		out.Host.Status != decl.HalfRunning || !slices.Equal(out.Host.Provides, []string{"clock"}) || !slices.Equal(out.Host.Handlers, []string{"now"}) || out.Client.Status != decl.HalfAbsent {
+	if out.Status != "running" || out.PluginRunID != "run-1" || out.CurrentPackageID != "pkg-1" || out.NextPackageID != "" || out.Mode != dynamic.ModeRun ||
+		out.Host.Status != dynamic.HalfRunning || !slices.Equal(out.Host.Provides, []string{"clock"}) || !slices.Equal(out.Host.Handlers, []string{"now"}) || out.Client.Status != dynamic.HalfAbsent {
 		t.Fatalf("Run = %+v", out)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"package clock-1/pkg-1 run-1"}) {
@@ -38,8 +38,8 @@ func TestRunHostOnlyLifecycle(t *testing.T) {
 
 	// Update to a new Package: the old run is retracted before the new one starts.
 	d2 := e.define(existing(d.PluginID), strings.Replace(clockHost, "42", "43", 2), "")
-	out, err = e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate})
-	if err != nil || out.Status != "running" || out.PluginRunID != "run-2" || out.CurrentPackageID != "pkg-2" || out.Mode != decl.ModeUpdate {
+	out, err = e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate})
+	if err != nil || out.Status != "running" || out.PluginRunID != "run-2" || out.CurrentPackageID != "pkg-2" || out.Mode != dynamic.ModeUpdate {
 		t.Fatalf("update = %+v, %v", out, err)
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-2 run-2"}) {
@@ -51,7 +51,7 @@ func TestRunHostOnlyLifecycle(t *testing.T) {
 
 	// Stop keeps the definition; a second stop succeeds too.
 	for range 2 {
-		if _, err := e.r.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
+		if _, err := e.r.Stop(ctx, dynamic.StopInput{PluginID: d.PluginID}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,14 +59,14 @@ func TestRunHostOnlyLifecycle(t *testing.T) {
 		t.Fatalf("stop events = %v", ev)
 	}
 	s, err := e.inspectPlugin(ctx, d.PluginID)
-	if err != nil || s.State != "stopped" || s.CurrentPackageID != "pkg-2" || s.LatestRun.Status != decl.RunStopped || len(s.Packages) != 2 {
+	if err != nil || s.State != "stopped" || s.CurrentPackageID != "pkg-2" || s.LatestRun.Status != dynamic.RunStopped || len(s.Packages) != 2 {
 		t.Fatalf("after stop: %+v, %v", s, err)
 	}
-	u, err := e.r.Undefine(ctx, decl.UndefineInput{PluginID: d.PluginID})
+	u, err := e.r.Undefine(ctx, dynamic.UndefineInput{PluginID: d.PluginID})
 	if err != nil || u.WasRunning {
 		t.Fatalf("Undefine = %+v, %v", u, err)
 	}
-	if _, err := e.r.Undefine(ctx, decl.UndefineInput{PluginID: d.PluginID}); ReasonOf(err) != ReasonPluginMissing {
+	if _, err := e.r.Undefine(ctx, dynamic.UndefineInput{PluginID: d.PluginID}); ReasonOf(err) != ReasonPluginMissing {
 		t.Fatalf("second Undefine = %v, want plugin-missing", err)
 	}
 	if n := len(e.r.group.Children()); n != 0 {
@@ -86,42 +86,42 @@ func TestRunModeRules(t *testing.T) {
 	d2 := e.define(existing(d1.PluginID), "return () => {}", "")
 	tests := []struct {
 		pkg  string
-		mode decl.Mode
+		mode dynamic.Mode
 		want string
 	}{
-		{"pkg-9", decl.ModeRun, `plugin clock-1 has no package "pkg-9"`},
+		{"pkg-9", dynamic.ModeRun, `plugin clock-1 has no package "pkg-9"`},
 		{d1.PackageID, "go", `mode must be "run" or "update"; got "go"`},
-		{d1.PackageID, decl.ModeUpdate, `clock-1 has no successful version yet, so there is nothing to update from; use mode "run" for its first activation`},
+		{d1.PackageID, dynamic.ModeUpdate, `clock-1 has no successful version yet, so there is nothing to update from; use mode "run" for its first activation`},
 	}
 	for _, tt := range tests {
-		if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: tt.pkg, Mode: tt.mode}); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+		if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: tt.pkg, Mode: tt.mode}); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("Run(%s, %s) = %v, want %q", tt.pkg, tt.mode, err, tt.want)
 		}
 	}
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	after := []struct {
 		pkg  string
-		mode decl.Mode
+		mode dynamic.Mode
 		want string
 	}{
-		{d1.PackageID, decl.ModeUpdate, `pkg-1 is already the current Package of clock-1; use mode "run" to restart it`},
-		{d2.PackageID, decl.ModeRun, `pkg-2 differs from the current Package pkg-1 of clock-1; use mode "update" to switch to it`},
+		{d1.PackageID, dynamic.ModeUpdate, `pkg-1 is already the current Package of clock-1; use mode "run" to restart it`},
+		{d2.PackageID, dynamic.ModeRun, `pkg-2 differs from the current Package pkg-1 of clock-1; use mode "update" to switch to it`},
 	}
 	for _, tt := range after {
-		if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: tt.pkg, Mode: tt.mode}); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+		if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: tt.pkg, Mode: tt.mode}); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("Run(%s, %s) = %v, want %q", tt.pkg, tt.mode, err, tt.want)
 		}
 	}
 	// A restart of the current Package gets a fresh run id.
-	out, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.PluginRunID != "run-2" {
 		t.Fatalf("restart = %+v, %v", out, err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := e.r.Run(cctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err == nil ||
+	if _, err := e.r.Run(cctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun}); err == nil ||
 		err.Error() != "cordis_run was cancelled before the activation started; nothing changed" {
 		t.Errorf("cancelled Run = %v", err)
 	}
@@ -134,25 +134,25 @@ func TestPointerRules(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
 	d1 := e.define(newPlugin("clock"), clockHost, "")
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	bad := e.define(existing(d1.PluginID), "throw new Error('broken')", "")
-	_, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: bad.PackageID, Mode: decl.ModeUpdate})
+	_, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: bad.PackageID, Mode: dynamic.ModeUpdate})
 	want := `the host half of clock-1/pkg-2 (run-2) failed to start: clock-1: Error: broken`
 	if err == nil || !strings.HasPrefix(err.Error(), want) || ReasonOf(err) != ReasonHostHalfFailed ||
 		!strings.Contains(err.Error(), `Nothing of clock-1 is running now: its previous run run-1 (pkg-1) was stopped before the new half started. Roll back with cordis_run {pluginId:"clock-1", packageId:"pkg-1", mode:"run"}`) {
 		t.Fatalf("failed update = %v", err)
 	}
 	p := e.plugin(d1.PluginID)
-	if p.Current != "pkg-1" || p.Next != "pkg-2" || p.Latest.Status != decl.RunFailed || p.Latest.Error.Phase != decl.PhaseHostLoad || p.Latest.Host.Status != decl.HalfFailed {
+	if p.Current != "pkg-1" || p.Next != "pkg-2" || p.Latest.Status != dynamic.RunFailed || p.Latest.Error.Phase != dynamic.PhaseHostLoad || p.Latest.Host.Status != dynamic.HalfFailed {
 		t.Fatalf("after failed update: current %s next %s latest %+v", p.Current, p.Next, p.Latest)
 	}
 	if s, _ := e.inspectPlugin(ctx, d1.PluginID); s.State != "failed" || s.ActiveRun != nil || s.LatestRun.Error == nil {
 		t.Fatalf("inspect after failed update: %+v", s)
 	}
 	// Rollback: run current; next is cleared.
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: "pkg-1", Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: "pkg-1", Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.plugin(d1.PluginID); p.Current != "pkg-1" || p.Next != "" {
@@ -160,7 +160,7 @@ func TestPointerRules(t *testing.T) {
 	}
 	// Retry: update with the (fixed) next Package.
 	fixed := e.define(existing(d1.PluginID), "return () => {}", "")
-	if out, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: fixed.PackageID, Mode: decl.ModeUpdate}); err != nil || out.CurrentPackageID != fixed.PackageID {
+	if out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: fixed.PackageID, Mode: dynamic.ModeUpdate}); err != nil || out.CurrentPackageID != fixed.PackageID {
 		t.Fatalf("retry = %+v, %v", out, err)
 	}
 }
@@ -173,7 +173,7 @@ func TestInvokeCodes(t *testing.T) {
 		err.Error() != "clock-1 is not running: it has no active host half (it was stopped or removed)" {
 		t.Fatalf("before run: %v", err)
 	}
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	_, capa, _ := e.r.RunCapability(ctx, d.PluginID)
@@ -202,7 +202,7 @@ func TestInvokeCodes(t *testing.T) {
 	}
 	// The handler error steered the owner once, though it failed twice.
 	msgs := e.takeMessages()
-	if len(msgs) != 1 || msgs[0].Kind != decl.MessageSteer || msgs[0].Session != "s1" || !strings.HasPrefix(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed when the client called host.call("fail"): handler broke`) {
+	if len(msgs) != 1 || msgs[0].Kind != dynamic.MessageSteer || msgs[0].Session != "s1" || !strings.HasPrefix(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed when the client called host.call("fail"): handler broke`) {
 		t.Fatalf("messages = %+v", msgs)
 	}
 }

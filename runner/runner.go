@@ -12,8 +12,8 @@ import (
 	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Default bounds of Options.
@@ -172,7 +172,7 @@ type Runner struct {
 	msgMu     sync.Mutex
 	connected map[string]int
 	queued    map[string]*mailbox
-	restarts  map[string]decl.BootRestart // what boot did per Plugin (RestartAtBoot); msgMu
+	restarts  map[string]dynamic.BootRestart // what boot did per Plugin (RestartAtBoot); msgMu
 
 	inspect *inspectRegistry // inspect providers and client queries (inspect*.go)
 	leases  *leases          // with a SessionOwner store (lease.go)

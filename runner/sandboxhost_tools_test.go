@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // toolHost is a host half that registers clock_add with harness.defineTool and
@@ -32,9 +32,9 @@ func newToolEnv(t *testing.T) *toolEnv {
 }
 
 // define records code as a host-only Package on plugin (a PluginRef as JSON).
-func (te *toolEnv) define(plugin, code string) decl.DefineOutput {
+func (te *toolEnv) define(plugin, code string) dynamic.DefineOutput {
 	te.t.Helper()
-	var out decl.DefineOutput
+	var out dynamic.DefineOutput
 	mustCall(te.t, te.e.invoker(), "s1", "cordis_define", defineArgs(plugin, `"Clock"`, `"Adds numbers."`, `{"host":`+jsonString(code)+`}`), &out)
 	return out
 }
@@ -45,7 +45,7 @@ func (te *toolEnv) call(name, args string) (string, string) {
 	return call(te.t, te.e.invoker(), "s1", name, args)
 }
 
-func (te *toolEnv) run(d decl.DefineOutput, mode string) (string, string) {
+func (te *toolEnv) run(d dynamic.DefineOutput, mode string) (string, string) {
 	te.t.Helper()
 	return te.call("cordis_run", `{"pluginId":"`+d.PluginID+`","packageId":"`+d.PackageID+`","mode":"`+mode+`"}`)
 }

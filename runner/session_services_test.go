@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"testing"
 )
 
@@ -9,13 +9,13 @@ import (
 // declares: a half of another session loads on a shared one and waits for a private one.
 func TestSharedServicesCrossSessions(t *testing.T) {
 	e := newEnv(t, &Options{SharedServices: []string{"weather"}})
-	run := func(session, prefix, host string) decl.RunOutput {
+	run := func(session, prefix, host string) dynamic.RunOutput {
 		t.Helper()
-		d, err := e.r.Define(as(session), decl.DefineInput{Plugin: newPlugin(prefix), Name: prefix, Purpose: "Sessions.", Code: decl.Code{Host: ptr(host)}})
+		d, err := e.r.Define(as(session), dynamic.DefineInput{Plugin: newPlugin(prefix), Name: prefix, Purpose: "Sessions.", Code: dynamic.Code{Host: ptr(host)}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := e.r.Run(as(session), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+		out, err := e.r.Run(as(session), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 		if err != nil {
 			t.Fatal(err)
 		}

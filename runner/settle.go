@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 )
 
@@ -128,11 +128,11 @@ func (r *Runner) decline(ctx context.Context, ob *outbox, q *request, ticket str
 	case !r.claim(q):
 		return Accepted{Message: fmt.Sprintf("request %s is not pending", q.id)}
 	}
-	p, _ := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *decl.Attempt) {
-		a.Status = decl.RunRejected
-		a.Error = &decl.Diagnostic{Phase: decl.PhaseApproval, Message: "the user declined run request " + q.id, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
-		if a.Client.Status != decl.HalfAbsent {
-			a.Client.Status = decl.HalfStopped
+	p, _ := r.updateAttempt(ctx, q.pluginID, q.runID, Change{}, func(a *dynamic.Attempt) {
+		a.Status = dynamic.RunRejected
+		a.Error = &dynamic.Diagnostic{Phase: dynamic.PhaseApproval, Message: "the user declined run request " + q.id, PluginID: q.pluginID, PackageID: q.pkg, PluginRunID: q.runID}
+		if a.Client.Status != dynamic.HalfAbsent {
+			a.Client.Status = dynamic.HalfStopped
 		}
 	})
 	r.tidy(q.pluginID)
@@ -150,10 +150,10 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 	}
 	r.claim(q)
 	if res.OK {
-		p, err := r.commit(ctx, q.pluginID, l.run, func(a *decl.Attempt) {
-			a.Client = decl.Half{Status: decl.HalfRunning, WaitingFor: nonNil(res.WaitingFor)}
+		p, err := r.commit(ctx, q.pluginID, l.run, func(a *dynamic.Attempt) {
+			a.Client = dynamic.Half{Status: dynamic.HalfRunning, WaitingFor: nonNil(res.WaitingFor)}
 			if len(res.WaitingFor) > 0 {
-				a.Client.Status = decl.HalfWaiting
+				a.Client.Status = dynamic.HalfWaiting
 			}
 		})
 		if err != nil {
@@ -169,9 +169,9 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 	}
 	// The page that started the run failed: it owns the run, so the run goes.
 	stale := l.detach()
-	reason, phase := ReasonClientHalfFailed, decl.PhaseClientApply
+	reason, phase := ReasonClientHalfFailed, dynamic.PhaseClientApply
 	if res.Reason == ReasonHostHalfFailed {
-		reason, phase = ReasonHostHalfFailed, decl.PhaseHostApply
+		reason, phase = ReasonHostHalfFailed, dynamic.PhaseHostApply
 	}
 	msg := res.Message
 	if msg == "" {
@@ -240,20 +240,20 @@ func (r *Runner) StopFromPanel(ctx context.Context, a PanelPluginArgs) error {
 	}
 	p, perr := r.store.Plugin(ctx, a.PluginID)
 	if perr == nil {
-		r.message(a.Session, decl.MessageInject, a.PluginID, fmt.Sprintf("The user stopped %s from the Cordis panel; its Packages remain. currentPackageId is %s.", a.PluginID, orNone(p.Current)))
+		r.message(a.Session, dynamic.MessageInject, a.PluginID, fmt.Sprintf("The user stopped %s from the Cordis panel; its Packages remain. currentPackageId is %s.", a.PluginID, orNone(p.Current)))
 	}
 	return nil
 }
 
 // UndefineFromPanel is Undefine for a person in the panel; the owning session's model is
 // told.
-func (r *Runner) UndefineFromPanel(ctx context.Context, a PanelPluginArgs) (decl.UndefineOutput, error) {
+func (r *Runner) UndefineFromPanel(ctx context.Context, a PanelPluginArgs) (dynamic.UndefineOutput, error) {
 	was, err := r.stop(ctx, a.Session, a.PluginID, true)
 	if err != nil && ReasonOf(err) != ReasonNotRunning {
-		return decl.UndefineOutput{}, err
+		return dynamic.UndefineOutput{}, err
 	}
-	r.message(a.Session, decl.MessageInject, a.PluginID, fmt.Sprintf("The user removed %s and all of its Packages from the Cordis panel; it no longer exists.", a.PluginID))
-	return decl.UndefineOutput{PluginID: a.PluginID, WasRunning: was}, nil
+	r.message(a.Session, dynamic.MessageInject, a.PluginID, fmt.Sprintf("The user removed %s and all of its Packages from the Cordis panel; it no longer exists.", a.PluginID))
+	return dynamic.UndefineOutput{PluginID: a.PluginID, WasRunning: was}, nil
 }
 
 // RevokeArgs are the arguments of revokeGrant: a per-Package grant (PackageID) and/or the

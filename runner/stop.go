@@ -4,37 +4,37 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Stop ends the Plugin's run and keeps its definition, Packages, pointers and grants
 // (docs/dynamic-plugins.md, "Stop, undefine and retract"). A pending request is cancelled;
 // a start in flight is cancelled and waited for, so once Stop returns nothing of the
 // Plugin runs. Stopping a Plugin that is not running succeeds.
-func (r *Runner) Stop(ctx context.Context, in decl.StopInput) (decl.StopOutput, error) {
+func (r *Runner) Stop(ctx context.Context, in dynamic.StopInput) (dynamic.StopOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return decl.StopOutput{}, err
+		return dynamic.StopOutput{}, err
 	}
 	if _, err := r.stop(ctx, session, in.PluginID, false); err != nil && ReasonOf(err) != ReasonNotRunning {
-		return decl.StopOutput{}, err
+		return dynamic.StopOutput{}, err
 	}
 	//lint:ignore S1016 the output names the Plugin stopped; that the input has the same shape is a coincidence
-	return decl.StopOutput{PluginID: in.PluginID}, nil
+	return dynamic.StopOutput{PluginID: in.PluginID}, nil
 }
 
 // Undefine stops the Plugin like Stop and removes it with all its Packages and grants.
 // Its ids are never minted again.
-func (r *Runner) Undefine(ctx context.Context, in decl.UndefineInput) (decl.UndefineOutput, error) {
+func (r *Runner) Undefine(ctx context.Context, in dynamic.UndefineInput) (dynamic.UndefineOutput, error) {
 	session, err := r.session(ctx)
 	if err != nil {
-		return decl.UndefineOutput{}, err
+		return dynamic.UndefineOutput{}, err
 	}
 	was, err := r.stop(ctx, session, in.PluginID, true)
 	if err != nil && ReasonOf(err) != ReasonNotRunning {
-		return decl.UndefineOutput{}, err
+		return dynamic.UndefineOutput{}, err
 	}
-	return decl.UndefineOutput{PluginID: in.PluginID, WasRunning: was}, nil
+	return dynamic.UndefineOutput{PluginID: in.PluginID, WasRunning: was}, nil
 }
 
 // stop is Stop (remove false) and Undefine (remove true). wasRunning says whether a
@@ -77,7 +77,7 @@ func (r *Runner) stop(ctx context.Context, session, id string, remove bool) (was
 		err = r.store.Remove(ctx, id)
 		delete(r.live, id)
 	} else {
-		_, err = r.updateAttempt(ctx, id, latestRunOf(r, ctx, id), Change{}, func(a *decl.Attempt) { markStopped(a, cancelled) })
+		_, err = r.updateAttempt(ctx, id, latestRunOf(r, ctx, id), Change{}, func(a *dynamic.Attempt) { markStopped(a, cancelled) })
 		r.tidy(id)
 	}
 	r.mu.Unlock()
@@ -102,13 +102,13 @@ func (r *Runner) cancelRequest(ctx context.Context, ob *outbox, id string, l *li
 	if q == nil || !r.claim(q) {
 		return false
 	}
-	_, _ = r.updateAttempt(ctx, id, q.runID, Change{}, func(a *decl.Attempt) {
-		a.Status = decl.RunCancelled
-		a.Error = &decl.Diagnostic{Phase: decl.PhaseApproval, Message: fmt.Sprintf("%s before the run finished starting", why), PluginID: id, PackageID: q.pkg, PluginRunID: q.runID}
+	_, _ = r.updateAttempt(ctx, id, q.runID, Change{}, func(a *dynamic.Attempt) {
+		a.Status = dynamic.RunCancelled
+		a.Error = &dynamic.Diagnostic{Phase: dynamic.PhaseApproval, Message: fmt.Sprintf("%s before the run finished starting", why), PluginID: id, PackageID: q.pkg, PluginRunID: q.runID}
 		a.ApprovalRequestID, a.RequiresApproval = "", false
-		for _, h := range []*decl.Half{&a.Host, &a.Client} {
-			if h.Status != decl.HalfAbsent {
-				h.Status = decl.HalfStopped
+		for _, h := range []*dynamic.Half{&a.Host, &a.Client} {
+			if h.Status != dynamic.HalfAbsent {
+				h.Status = dynamic.HalfStopped
 			}
 		}
 	})
@@ -129,18 +129,18 @@ func latestRunOf(r *Runner, ctx context.Context, id string) string {
 
 // markStopped records a stop on the latest attempt when it was live; a cancelled request
 // stays cancelled, and a past failure, rejection or expiry stays what it was.
-func markStopped(a *decl.Attempt, cancelled bool) {
+func markStopped(a *dynamic.Attempt, cancelled bool) {
 	switch a.Status {
-	case decl.RunRunning, decl.RunWaiting, decl.RunClientPending, decl.RunStartingHost:
+	case dynamic.RunRunning, dynamic.RunWaiting, dynamic.RunClientPending, dynamic.RunStartingHost:
 	default:
 		return
 	}
 	if !cancelled {
-		a.Status = decl.RunStopped
+		a.Status = dynamic.RunStopped
 	}
-	for _, h := range []*decl.Half{&a.Host, &a.Client} {
-		if h.Status != decl.HalfAbsent {
-			h.Status = decl.HalfStopped
+	for _, h := range []*dynamic.Half{&a.Host, &a.Client} {
+		if h.Status != dynamic.HalfAbsent {
+			h.Status = dynamic.HalfStopped
 		}
 	}
 }

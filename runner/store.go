@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // ErrNotFound reports a Plugin the Store does not hold (never defined, or undefined).
@@ -57,7 +57,7 @@ type Listing struct {
 	Name          string
 	PackageCount  int
 	Current, Next string
-	Latest        *decl.Attempt
+	Latest        *dynamic.Attempt
 	// LatestHasClient says whether the Package of Latest has a client half.
 	LatestHasClient bool
 	Restored        bool
@@ -98,7 +98,7 @@ type Definition struct {
 // A Change is one atomic update of a Plugin. Unset fields change nothing.
 type Change struct {
 	// Attempt, if not nil, replaces the latest attempt.
-	Attempt *decl.Attempt
+	Attempt *dynamic.Attempt
 	// Current and Next, if not nil, move a version pointer ("" clears it).
 	Current, Next *string
 	// Grant adds a per-Package grant; Revoke removes one.

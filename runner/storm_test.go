@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 var storm = flag.Bool("storm", false, "run the 20 s runner storm (default: about 1 s)")
@@ -62,7 +62,7 @@ func TestStorm(t *testing.T) {
 	}
 	wg.Wait()
 	for i, sh := range s.shared {
-		if _, err := e.r.Stop(as(fmt.Sprintf("storm-%d", i)), decl.StopInput{PluginID: sh.id}); err != nil {
+		if _, err := e.r.Stop(as(fmt.Sprintf("storm-%d", i)), dynamic.StopInput{PluginID: sh.id}); err != nil {
 			t.Errorf("stop %s after the storm: %v", sh.id, err)
 		}
 	}
@@ -112,14 +112,14 @@ func (s *stormer) must(what string, err error) bool {
 	return true
 }
 
-func (s *stormer) define(session, plugin, tool, v string) (decl.DefineOutput, error) {
-	var out decl.DefineOutput
+func (s *stormer) define(session, plugin, tool, v string) (dynamic.DefineOutput, error) {
+	var out dynamic.DefineOutput
 	err := s.call(session, "cordis_define", defineArgs(plugin, `"Storm"`, `"Storms."`, stormCode(tool, v)), &out)
 	return out, err
 }
 
-func (s *stormer) run(session, id, pkg string, mode decl.Mode) (decl.RunOutput, error) {
-	var out decl.RunOutput
+func (s *stormer) run(session, id, pkg string, mode dynamic.Mode) (dynamic.RunOutput, error) {
+	var out dynamic.RunOutput
 	err := s.call(session, "cordis_run", fmt.Sprintf(`{"pluginId":%q,"packageId":%q,"mode":%q}`, id, pkg, mode), &out)
 	return out, err
 }
@@ -142,7 +142,7 @@ func (s *stormer) lifecycle(session, tool string, stopFirst bool) {
 		return
 	}
 	id := d.PluginID
-	out, err := s.run(session, id, d.PackageID, decl.ModeRun)
+	out, err := s.run(session, id, d.PackageID, dynamic.ModeRun)
 	if !s.must("run "+id, err) || out.Status != "running" || !slices.Equal(out.Host.Handlers, []string{"echo"}) {
 		s.t.Errorf("run %s = %+v", id, out)
 		return
@@ -159,7 +159,7 @@ func (s *stormer) lifecycle(session, tool string, stopFirst bool) {
 	if !s.must("define existing "+id, err) {
 		return
 	}
-	if out, err := s.run(session, id, d2.PackageID, decl.ModeUpdate); !s.must("update "+id, err) || out.Status != "running" || out.CurrentPackageID != d2.PackageID {
+	if out, err := s.run(session, id, d2.PackageID, dynamic.ModeUpdate); !s.must("update "+id, err) || out.Status != "running" || out.CurrentPackageID != d2.PackageID {
 		s.t.Errorf("update %s = %+v", id, out)
 	}
 	if _, err := s.e.r.InvokeFromPanel(as(session), InvokeArgs{PluginID: id, PluginRunID: oldRun, Capability: oldCap, Method: "echo"}); !hasCode(err, InvokeStaleRun) {
@@ -209,12 +209,12 @@ func (s *stormer) contend(session string, sh sharedPlugin, n int) {
 		if !s.must("read "+sh.id, perr) {
 			return
 		}
-		pkg, mode := sh.a, decl.ModeRun
+		pkg, mode := sh.a, dynamic.ModeRun
 		if p.Current != "" {
 			pkg = p.Current
 		}
 		if n%4 == 1 && p.Current != "" {
-			pkg, mode = sh.a, decl.ModeUpdate
+			pkg, mode = sh.a, dynamic.ModeUpdate
 			if p.Current == sh.a {
 				pkg = sh.b
 			}

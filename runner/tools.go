@@ -6,8 +6,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/tooldecl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The seven model tools are registered by the plugin "cordis-runner/tools", a child of
@@ -36,14 +36,14 @@ func (r *Runner) startTools(c *kit.Context) error {
 func (r *Runner) Tools() []kit.Tool {
 	return r.announced([]kit.Tool{
 		// The inspect providers' tools: their behaviour is the inspect registry's (inspect.go).
-		bind(decl.InspectList, r.InspectList),
-		bind(decl.InspectQuery, withSession(decl.InspectQuery.Name(), r.InspectQuery)),
+		bind(dynamic.InspectList, r.InspectList),
+		bind(dynamic.InspectQuery, withSession(dynamic.InspectQuery.Name(), r.InspectQuery)),
 
-		bind(decl.InspectSelf, withSession(decl.InspectSelf.Name(), r.InspectSelf)),
-		bind(decl.Define, withSession(decl.Define.Name(), r.Define)),
-		bind(decl.Run, withSession(decl.Run.Name(), r.runTool)),
-		bind(decl.Stop, withSession(decl.Stop.Name(), r.stopTool)),
-		bind(decl.Undefine, withSession(decl.Undefine.Name(), r.undefineTool)),
+		bind(dynamic.InspectSelf, withSession(dynamic.InspectSelf.Name(), r.InspectSelf)),
+		bind(dynamic.Define, withSession(dynamic.Define.Name(), r.Define)),
+		bind(dynamic.Run, withSession(dynamic.Run.Name(), r.runTool)),
+		bind(dynamic.Stop, withSession(dynamic.Stop.Name(), r.stopTool)),
+		bind(dynamic.Undefine, withSession(dynamic.Undefine.Name(), r.undefineTool)),
 	})
 }
 
@@ -91,25 +91,25 @@ func needPluginID(tool, id string) error {
 }
 
 // runTool is cordis_run; its answer has one shape whatever the Package's halves.
-func (r *Runner) runTool(ctx context.Context, in decl.RunInput) (decl.RunOutput, error) {
-	if err := needPluginID(decl.Run.Name(), in.PluginID); err != nil {
-		return decl.RunOutput{}, err
+func (r *Runner) runTool(ctx context.Context, in dynamic.RunInput) (dynamic.RunOutput, error) {
+	if err := needPluginID(dynamic.Run.Name(), in.PluginID); err != nil {
+		return dynamic.RunOutput{}, err
 	}
 	return r.Run(ctx, in)
 }
 
 // stopTool is cordis_stop: idempotent, only a Plugin that is not this session's fails.
-func (r *Runner) stopTool(ctx context.Context, in decl.StopInput) (decl.StopOutput, error) {
-	if err := needPluginID(decl.Stop.Name(), in.PluginID); err != nil {
-		return decl.StopOutput{}, err
+func (r *Runner) stopTool(ctx context.Context, in dynamic.StopInput) (dynamic.StopOutput, error) {
+	if err := needPluginID(dynamic.Stop.Name(), in.PluginID); err != nil {
+		return dynamic.StopOutput{}, err
 	}
 	return r.Stop(ctx, in)
 }
 
 // undefineTool is cordis_undefine: not idempotent, the Plugin no longer exists after.
-func (r *Runner) undefineTool(ctx context.Context, in decl.UndefineInput) (decl.UndefineOutput, error) {
-	if err := needPluginID(decl.Undefine.Name(), in.PluginID); err != nil {
-		return decl.UndefineOutput{}, err
+func (r *Runner) undefineTool(ctx context.Context, in dynamic.UndefineInput) (dynamic.UndefineOutput, error) {
+	if err := needPluginID(dynamic.Undefine.Name(), in.PluginID); err != nil {
+		return dynamic.UndefineOutput{}, err
 	}
 	return r.Undefine(ctx, in)
 }

@@ -7,12 +7,12 @@ import (
 	"sync/atomic"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // announcedToolNames are the tools whose calls ToolCall announces: the four that change
 // what a person sees (a define, a run, a stop, a removal).
-var announcedToolNames = []string{decl.Define.Name(), decl.Run.Name(), decl.Stop.Name(), decl.Undefine.Name()}
+var announcedToolNames = []string{dynamic.Define.Name(), dynamic.Run.Name(), dynamic.Stop.Name(), dynamic.Undefine.Name()}
 
 // toolCallSeq numbers the announced calls of this process in the order they start.
 var toolCallSeq atomic.Int64

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // BenchmarkToolCallAnnounce measures a cordis_stop of a defined Plugin that does not run
@@ -26,7 +26,7 @@ func BenchmarkToolCallAnnounce(b *testing.B) {
 		}
 	})
 	code := "return () => {}"
-	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "Stopped.", Code: decl.Code{Host: &code}})
+	d, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "bench"}, Name: "Bench", Purpose: "Stopped.", Code: dynamic.Code{Host: &code}})
 	if err != nil {
 		b.Fatal(err)
 	}

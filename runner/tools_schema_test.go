@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/cordiskit/cordiskit/toolset"
 	"github.com/google/go-cmp/cmp"
 )
@@ -36,7 +36,7 @@ func TestToolsGetRegistersAgain(t *testing.T) {
 	}{
 		{"host half", "harness.registerTool(ctx, harness.defineTool(def))", func(e *env, code string) {
 			d := e.define(newPlugin("copy"), code, "")
-			if _, err := e.r.Run(as("s1"), decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+			if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 				e.t.Fatal(err)
 			}
 		}},

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The whole-session listing is byte for byte what the per-Plugin path gives: each
@@ -18,23 +18,23 @@ func TestInspectSelfListingMatchesSummaries(t *testing.T) {
 	t.Run("runs", func(t *testing.T) {
 		e := newEnv(t, nil)
 		inv := e.invoker()
-		var d decl.DefineOutput
+		var d dynamic.DefineOutput
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"clock"}`, `"Clock"`, `"Shows the time."`, `{"host":"return 42"}`), &d)
 		if _, got := call(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-1","mode":"run"}`); got == "" {
 			t.Fatal("a host half returning 42 ran")
 		}
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"live"}`, `"Live"`, `"Runs."`, `{"host":`+jsonString(hostOnly)+`}`), &d)
-		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"live-2","packageId":"pkg-2","mode":"run"}`, &decl.RunOutput{})
+		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"live-2","packageId":"pkg-2","mode":"run"}`, &dynamic.RunOutput{})
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"panel"}`, `"Panel"`, `"A panel."`, `{"client":"return () => {}"}`), &d)
-		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"panel-3","packageId":"pkg-3","mode":"run"}`, &decl.RunOutput{})
+		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"panel-3","packageId":"pkg-3","mode":"run"}`, &dynamic.RunOutput{})
 		if acc := (page{e}).answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
 			t.Fatal(acc.Message)
 		}
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"note"}`, `"Note"`, `"A note."`, `{"client":"return () => {}"}`), &d)
-		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"note-4","packageId":"pkg-4","mode":"run"}`, &decl.RunOutput{})
-		mustCall(t, inv, "s1", "cordis_stop", `{"pluginId":"note-4"}`, &decl.StopOutput{})
+		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"note-4","packageId":"pkg-4","mode":"run"}`, &dynamic.RunOutput{})
+		mustCall(t, inv, "s1", "cordis_stop", `{"pluginId":"note-4"}`, &dynamic.StopOutput{})
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"wait"}`, `"Wait"`, `"Waits."`, `{"client":"return () => {}"}`), &d)
-		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"wait-5","packageId":"pkg-5","mode":"run"}`, &decl.RunOutput{})
+		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"wait-5","packageId":"pkg-5","mode":"run"}`, &dynamic.RunOutput{})
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"idle"}`, `"Idle"`, `"Never runs."`, `{"host":"return 42"}`), &d)
 		checkListing(t, e, "s1", 6)
 	})
@@ -59,7 +59,7 @@ func checkListing(t *testing.T, e *env, session string, n int) {
 	if len(ss) != n {
 		t.Fatalf("%d Plugins listed, want %d", len(ss), n)
 	}
-	plugins := []decl.PluginSummary{}
+	plugins := []dynamic.PluginSummary{}
 	for _, s := range ss {
 		one, err := e.inspectPlugin(kit.WithSession(context.Background(), session), s.PluginID)
 		if err != nil {
@@ -68,9 +68,9 @@ func checkListing(t *testing.T, e *env, session string, n int) {
 		one.Packages = nil // the listing leaves them out
 		plugins = append(plugins, one)
 	}
-	ref := decl.InspectSelfOutput{Mode: decl.SelfPlugins, Plugins: &plugins}
+	ref := dynamic.InspectSelfOutput{Mode: dynamic.SelfPlugins, Plugins: &plugins}
 	for _, m := range e.r.Messages(session) {
-		ref.Messages = append(ref.Messages, decl.Message{Kind: m.Kind, PluginID: m.PluginID, Text: m.Text})
+		ref.Messages = append(ref.Messages, dynamic.Message{Kind: m.Kind, PluginID: m.PluginID, Text: m.Text})
 	}
 	want, err := json.Marshal(ref)
 	if err != nil {

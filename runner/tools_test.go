@@ -10,7 +10,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/invoke"
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // invoker is the path a model's call takes: schema validation, then the registry.
@@ -131,9 +131,9 @@ func TestDefineToolValidationOrder(t *testing.T) {
 		})
 	}
 	// Nothing was recorded and no id consumed: the first define that passes is clock-1/pkg-1.
-	var d decl.DefineOutput
+	var d dynamic.DefineOutput
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":" clock "}`, `" Clock "`, `" Shows the time. "`, `{"host":`+jsonString(hostOnly)+`}`), &d)
-	if d != (decl.DefineOutput{PluginID: "clock-1", PackageID: "pkg-1", Name: "Clock", Purpose: "Shows the time.", HasHostHalf: true}) {
+	if d != (dynamic.DefineOutput{PluginID: "clock-1", PackageID: "pkg-1", Name: "Clock", Purpose: "Shows the time.", HasHostHalf: true}) {
 		t.Fatalf("define = %+v", d)
 	}
 }
@@ -149,11 +149,11 @@ func jsonString(s string) string {
 func TestRunToolShapeAndRefusals(t *testing.T) {
 	e := newEnv(t, nil)
 	inv := e.invoker()
-	var host, client decl.DefineOutput
+	var host, client dynamic.DefineOutput
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"clock"}`, `"Clock"`, `"Shows the time."`, `{"host":`+jsonString(hostOnly)+`}`), &host)
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"existing","pluginId":"clock-1"}`, `"Clock UI"`, `"Shows the time in the page."`, `{"client":"return () => {}"}`), &client)
 	broken := defineArgs(`{"kind":"new","idPrefix":"broke"}`, `"Broken"`, `"Fails."`, `{"host":"return 42"}`)
-	var b decl.DefineOutput
+	var b dynamic.DefineOutput
 	mustCall(t, inv, "s1", "cordis_define", broken, &b)
 
 	run := func(session, id, pkg, mode string) (string, string) {
@@ -212,15 +212,15 @@ func TestRunToolShapeAndRefusals(t *testing.T) {
 			}
 		}
 	}
-	var ra, rb decl.RunOutput
+	var ra, rb dynamic.RunOutput
 	_ = json.Unmarshal([]byte(outA), &ra)
 	_ = json.Unmarshal([]byte(outB), &rb)
-	if ra.Status != decl.StartRunning || ra.Mode != decl.ModeRun || ra.CurrentPackageID != "pkg-1" || ra.NextPackageID != "" ||
-		ra.Host.Status != decl.HalfRunning || !slices.Equal(ra.Host.Handlers, []string{"now"}) || ra.Client.Status != decl.HalfAbsent {
+	if ra.Status != dynamic.StartRunning || ra.Mode != dynamic.ModeRun || ra.CurrentPackageID != "pkg-1" || ra.NextPackageID != "" ||
+		ra.Host.Status != dynamic.HalfRunning || !slices.Equal(ra.Host.Handlers, []string{"now"}) || ra.Client.Status != dynamic.HalfAbsent {
 		t.Errorf("host-only run = %s", outA)
 	}
-	if rb.Status != decl.StartAwaitingApproval || rb.Mode != decl.ModeUpdate || rb.CurrentPackageID != "pkg-1" || rb.NextPackageID != "pkg-2" ||
-		rb.ApprovalRequestID != "approval-1" || rb.Host.Status != decl.HalfAbsent || rb.Client.Status != decl.HalfPending {
+	if rb.Status != dynamic.StartAwaitingApproval || rb.Mode != dynamic.ModeUpdate || rb.CurrentPackageID != "pkg-1" || rb.NextPackageID != "pkg-2" ||
+		rb.ApprovalRequestID != "approval-1" || rb.Host.Status != dynamic.HalfAbsent || rb.Client.Status != dynamic.HalfPending {
 		t.Errorf("client-bearing run = %s", outB)
 	}
 }
@@ -232,7 +232,7 @@ func TestRunToolShapeAndRefusals(t *testing.T) {
 func TestInspectSelfTool(t *testing.T) {
 	e := newEnv(t, nil)
 	inv := e.invoker()
-	var d decl.DefineOutput
+	var d dynamic.DefineOutput
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"clock"}`, `"Clock"`, `"Shows the time."`, `{"host":"return 42"}`), &d)
 
 	for _, c := range []struct{ name, session, args, want string }{
@@ -246,13 +246,13 @@ func TestInspectSelfTool(t *testing.T) {
 		}
 	}
 
-	var self decl.InspectSelfOutput
+	var self dynamic.InspectSelfOutput
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{}`, &self)
-	if self.Mode != decl.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 1 || (*self.Plugins)[0].State != decl.PluginDefined || (*self.Plugins)[0].LatestRun != nil {
+	if self.Mode != dynamic.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 1 || (*self.Plugins)[0].State != dynamic.PluginDefined || (*self.Plugins)[0].LatestRun != nil {
 		t.Fatalf("before a run: %+v", self)
 	}
 	mustCall(t, inv, "s2", "cordis_inspect_self", `{}`, &self)
-	if self.Mode != decl.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 0 {
+	if self.Mode != dynamic.SelfPlugins || self.Plugins == nil || len(*self.Plugins) != 0 {
 		t.Fatalf("s2 sees %+v", self)
 	}
 
@@ -262,47 +262,47 @@ func TestInspectSelfTool(t *testing.T) {
 	}
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{"pluginId":"clock-1"}`, &self)
 	p := self.Plugin
-	if self.Mode != decl.SelfPlugin || p == nil || p.State != decl.PluginFailed || p.LatestRun == nil || p.LatestRun.Error == nil ||
-		p.LatestRun.Error.Phase != decl.PhaseHostLoad || !strings.Contains(p.LatestRun.Error.Message, "mount code must return a plugin") ||
+	if self.Mode != dynamic.SelfPlugin || p == nil || p.State != dynamic.PluginFailed || p.LatestRun == nil || p.LatestRun.Error == nil ||
+		p.LatestRun.Error.Phase != dynamic.PhaseHostLoad || !strings.Contains(p.LatestRun.Error.Message, "mount code must return a plugin") ||
 		len(p.Packages) != 1 || !p.Packages[0].IsNext || p.Packages[0].IsCurrent {
 		t.Fatalf("after a failed run: %+v", self)
 	}
 
 	// The package mode: source, and a runtime state of its own.
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"existing","pluginId":"clock-1"}`, `"Clock"`, `"Shows the time."`, `{"host":`+jsonString(hostOnly)+`}`), &d)
-	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-2","mode":"run"}`, &decl.RunOutput{})
+	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-2","mode":"run"}`, &dynamic.RunOutput{})
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{"pluginId":"clock-1","packageId":"pkg-2"}`, &self)
 	k := self.Package
-	if self.Mode != decl.SelfPackage || self.Plugin == nil || self.Plugin.State != decl.PluginRunning || k == nil || k.Code.Host == nil || *k.Code.Host != hostOnly ||
-		k.Code.Client != nil || k.Runtime.State != decl.PluginRunning || k.Runtime.Host.Status != decl.HalfRunning || !slices.Equal(k.Runtime.Host.Handlers, []string{"now"}) {
+	if self.Mode != dynamic.SelfPackage || self.Plugin == nil || self.Plugin.State != dynamic.PluginRunning || k == nil || k.Code.Host == nil || *k.Code.Host != hostOnly ||
+		k.Code.Client != nil || k.Runtime.State != dynamic.PluginRunning || k.Runtime.Host.Status != dynamic.HalfRunning || !slices.Equal(k.Runtime.Host.Handlers, []string{"now"}) {
 		t.Fatalf("package mode: %+v", self)
 	}
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{"pluginId":"clock-1","packageId":"pkg-1"}`, &self)
-	if k := self.Package; k.Runtime.State != decl.PluginDefined || k.Runtime.Host.Status != decl.HalfStopped {
+	if k := self.Package; k.Runtime.State != dynamic.PluginDefined || k.Runtime.Host.Status != dynamic.HalfStopped {
 		t.Fatalf("the failed Package read through the Plugin's latest run: %+v", k.Runtime)
 	}
 
 	// Rejected and cancelled are distinct states.
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"panel"}`, `"Panel"`, `"A panel."`, `{"client":"return () => {}"}`), &d)
-	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"panel-2","packageId":"pkg-3","mode":"run"}`, &decl.RunOutput{})
+	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"panel-2","packageId":"pkg-3","mode":"run"}`, &dynamic.RunOutput{})
 	q := e.lastRequest()
 	if acc := (page{e}).answer(q, Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatal(acc.Message)
 	}
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"note"}`, `"Note"`, `"A note."`, `{"client":"return () => {}"}`), &d)
-	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"note-3","packageId":"pkg-4","mode":"run"}`, &decl.RunOutput{})
-	mustCall(t, inv, "s1", "cordis_stop", `{"pluginId":"note-3"}`, &decl.StopOutput{})
+	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"note-3","packageId":"pkg-4","mode":"run"}`, &dynamic.RunOutput{})
+	mustCall(t, inv, "s1", "cordis_stop", `{"pluginId":"note-3"}`, &dynamic.StopOutput{})
 
 	mustCall(t, inv, "s1", "cordis_inspect_self", `{}`, &self)
-	states := map[string]decl.PluginState{}
+	states := map[string]dynamic.PluginState{}
 	for _, s := range *self.Plugins {
 		states[s.PluginID] = s.State
 	}
-	if want := map[string]decl.PluginState{"clock-1": decl.PluginRunning, "panel-2": decl.PluginRejected, "note-3": decl.PluginCancelled}; !maps.Equal(states, want) {
+	if want := map[string]dynamic.PluginState{"clock-1": dynamic.PluginRunning, "panel-2": dynamic.PluginRejected, "note-3": dynamic.PluginCancelled}; !maps.Equal(states, want) {
 		t.Errorf("states = %v, want %v", states, want)
 	}
 	// The decline steered s1, which is not connected: the message is kept and listed.
-	if len(self.Messages) == 0 || self.Messages[0].Kind != decl.MessageSteer || self.Messages[0].PluginID != "panel-2" || !strings.Contains(self.Messages[0].Text, "reject") {
+	if len(self.Messages) == 0 || self.Messages[0].Kind != dynamic.MessageSteer || self.Messages[0].PluginID != "panel-2" || !strings.Contains(self.Messages[0].Text, "reject") {
 		t.Errorf("kept messages = %+v", self.Messages)
 	}
 }
@@ -311,10 +311,10 @@ func TestInspectSelfTool(t *testing.T) {
 func TestStopAndUndefineTools(t *testing.T) {
 	e := newEnv(t, nil)
 	inv := e.invoker()
-	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"clock"}`, `"Clock"`, `"Shows the time."`, `{"host":`+jsonString(hostOnly)+`}`), &decl.DefineOutput{})
-	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-1","mode":"run"}`, &decl.RunOutput{})
+	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"clock"}`, `"Clock"`, `"Shows the time."`, `{"host":`+jsonString(hostOnly)+`}`), &dynamic.DefineOutput{})
+	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-1","mode":"run"}`, &dynamic.RunOutput{})
 	for range 2 {
-		var s decl.StopOutput
+		var s dynamic.StopOutput
 		mustCall(t, inv, "s1", "cordis_stop", `{"pluginId":"clock-1"}`, &s)
 		if s.PluginID != "clock-1" {
 			t.Fatalf("stop = %+v", s)
@@ -324,10 +324,10 @@ func TestStopAndUndefineTools(t *testing.T) {
 	if _, got := call(t, inv, "s2", "cordis_stop", `{"pluginId":"clock-1"}`); got != missingText {
 		t.Errorf("stop from s2 = %q", got)
 	}
-	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-1","mode":"run"}`, &decl.RunOutput{})
-	var u decl.UndefineOutput
+	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"clock-1","packageId":"pkg-1","mode":"run"}`, &dynamic.RunOutput{})
+	var u dynamic.UndefineOutput
 	mustCall(t, inv, "s1", "cordis_undefine", `{"pluginId":"clock-1"}`, &u)
-	if u != (decl.UndefineOutput{PluginID: "clock-1", WasRunning: true}) {
+	if u != (dynamic.UndefineOutput{PluginID: "clock-1", WasRunning: true}) {
 		t.Fatalf("undefine = %+v", u)
 	}
 	if _, got := call(t, inv, "s1", "cordis_undefine", `{"pluginId":"clock-1"}`); got != missingText {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Title returns the one-line title of a call of one of the seven tools, for a transcript
@@ -12,7 +12,7 @@ import (
 // a pure function of the arguments.
 func Title(tool string, args json.RawMessage) string {
 	var a struct {
-		decl.DefineInput
+		dynamic.DefineInput
 		PluginID  string `json:"pluginId"`
 		PackageID string `json:"packageId"`
 		Mode      string `json:"mode"`
@@ -22,11 +22,11 @@ func Title(tool string, args json.RawMessage) string {
 	}
 	_ = json.Unmarshal(args, &a)
 	switch tool {
-	case decl.InspectList.Name():
+	case dynamic.InspectList.Name():
 		return "List Cordis Inspect Providers"
-	case decl.InspectQuery.Name():
+	case dynamic.InspectQuery.Name():
 		return fmt.Sprintf("Query Cordis %s %s.%s", a.Platform, a.Provider, a.Method)
-	case decl.InspectSelf.Name():
+	case dynamic.InspectSelf.Name():
 		switch {
 		case a.PluginID == "":
 			return "Inspect dynamic Cordis Plugins"
@@ -34,21 +34,21 @@ func Title(tool string, args json.RawMessage) string {
 			return "Inspect " + a.PluginID
 		}
 		return "Inspect " + a.PluginID + "/" + a.PackageID
-	case decl.Define.Name():
+	case dynamic.Define.Name():
 		target := a.Plugin.PluginID
-		if a.Plugin.Kind == decl.TargetNew {
+		if a.Plugin.Kind == dynamic.TargetNew {
 			target = "new " + a.Plugin.IDPrefix + "-*"
 		}
 		return fmt.Sprintf("Register Cordis Plugin %q for %s: %s", a.Name, target, a.Purpose)
-	case decl.Run.Name():
+	case dynamic.Run.Name():
 		verb := "Run"
-		if a.Mode == string(decl.ModeUpdate) {
+		if a.Mode == string(dynamic.ModeUpdate) {
 			verb = "Update"
 		}
 		return fmt.Sprintf("%s Cordis Plugin %s · %s", verb, a.PluginID, a.PackageID)
-	case decl.Stop.Name():
+	case dynamic.Stop.Name():
 		return "Stop Cordis Plugin " + a.PluginID
-	case decl.Undefine.Name():
+	case dynamic.Undefine.Name():
 		return "Remove Cordis Plugin " + a.PluginID
 	}
 	return ""

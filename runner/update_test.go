@@ -2,7 +2,7 @@ package runner
 
 import (
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
@@ -37,13 +37,13 @@ func TestFailedUpdateKeepsTheWorkingRun(t *testing.T) {
 			te := newToolEnv(t)
 			e, ctx := te.e, as("s1")
 			d1 := e.define(newPlugin("clock"), addHost("1"), "")
-			if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
+			if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun}); err != nil {
 				t.Fatal(err)
 			}
 			runID, capa, _ := e.r.RunCapability(ctx, d1.PluginID)
 			d2 := e.define(existing(d1.PluginID), tt.code, "")
 			e.takeEvents()
-			_, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate})
+			_, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate})
 			const kept = "The working run run-1 (pkg-1) of clock-1 keeps running: the new half was started beside it, and nothing was stopped."
 			if err == nil || ReasonOf(err) != ReasonHostHalfFailed || !strings.HasPrefix(err.Error(), "the host half of clock-1/pkg-2 (run-2) failed to start: ") ||
 				!strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), kept) || strings.Contains(err.Error(), "Nothing of clock-1 is running") {
@@ -62,7 +62,7 @@ func TestFailedUpdateKeepsTheWorkingRun(t *testing.T) {
 				t.Fatal("the failed half's clock_sub is registered")
 			}
 			p := e.plugin(d1.PluginID)
-			if p.Current != d1.PackageID || p.Next != d2.PackageID || !p.Running || p.Latest.Status != decl.RunFailed {
+			if p.Current != d1.PackageID || p.Next != d2.PackageID || !p.Running || p.Latest.Status != dynamic.RunFailed {
 				t.Fatalf("after the failed update: current %s next %s running %v latest %+v", p.Current, p.Next, p.Running, p.Latest)
 			}
 			s, _ := e.inspectPlugin(ctx, d1.PluginID)
@@ -90,13 +90,13 @@ func TestUpdateReplacesTheWorkingRun(t *testing.T) {
 			te := newToolEnv(t)
 			e, ctx := te.e, as("s1")
 			d1 := e.define(newPlugin("clock"), tt.old, "")
-			if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
+			if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun}); err != nil {
 				t.Fatal(err)
 			}
 			oldID, oldCap, _ := e.r.RunCapability(ctx, d1.PluginID)
 			d2 := e.define(existing(d1.PluginID), tt.new, "")
 			e.takeEvents()
-			out, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate})
+			out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate})
 			if err != nil || out.Status != "running" || out.PluginRunID != "run-2" || out.CurrentPackageID != d2.PackageID {
 				t.Fatalf("update = %+v, %v", out, err)
 			}
@@ -131,11 +131,11 @@ func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 	ctx := as("s1")
 	pg := page{e}
 	d1 := e.define(newPlugin("clock"), "harness.handle('now', () => 42);\nreturn () => {}", "")
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	runID, capa, _ := e.r.RunCapability(ctx, d1.PluginID)
-	alive := func(when string, latest decl.RunStatus) {
+	alive := func(when string, latest dynamic.RunStatus) {
 		t.Helper()
 		if res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d1.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); err != nil || string(res) != "42" {
 			t.Fatalf("Invoke of the working run after %s = %s, %v", when, res, err)
@@ -150,16 +150,16 @@ func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 	}
 
 	d2 := e.define(existing(d1.PluginID), "harness.handle('now', () => 43);\nreturn () => {}", clientCode)
-	if out, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: decl.ModeUpdate}); err != nil || out.Status != "awaiting-approval" {
+	if out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate}); err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("update = %+v, %v", out, err)
 	}
 	if acc := pg.answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatalf("decline refused: %s", acc.Message)
 	}
-	alive("a declined update", decl.RunRejected)
+	alive("a declined update", dynamic.RunRejected)
 
 	d3 := e.define(existing(d1.PluginID), "throw new Error('broken')", clientCode)
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d1.PluginID, PackageID: d3.PackageID, Mode: decl.ModeUpdate}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d3.PackageID, Mode: dynamic.ModeUpdate}); err != nil {
 		t.Fatal(err)
 	}
 	res := pg.start(e.lastRequest(), false)
@@ -168,5 +168,5 @@ func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 		!strings.Contains(res.Message, kept) {
 		t.Fatalf("update failed on the page = %+v; want %s and %q", res, ReasonHostHalfFailed, kept)
 	}
-	alive("an update that failed on the page", decl.RunFailed)
+	alive("an update that failed on the page", dynamic.RunFailed)
 }

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +34,7 @@ func TestWeaknessNeverSettlingHostHalf(t *testing.T) {
 			e := newEnv(t, nil)
 			ctx := as("s1")
 			d := e.define(newPlugin("spin"), tt.code, "")
-			_, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+			_, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 			if err == nil || ReasonOf(err) != ReasonHostHalfFailed || err.Error() != tt.want {
 				t.Fatalf("Run = %v (%s)", err, ReasonOf(err))
 			}
@@ -42,11 +42,11 @@ func TestWeaknessNeverSettlingHostHalf(t *testing.T) {
 				t.Fatalf("after the bounded start: %+v", s)
 			}
 			fixed := e.define(existing(d.PluginID), clockHost, "")
-			out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: fixed.PackageID, Mode: decl.ModeRun})
+			out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: fixed.PackageID, Mode: dynamic.ModeRun})
 			if err != nil || out.Status != "running" || out.PluginRunID != "run-2" || out.CurrentPackageID != fixed.PackageID {
 				t.Fatalf("the run after the bounded start = %+v, %v", out, err)
 			}
-			if _, err := e.r.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
+			if _, err := e.r.Stop(ctx, dynamic.StopInput{PluginID: d.PluginID}); err != nil {
 				t.Fatal(err)
 			}
 			if ev := e.takeEvents(); !slices.Equal(ev, []string{"package spin-1/pkg-2 run-2", "retract spin-1/pkg-2 run-2"}) {
@@ -81,7 +81,7 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	disconnect := e.r.Connect("s1")
 	defer disconnect()
 
-	out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.Status != "starting" {
 		t.Fatalf("granted Run = %+v, %v", out, err)
 	}
@@ -112,7 +112,7 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	}
 
 	// A direct run from the panel: its page starts it and never reports.
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if !h.OK || !h.StartedHere || h.PluginRunID != "run-2" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}
@@ -135,11 +135,11 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	}
 
 	// Neither expiry wedged the Plugin: it runs again.
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	pg.approve(t, e.lastRequest(), false)
-	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.PluginRunID != "run-3" || p.Latest.Status != decl.RunRunning {
+	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.PluginRunID != "run-3" || p.Latest.Status != dynamic.RunRunning {
 		t.Fatalf("after the expiries: current %s latest %+v", p.Current, p.Latest)
 	}
 }
@@ -151,7 +151,7 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	ctx := as("s1")
 	pg := page{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	h := pg.approve(t, e.lastRequest(), false)
@@ -168,14 +168,14 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	if ev := e.takeEvents(); len(ev) != 0 {
 		t.Fatalf("revoke emitted %v", ev)
 	}
-	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.Status != decl.RunRunning || p.Grants.Covers(d.PackageID) {
+	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.Status != dynamic.RunRunning || p.Grants.Covers(d.PackageID) {
 		t.Fatalf("after revoke: %+v", p)
 	}
 	if res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability, Method: "now"}); err != nil || string(res) != `{"t":42,"args":null}` {
 		t.Fatalf("Invoke after revoke = %s, %v", res, err)
 	}
 	// The next run asks again, and the live run stays until a page starts the new one.
-	out, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.Status != "awaiting-approval" || !e.lastRequest().RequiresApproval {
 		t.Fatalf("Run after revoke = %+v, %v", out, err)
 	}
@@ -198,7 +198,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	ctx := as("s1")
 	pg := page{e}
 	d := e.define(newPlugin("clock"), "return () => {}", clientCode)
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	working := pg.approve(t, e.lastRequest(), false)
@@ -210,7 +210,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	}
 
 	// A declined restart: the working run keeps running.
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	if acc := pg.answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
@@ -220,7 +220,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	if ev := e.takeEvents(); slices.Contains(ev, "retract clock-1/pkg-1 run-1") {
 		t.Fatalf("a declined restart retracted the working run: %v", ev)
 	}
-	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "running" || s.LatestRun.Status != decl.RunRejected {
+	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "running" || s.LatestRun.Status != dynamic.RunRejected {
 		t.Fatalf("after a declined restart the Plugin reads %q with the latest run %s; want running, and the latest run rejected", s.State, s.LatestRun.Status)
 	}
 
@@ -228,7 +228,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	h.mu.Lock()
 	h.fail = errors.New("the host is out of memory")
 	h.mu.Unlock()
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	res := pg.start(e.lastRequest(), false)
@@ -258,7 +258,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: working.PluginRunID, Capability: working.Capability, Method: "fail"}); !hasCode(err, InvokeHandlerError) {
 		t.Fatalf("Invoke(fail) of the working run = %v", err)
 	}
-	if msgs := e.takeMessages(); len(msgs) != 1 || msgs[0].Kind != decl.MessageSteer || !strings.Contains(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed`) {
+	if msgs := e.takeMessages(); len(msgs) != 1 || msgs[0].Kind != dynamic.MessageSteer || !strings.Contains(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed`) {
 		t.Fatalf("the working run's handler failure told the model %+v; want one steer", msgs)
 	}
 	disconnect()
@@ -267,11 +267,11 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	h.mu.Lock()
 	h.fail = nil
 	h.mu.Unlock()
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	pg.approve(t, e.lastRequest(), false)
-	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.PluginRunID != "run-4" || p.Latest.Status != decl.RunRunning || h.running() != 1 {
+	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.PluginRunID != "run-4" || p.Latest.Status != dynamic.RunRunning || h.running() != 1 {
 		t.Fatalf("after the restart: current %s latest %+v, %d halves", p.Current, p.Latest, h.running())
 	}
 	if ev := e.takeEvents(); !slices.Equal(ev[1:3], []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-1 run-4"}) {
@@ -289,7 +289,7 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	e := newEnv(t, &Options{Host: &fakeHost{}})
 	ctx := as("s1")
 	d := e.define(newPlugin("clock"), "return () => {}", clientCode)
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	h := page{e}.approve(t, e.lastRequest(), false)
@@ -299,18 +299,18 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	report := ReportArgs{Session: "s1", PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability}
 	forged := report
 	forged.Capability = "guess"
-	e.r.ReportRenderFailure(ctx, forged, decl.RenderFailure{Slot: "main", Message: "forged"})
+	e.r.ReportRenderFailure(ctx, forged, dynamic.RenderFailure{Slot: "main", Message: "forged"})
 	if m := e.messageTexts(); len(m) != 0 || e.plugin(d.PluginID).Latest.RenderFailure != nil {
 		t.Fatalf("a forged report was taken: %q", m)
 	}
 	for range 2 {
-		e.r.ReportRenderFailure(ctx, report, decl.RenderFailure{Slot: "main", Message: "TypeError: x is undefined", Stack: "at render"})
+		e.r.ReportRenderFailure(ctx, report, dynamic.RenderFailure{Slot: "main", Message: "TypeError: x is undefined", Stack: "at render"})
 	}
 	if m := e.messageTexts(); !slices.Equal(m, []string{"steer: The client UI of clock-1 (run-1) failed while rendering slot main and held its slot: TypeError: x is undefined\nat render\nFix it with a new Package (cordis_define on clock-1) and cordis_run mode \"update\"."}) {
 		t.Fatalf("render failure messages = %q", m)
 	}
 	p := e.plugin(d.PluginID)
-	if p.Latest.Status != decl.RunRunning || p.Current != d.PackageID || p.Latest.RenderFailure == nil || p.Latest.RenderFailure.Message != "TypeError: x is undefined" {
+	if p.Latest.Status != dynamic.RunRunning || p.Current != d.PackageID || p.Latest.RenderFailure == nil || p.Latest.RenderFailure.Message != "TypeError: x is undefined" {
 		t.Fatalf("after the render failure: %+v", p.Latest)
 	}
 	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "running" || s.ActiveRun == nil {
@@ -323,7 +323,7 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 		}
 	}
 	msgs := e.takeMessages()
-	if len(msgs) != 1 || msgs[0].Kind != decl.MessageSteer || !strings.HasPrefix(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed when the client called host.call("fail"): handler broke`) {
+	if len(msgs) != 1 || msgs[0].Kind != dynamic.MessageSteer || !strings.HasPrefix(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed when the client called host.call("fail"): handler broke`) {
 		t.Fatalf("handler failure messages = %+v", msgs)
 	}
 }
@@ -338,8 +338,8 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 	pg := page{e}
 	a := e.define(newPlugin("clock"), clockHost, clientCode)
 	b := e.define(newPlugin("note"), clockHost, clientCode)
-	for _, d := range []decl.DefineOutput{a, b} {
-		if _, err := e.r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	for _, d := range []dynamic.DefineOutput{a, b} {
+		if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -360,7 +360,7 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 			t.Errorf("ResolveRequestRun(%s, ticket %q) = %+v, want refused: %s", tt.args.RequestID, tt.args.Ticket, acc, tt.want)
 		}
 	}
-	for _, d := range []decl.DefineOutput{a, b} {
+	for _, d := range []dynamic.DefineOutput{a, b} {
 		if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "awaiting-approval" || s.PendingApproval == nil {
 			t.Fatalf("%s after the refused declines: %+v", d.PluginID, s)
 		}
@@ -388,7 +388,7 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 		}
 	}
 	// After a restart, the old run id is stale too.
-	if _, err := e.r.Run(ctx, decl.RunInput{PluginID: a.PluginID, PackageID: a.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: a.PluginID, PackageID: a.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	pg.approve(t, e.lastRequest(), false)

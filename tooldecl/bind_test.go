@@ -11,7 +11,7 @@ import (
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/tooldecl"
-	"github.com/cordiskit/cordiskit/toolset/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -117,8 +117,8 @@ func TestSchemaAndBindErrors(t *testing.T) {
 
 // A runtime binds the tools it declares in Go with the schemas gen-cordis-api derived.
 func ExampleBind() {
-	tool, err := tooldecl.Bind(generated.Catalog, decl.Unmount, func(ctx context.Context, in decl.UnmountInput) (decl.UnmountOutput, error) {
-		return decl.UnmountOutput{ID: in.ID}, nil
+	tool, err := tooldecl.Bind(generated.Catalog, cordis.Unmount, func(ctx context.Context, in cordis.UnmountInput) (cordis.UnmountOutput, error) {
+		return cordis.UnmountOutput{ID: in.ID}, nil
 	})
 	if err != nil {
 		fmt.Println(err)

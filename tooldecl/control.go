@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/cordiskit/cordiskit/kit"
-	runnerdecl "github.com/cordiskit/cordiskit/runner/decl"
-	toolsetdecl "github.com/cordiskit/cordiskit/toolset/decl"
+	toolsetdecl "github.com/cordiskit/cordiskit/tooldecl/cordis"
+	runnerdecl "github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // declared is what a control tool's entry needs of its declaration: its name.

@@ -37,9 +37,9 @@
 //
 // The control tools are the model's only way to see and undo what dynamic code did: the
 // mount manager's cordis_inspect, cordis_mount and cordis_unmount (declared in
-// toolset/decl) and the dynamic-plugin runner's cordis_inspect_list,
+// tooldecl/cordis) and the dynamic-plugin runner's cordis_inspect_list,
 // cordis_inspect_query, cordis_inspect_self, cordis_define, cordis_run, cordis_stop and
-// cordis_undefine (declared in runner/decl). ControlTools lists them from those
+// cordis_undefine (declared in tooldecl/dynamic). ControlTools lists them from those
 // declarations, IsControl asks about one, and Shield keeps the listeners of dynamic code
 // away from their calls. Calls of every other tool, including tools dynamic code
 // registered, reach those listeners: seeing and gating them is what a gate is for.

@@ -6,7 +6,7 @@ import (
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/tooldecl"
-	"github.com/cordiskit/cordiskit/toolset/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -15,9 +15,9 @@ import (
 func TestToolsetToolsUseTheCoreTier(t *testing.T) {
 	h := newHarness(t)
 	for _, want := range []func() (kit.ToolSchema, error){
-		func() (kit.ToolSchema, error) { return tooldecl.Schema(generated.Catalog, decl.Inspect) },
-		func() (kit.ToolSchema, error) { return tooldecl.Schema(generated.Catalog, decl.Mount) },
-		func() (kit.ToolSchema, error) { return tooldecl.Schema(generated.Catalog, decl.Unmount) },
+		func() (kit.ToolSchema, error) { return tooldecl.Schema(generated.Catalog, cordis.Inspect) },
+		func() (kit.ToolSchema, error) { return tooldecl.Schema(generated.Catalog, cordis.Mount) },
+		func() (kit.ToolSchema, error) { return tooldecl.Schema(generated.Catalog, cordis.Unmount) },
 	} {
 		want, err := want()
 		if err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cordiskit/cordiskit/toolset/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 )
 
 // The renderers turn a tool's arguments or result into the short text a person (or a
@@ -15,7 +15,7 @@ const lifetime = "available until unmounted or the process restarts"
 
 // RenderMount renders a cordis_mount result. It keys off waitingFor, which lists only
 // required services that are missing, so "pending" is never printed for a running plugin.
-func RenderMount(out decl.MountOutput) string {
+func RenderMount(out cordis.MountOutput) string {
 	if len(out.WaitingFor) == 0 {
 		return fmt.Sprintf("Temporary Plugin %s is running (plugin %q; %s).", out.ID, out.PluginName, lifetime)
 	}
@@ -24,14 +24,14 @@ func RenderMount(out decl.MountOutput) string {
 }
 
 // RenderUnmount renders a cordis_unmount result.
-func RenderUnmount(out decl.UnmountOutput) string {
+func RenderUnmount(out cordis.UnmountOutput) string {
 	return fmt.Sprintf("Temporary Plugin %s was unmounted and removed.", out.ID)
 }
 
 // Title returns the one-line title of a call, for a transcript or a UI card.
 func Title(tool string, args map[string]string) string {
 	switch tool {
-	case decl.Inspect.Name():
+	case cordis.Inspect.Name():
 		t := "Inspect cordis runtime"
 		if w := args["what"]; w != "" {
 			t += ": " + w
@@ -40,9 +40,9 @@ func Title(tool string, args map[string]string) string {
 			t += ": " + n
 		}
 		return t
-	case decl.Mount.Name():
+	case cordis.Mount.Name():
 		return "Mount temporary Cordis Plugin"
-	case decl.Unmount.Name():
+	case cordis.Unmount.Name():
 		return "Unmount temporary Cordis Plugin " + args["id"]
 	}
 	return tool

@@ -3,16 +3,16 @@ package toolset
 import (
 	"testing"
 
-	"github.com/cordiskit/cordiskit/toolset/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 )
 
 func TestRenderers(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{RenderMount(decl.MountOutput{ID: "dyn-3", PluginName: "echo", State: decl.StateActive}),
+		{RenderMount(cordis.MountOutput{ID: "dyn-3", PluginName: "echo", State: cordis.StateActive}),
 			`Temporary Plugin dyn-3 is running (plugin "echo"; available until unmounted or the process restarts).`},
-		{RenderMount(decl.MountOutput{ID: "dyn-2", PluginName: "consumer", State: decl.StatePending, WaitingFor: []string{"greeter", "kv"}}),
+		{RenderMount(cordis.MountOutput{ID: "dyn-2", PluginName: "consumer", State: cordis.StatePending, WaitingFor: []string{"greeter", "kv"}}),
 			`Temporary Plugin dyn-2 is pending (plugin "consumer"; missing services: greeter, kv; available until unmounted or the process restarts).`},
-		{RenderUnmount(decl.UnmountOutput{ID: "dyn-1", PluginName: "x"}), `Temporary Plugin dyn-1 was unmounted and removed.`},
+		{RenderUnmount(cordis.UnmountOutput{ID: "dyn-1", PluginName: "x"}), `Temporary Plugin dyn-1 was unmounted and removed.`},
 		{Title("cordis_inspect", nil), "Inspect cordis runtime"},
 		{Title("cordis_inspect", map[string]string{"what": "api", "name": "fs"}), "Inspect cordis runtime: api: fs"},
 		{Title("cordis_mount", nil), "Mount temporary Cordis Plugin"},

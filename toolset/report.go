@@ -7,17 +7,17 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/kit"
-	"github.com/cordiskit/cordiskit/toolset/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 )
 
 // sectionOrder is the fixed order of the cordis_inspect report.
-var sectionOrder = []decl.Section{
-	decl.SectionServices, decl.SectionPlugins, decl.SectionTools,
-	decl.SectionTemporary, decl.SectionAPI, decl.SectionEvents,
+var sectionOrder = []cordis.Section{
+	cordis.SectionServices, cordis.SectionPlugins, cordis.SectionTools,
+	cordis.SectionTemporary, cordis.SectionAPI, cordis.SectionEvents,
 }
 
-func heading(s decl.Section) string {
-	if s == decl.SectionTemporary {
+func heading(s cordis.Section) string {
+	if s == cordis.SectionTemporary {
 		return "Temporary Plugins"
 	}
 	return string(s)
@@ -37,7 +37,7 @@ func joinSections(parts []section) string {
 }
 
 type section struct {
-	name  decl.Section
+	name  cordis.Section
 	lines []string
 }
 

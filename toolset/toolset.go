@@ -14,7 +14,7 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/tooldecl"
-	"github.com/cordiskit/cordiskit/toolset/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 )
 
 // Options configures a Toolset. A nil *Options means defaults: the kit's core tier only.
@@ -153,9 +153,9 @@ func (t *Toolset) apply(c *kit.Context) error {
 	t.mu.Lock()
 	t.group = group
 	t.mu.Unlock()
-	inspect, errInspect := tooldecl.Bind(t.cat, decl.Inspect, t.Inspect)
-	mount, errMount := tooldecl.Bind(t.cat, decl.Mount, t.Mount)
-	unmount, errUnmount := tooldecl.Bind(t.cat, decl.Unmount, t.Unmount)
+	inspect, errInspect := tooldecl.Bind(t.cat, cordis.Inspect, t.Inspect)
+	mount, errMount := tooldecl.Bind(t.cat, cordis.Mount, t.Mount)
+	unmount, errUnmount := tooldecl.Bind(t.cat, cordis.Unmount, t.Unmount)
 	if err := errors.Join(errInspect, errMount, errUnmount); err != nil {
 		// The three are in the core tier t.cat always merges: a stale generated/ package.
 		return fmt.Errorf("toolset: %w", err)
@@ -180,9 +180,9 @@ func (t *Toolset) Dispose(ctx context.Context) error {
 }
 
 // Mount implements cordis_mount.
-func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutput, error) {
+func (t *Toolset) Mount(ctx context.Context, in cordis.MountInput) (cordis.MountOutput, error) {
 	if strings.TrimSpace(in.Code) == "" {
-		return decl.MountOutput{}, errors.New(`code is empty: pass the BODY of an async function that returns a plugin, e.g. return (ctx) => { ctx.on('tools/change', (tool) => console.log(tool)) }`)
+		return cordis.MountOutput{}, errors.New(`code is empty: pass the BODY of an async function that returns a plugin, e.g. return (ctx) => { ctx.on('tools/change', (tool) => console.log(tool)) }`)
 	}
 	t.mu.Lock()
 	t.nextID++
@@ -193,7 +193,7 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	// unmounts while it compiles.
 	prog, err := t.loop.Compile(id, in.Code)
 	if err != nil {
-		return decl.MountOutput{}, err
+		return cordis.MountOutput{}, err
 	}
 	session, _ := kit.SessionFrom(ctx)
 	defer t.ops.lock(session)()
@@ -201,17 +201,17 @@ func (t *Toolset) Mount(ctx context.Context, in decl.MountInput) (decl.MountOutp
 	group := t.group
 	t.mu.Unlock()
 	if group == nil {
-		return decl.MountOutput{}, errors.New("the cordis toolset is not active (its tools registry is gone); nothing can be mounted")
+		return cordis.MountOutput{}, errors.New("the cordis toolset is not active (its tools registry is gone); nothing can be mounted")
 	}
 	// The mount's realm runs in its session's engine: its JavaScript waits for no other
 	// session's (sandbox.RunOptions.Session).
 	unit, err := t.loop.RunWith(ctx, prog, &sandbox.RunOptions{Session: session, Shares: t.shares})
 	if err != nil {
-		return decl.MountOutput{}, err
+		return cordis.MountOutput{}, err
 	}
 	f, err := t.start(ctx, id, unit, group.Context())
 	if err != nil {
-		return decl.MountOutput{}, teachMountFailure(id, err)
+		return cordis.MountOutput{}, teachMountFailure(id, err)
 	}
 	m := &mount{id: id, name: unit.Name(), session: session, fiber: f, unit: unit}
 	t.mu.Lock()
@@ -345,12 +345,12 @@ func (t *Toolset) unmountAll() error {
 	return errors.Join(errs...)
 }
 
-func (m *mount) output() decl.MountOutput {
+func (m *mount) output() cordis.MountOutput {
 	info := m.fiber.Info()
-	return decl.MountOutput{
+	return cordis.MountOutput{
 		ID:         m.id,
 		PluginName: m.name,
-		State:      decl.State(info.State.String()),
+		State:      cordis.State(info.State.String()),
 		Provides:   nonNil(info.Provides),
 		WaitingFor: nonNil(info.WaitingFor),
 	}
@@ -372,7 +372,7 @@ func teachMountFailure(id string, err error) error {
 }
 
 // Unmount implements cordis_unmount.
-func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.UnmountOutput, error) {
+func (t *Toolset) Unmount(ctx context.Context, in cordis.UnmountInput) (cordis.UnmountOutput, error) {
 	session, _ := kit.SessionFrom(ctx)
 	defer t.ops.lock(session)()
 	t.mu.Lock()
@@ -384,7 +384,7 @@ func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.Unmou
 	}
 	t.mu.Unlock()
 	if m == nil {
-		return decl.UnmountOutput{}, fmt.Errorf("no temporary Plugin with id %q (list them with cordis_inspect what:\"temporary\")", in.ID)
+		return cordis.UnmountOutput{}, fmt.Errorf("no temporary Plugin with id %q (list them with cordis_inspect what:\"temporary\")", in.ID)
 	}
 	// The teardown is bounded by the sandbox (Limits.Teardown for the mount's JavaScript
 	// disposers); the kit undoes every Go-side registration whatever they do.
@@ -394,9 +394,9 @@ func (t *Toolset) Unmount(ctx context.Context, in decl.UnmountInput) (decl.Unmou
 	closeCtx, cancel := context.WithTimeout(ctx, t.loop.Timeouts().Call)
 	defer cancel()
 	if err := errors.Join(m.fiber.Dispose(ctx), m.unit.Close(closeCtx)); err != nil {
-		return decl.UnmountOutput{}, fmt.Errorf("temporary Plugin %s was removed, but its cleanup reported: %w", m.id, capErrors(err, maxCleanupErrors))
+		return cordis.UnmountOutput{}, fmt.Errorf("temporary Plugin %s was removed, but its cleanup reported: %w", m.id, capErrors(err, maxCleanupErrors))
 	}
-	return decl.UnmountOutput{ID: m.id, PluginName: m.name}, nil
+	return cordis.UnmountOutput{ID: m.id, PluginName: m.name}, nil
 }
 
 // maxCleanupErrors is how many cleanup errors an unmount reports one by one: a mount with
@@ -436,8 +436,8 @@ func (t *Toolset) find(v view, id string) int {
 }
 
 // Inspect implements cordis_inspect.
-func (t *Toolset) Inspect(ctx context.Context, in decl.InspectInput) (string, error) {
-	if in.Name != "" && in.What != decl.SectionAPI && in.What != decl.SectionEvents {
+func (t *Toolset) Inspect(ctx context.Context, in cordis.InspectInput) (string, error) {
+	if in.Name != "" && in.What != cordis.SectionAPI && in.What != cordis.SectionEvents {
 		return "", errors.New(`name is valid only with what:"api" or what:"events"`)
 	}
 	what := sectionOrder
@@ -445,7 +445,7 @@ func (t *Toolset) Inspect(ctx context.Context, in decl.InspectInput) (string, er
 		if !isSection(in.What) {
 			return "", fmt.Errorf("unknown section %q; use one of services, plugins, tools, temporary, api, events, or omit what for all", in.What)
 		}
-		what = []decl.Section{in.What}
+		what = []cordis.Section{in.What}
 	}
 	c := t.fiber.Context()
 	v := viewOf(ctx)
@@ -460,7 +460,7 @@ func (t *Toolset) Inspect(ctx context.Context, in decl.InspectInput) (string, er
 	return joinSections(parts), nil
 }
 
-func isSection(s decl.Section) bool {
+func isSection(s cordis.Section) bool {
 	for _, x := range sectionOrder {
 		if x == s {
 			return true
@@ -469,21 +469,21 @@ func isSection(s decl.Section) bool {
 	return false
 }
 
-func (t *Toolset) section(c *kit.Context, v view, s decl.Section, name string) ([]string, error) {
+func (t *Toolset) section(c *kit.Context, v view, s cordis.Section, name string) ([]string, error) {
 	switch s {
-	case decl.SectionServices:
+	case cordis.SectionServices:
 		return servicesSection(c, v), nil
-	case decl.SectionPlugins:
+	case cordis.SectionPlugins:
 		return pluginsSection(c, v), nil
-	case decl.SectionTools:
+	case cordis.SectionTools:
 		tools, ok := kit.ToolsService.Get(c)
 		if !ok {
 			return []string{"(the tools registry is not running)"}, nil
 		}
 		return toolsSection(v.tools(tools)), nil
-	case decl.SectionTemporary:
+	case cordis.SectionTemporary:
 		return t.temporarySection(v), nil
-	case decl.SectionAPI:
+	case cordis.SectionAPI:
 		return apiSection(t.cat, c, v, name)
 	default:
 		return eventsSection(t.cat, name)

@@ -14,9 +14,9 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	rdecl "github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
+	rdecl "github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/cordiskit/cordiskit/toolset"
-	"github.com/cordiskit/cordiskit/toolset/decl"
 )
 
 // demoSession is the session the scripted turn belongs to.
@@ -115,11 +115,11 @@ func demo(ctx context.Context, w io.Writer, dir string, logger *slog.Logger) (er
 	fmt.Fprintln(w, "Each step is a tool call a model would make, and its result.")
 
 	t.step("The model reads the events it can listen to and the api of the service it will use.")
-	t.call(ctx, succeeds, decl.Inspect.Name(), `{"what":"events"}`)
-	t.call(ctx, succeeds, decl.Inspect.Name(), `{"what":"api","name":"kv"}`)
+	t.call(ctx, succeeds, cordis.Inspect.Name(), `{"what":"events"}`)
+	t.call(ctx, succeeds, cordis.Inspect.Name(), `{"what":"api","name":"kv"}`)
 
 	t.step("It mounts a plugin that listens to agent/turn-start and registers a tool for itself.")
-	t.call(ctx, succeeds, decl.Mount.Name(), mountArgs(turnLog))
+	t.call(ctx, succeeds, cordis.Mount.Name(), mountArgs(turnLog))
 
 	t.step("The new tool is callable at once. No turn has started yet.")
 	t.call(ctx, succeeds, "last_turn", `{}`)
@@ -135,11 +135,11 @@ func demo(ctx context.Context, w io.Writer, dir string, logger *slog.Logger) (er
 	})
 
 	t.step("A mount that uses a service it did not inject fails, leaves nothing behind, and says why.")
-	t.call(ctx, fails, decl.Mount.Name(), mountArgs(diskUsage))
+	t.call(ctx, fails, cordis.Mount.Name(), mountArgs(diskUsage))
 
 	t.step("Unmounting removes the plugin with its listener and its tool.")
-	t.call(ctx, succeeds, decl.Unmount.Name(), `{"id":"dyn-1"}`)
-	t.call(ctx, succeeds, decl.Inspect.Name(), `{"what":"temporary"}`)
+	t.call(ctx, succeeds, cordis.Unmount.Name(), `{"id":"dyn-1"}`)
+	t.call(ctx, succeeds, cordis.Inspect.Name(), `{"what":"temporary"}`)
 	t.call(ctx, fails, "last_turn", `{}`)
 
 	dynamicAct(ctx, t)
@@ -208,7 +208,7 @@ func (t *transcript) fail(what string, err error) {
 }
 
 func mountArgs(code string) string {
-	b, _ := json.Marshal(decl.MountInput{Code: code})
+	b, _ := json.Marshal(cordis.MountInput{Code: code})
 	return string(b)
 }
 
@@ -236,8 +236,8 @@ func (t *transcript) step(why string) {
 // call makes a tool call through the runtime and prints its title, arguments and result.
 func (t *transcript) call(ctx context.Context, want expect, tool, args string) {
 	fmt.Fprintf(t.w, "\n  ▶ %s\n", title(tool, args))
-	if tool == decl.Mount.Name() {
-		var in decl.MountInput
+	if tool == cordis.Mount.Name() {
+		var in cordis.MountInput
 		_ = json.Unmarshal([]byte(args), &in)
 		fmt.Fprintf(t.w, "    %s code:\n", tool)
 		printBlock(t.w, "      ", in.Code)
@@ -291,13 +291,13 @@ func title(tool, args string) string {
 // render turns a tool's JSON result into the text a person reads.
 func render(tool string, out json.RawMessage) string {
 	switch tool {
-	case decl.Mount.Name():
-		var m decl.MountOutput
+	case cordis.Mount.Name():
+		var m cordis.MountOutput
 		if json.Unmarshal(out, &m) == nil {
 			return toolset.RenderMount(m)
 		}
-	case decl.Unmount.Name():
-		var u decl.UnmountOutput
+	case cordis.Unmount.Name():
+		var u cordis.UnmountOutput
 		if json.Unmarshal(out, &u) == nil {
 			return toolset.RenderUnmount(u)
 		}

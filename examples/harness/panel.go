@@ -17,7 +17,7 @@ import (
 	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/panel"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // panelFlags are the panel's flags of one command: the address to serve it on ("": no
@@ -178,7 +178,7 @@ func defineSample(ctx context.Context, r *runner.Runner) error {
 	if err != nil {
 		return fmt.Errorf("defining the sample: %w", err)
 	}
-	var d decl.DefineOutput
+	var d dynamic.DefineOutput
 	if err := json.Unmarshal(out, &d); err != nil {
 		return fmt.Errorf("defining the sample: its answer %s: %w", out, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -38,7 +38,7 @@ WHERE p.running AND (l.session IS NULL OR l.expires <= now() OR l.owner = $1 AND
 
 // liveStatuses are the latest attempts' statuses of a run that is running or starting:
 // an Update that records one takes the session's lease.
-var liveStatuses = []string{string(decl.RunRunning), string(decl.RunWaiting), string(decl.RunAwaitingApproval), string(decl.RunStartingHost), string(decl.RunClientPending)}
+var liveStatuses = []string{string(dynamic.RunRunning), string(dynamic.RunWaiting), string(dynamic.RunAwaitingApproval), string(dynamic.RunStartingHost), string(dynamic.RunClientPending)}
 
 // leaseState is what a Store knows of the leases it holds.
 type leaseState struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/cordiskit/cordiskit/internal/pgtest"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -38,11 +38,11 @@ func TestReadoptAfterLoss(t *testing.T) {
 	})
 	ctx := kit.WithSession(bg, "alice")
 	host := "return (ctx) => {}"
-	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: decl.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: decl.Code{Host: &host}})
+	d, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: dynamic.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: dynamic.Code{Host: &host}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
 	execSQL(t, dsn, "UPDATE cordis.leases SET owner = 'another process', expires = now() + interval '1 second'")

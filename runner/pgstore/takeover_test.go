@@ -18,7 +18,7 @@ import (
 	"github.com/cordiskit/cordiskit/internal/pgtest"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 )
@@ -95,9 +95,9 @@ func runnerChild(ctx context.Context, dsn string, ttlMS int, define bool) int {
 	if define {
 		sctx := kit.WithSession(ctx, "s1")
 		host := "return (ctx) => {}"
-		d, err := r.Define(sctx, decl.DefineInput{Plugin: decl.Target{Kind: decl.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: decl.Code{Host: &host}})
+		d, err := r.Define(sctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: dynamic.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: dynamic.Code{Host: &host}})
 		if err == nil {
-			_, err = r.Run(sctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+			_, err = r.Run(sctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 		}
 		if err != nil {
 			fmt.Println("error:", err)
@@ -337,11 +337,11 @@ func TestRunnerRelaysChanges(t *testing.T) {
 	}})
 	ctx := kit.WithSession(bg, "alice")
 	host := "return (ctx) => {}"
-	d, err := a.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: decl.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: decl.Code{Host: &host}})
+	d, err := a.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: dynamic.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: dynamic.Code{Host: &host}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Undefine(ctx, decl.UndefineInput{PluginID: d.PluginID}); err != nil {
+	if _, err := a.Undefine(ctx, dynamic.UndefineInput{PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	var got []runner.DefinitionChangedEvent
@@ -391,14 +391,14 @@ func TestSessionMoves(t *testing.T) {
 	a, b := newRunner(1), newRunner(2)
 	ctx := kit.WithSession(bg, "alice")
 	host := "return (ctx) => {}"
-	d, err := a.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: decl.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: decl.Code{Host: &host}})
+	d, err := a.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: dynamic.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: dynamic.Code{Host: &host}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := a.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); !errors.Is(err, runner.ErrSessionElsewhere) {
+	if _, err := b.Stop(ctx, dynamic.StopInput{PluginID: d.PluginID}); !errors.Is(err, runner.ErrSessionElsewhere) {
 		t.Fatalf("a stop in the process that does not hold the session = %v, want ErrSessionElsewhere", err)
 	}
 	if err := b.TakeSession(ctx, "alice"); err != nil {
@@ -412,7 +412,7 @@ func TestSessionMoves(t *testing.T) {
 	if runs[0].pid != 1 || runs[0].stopped.IsZero() || runs[1].started.Before(runs[0].stopped) {
 		t.Fatalf("host runs %+v: want the first runner's, stopped before the second's started", runs)
 	}
-	if _, err := b.Stop(ctx, decl.StopInput{PluginID: d.PluginID}); err != nil {
+	if _, err := b.Stop(ctx, dynamic.StopInput{PluginID: d.PluginID}); err != nil {
 		t.Fatalf("a stop in the process that took the session: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // load reads every definition into memory: one query per table, in key order.
@@ -63,7 +63,7 @@ func (s *Store) loadPlugins(ctx context.Context) (map[int64]*record, error) {
 			return nil, err
 		}
 		if latest.Valid {
-			p.Latest = new(decl.Attempt)
+			p.Latest = new(dynamic.Attempt)
 			if err := json.Unmarshal([]byte(latest.String), p.Latest); err != nil {
 				return nil, fmt.Errorf("the latest attempt of %s is not valid JSON: %w", p.ID, err)
 			}

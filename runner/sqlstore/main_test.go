@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"go.uber.org/goleak"
 )
 
@@ -73,7 +73,7 @@ func churn(ctx context.Context, s *Store) int {
 			fmt.Println("error:", err)
 			return 2
 		}
-		a := &decl.Attempt{PluginRunID: run, PackageID: k.ID, ApprovalRequestID: appr, Mode: decl.ModeRun, Status: decl.RunAwaitingApproval}
+		a := &dynamic.Attempt{PluginRunID: run, PackageID: k.ID, ApprovalRequestID: appr, Mode: dynamic.ModeRun, Status: dynamic.RunAwaitingApproval}
 		if _, err := s.Update(ctx, p.ID, runner.Change{Attempt: a, Next: &k.ID}); err != nil {
 			fmt.Println("error:", err)
 			return 2

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // TestRunnerRestart runs a Plugin on a runner over the file, shuts it all down, and boots
@@ -50,11 +50,11 @@ func TestRunnerRestart(t *testing.T) {
 	}
 
 	r, shutdown := boot(t, true)
-	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Shows the time.", Code: decl.Code{Host: &host}})
+	d, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Shows the time.", Code: dynamic.Code{Host: &host}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun})
+	out, err := r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.Status != "running" {
 		t.Fatalf("run: %+v %v", out, err)
 	}
@@ -65,7 +65,7 @@ func TestRunnerRestart(t *testing.T) {
 
 	r, shutdown = boot(t, true)
 	b, ok := r.BootRestart("clock-1")
-	if !ok || b != (decl.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
+	if !ok || b != (dynamic.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
 		t.Fatalf("BootRestart = %+v, %v; want pkg-1 restarted as run-2", b, ok)
 	}
 	list := selfList(t, ctx, r)
@@ -75,7 +75,7 @@ func TestRunnerRestart(t *testing.T) {
 	if p, _ := r.Store().Plugin(bg, "clock-1"); !p.Restored || !p.Running {
 		t.Fatalf("clock-1 after the restart: restored %v, running %v", p.Restored, p.Running)
 	}
-	d2, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Another.", Code: decl.Code{Host: &host}})
+	d2, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "Another.", Code: dynamic.Code{Host: &host}})
 	if err != nil || d2.PluginID != "clock-2" || d2.PackageID != "pkg-2" {
 		t.Fatalf("define after the restart: %+v %v, want clock-2 pkg-2", d2, err)
 	}
@@ -84,7 +84,7 @@ func TestRunnerRestart(t *testing.T) {
 	}
 	got := selfList(t, ctx, r)
 	if len(got) != 2 || !got[0].Restored || got[0].BootRestart == nil ||
-		*got[0].BootRestart != (decl.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
+		*got[0].BootRestart != (dynamic.BootRestart{PackageID: "pkg-1", PluginRunID: "run-2", Status: "running"}) {
 		t.Fatalf("cordis_inspect_self after a restart at boot: %+v, want clock-1 restored and restarted as run-2", got)
 	}
 	if got[1].Restored || got[1].BootRestart != nil {
@@ -96,24 +96,24 @@ func TestRunnerRestart(t *testing.T) {
 	r, shutdown = boot(t, false)
 	defer shutdown()
 	got = selfList(t, ctx, r)
-	if len(got) != 2 || !got[0].Restored || !got[1].Restored || got[0].BootRestart != nil || got[0].State != decl.PluginStopped || got[0].ActiveRun != nil {
+	if len(got) != 2 || !got[0].Restored || !got[1].Restored || got[0].BootRestart != nil || got[0].State != dynamic.PluginStopped || got[0].ActiveRun != nil {
 		t.Fatalf("cordis_inspect_self after a boot without RestartAtBoot: %+v, want both restored, clock-1 stopped and not restarted", got)
 	}
 }
 
 // selfList calls the cordis_inspect_self tool as the session on ctx and returns its
 // listing.
-func selfList(t *testing.T, ctx context.Context, r *runner.Runner) []decl.PluginSummary {
+func selfList(t *testing.T, ctx context.Context, r *runner.Runner) []dynamic.PluginSummary {
 	t.Helper()
 	for _, tool := range r.Tools() {
-		if tool.Name != decl.InspectSelf.Name() {
+		if tool.Name != dynamic.InspectSelf.Name() {
 			continue
 		}
 		raw, err := tool.Execute(ctx, json.RawMessage(`{}`))
 		if err != nil {
 			t.Fatalf("cordis_inspect_self: %v", err)
 		}
-		var out decl.InspectSelfOutput
+		var out dynamic.InspectSelfOutput
 		if err := json.Unmarshal(raw, &out); err != nil || out.Plugins == nil {
 			t.Fatalf("cordis_inspect_self returned %s (%v)", raw, err)
 		}
@@ -139,7 +139,7 @@ func TestRunnerFailedWrite(t *testing.T) {
 	}()
 	ctx := kit.WithSession(context.Background(), "s1")
 	host := "return (ctx) => {}"
-	if _, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "p", Code: decl.Code{Host: &host}}); err != nil {
+	if _, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "clock"}, Name: "Clock", Purpose: "p", Code: dynamic.Code{Host: &host}}); err != nil {
 		t.Fatal(err)
 	}
 	before := selfList(t, ctx, r)
@@ -151,7 +151,7 @@ func TestRunnerFailedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("x", 64<<10)
-	_, err = r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "existing", PluginID: "clock-1"}, Name: "Clock", Purpose: "p", Code: decl.Code{Host: &big}})
+	_, err = r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "existing", PluginID: "clock-1"}, Name: "Clock", Purpose: "p", Code: dynamic.Code{Host: &big}})
 	if err == nil || !strings.HasPrefix(err.Error(), "sqlstore: could not record a define in "+s.Path()+": database or disk is full") {
 		t.Fatalf("define on a full file: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // Run runs the conformance suite; open returns a new, empty Store for each subtest.
@@ -215,18 +215,18 @@ func checkListings(t *testing.T, s runner.Store, step, session string) {
 // It names run runID and approval request approvalID, which the caller minted from the
 // Store first, as the runner does: a Store may raise a counter that is below a stored id
 // (sqlstore does, at Open). MintAttempt mints them.
-func Attempt(runID, pkg, approvalID string) *decl.Attempt {
-	return &decl.Attempt{PluginRunID: runID, PackageID: pkg, Mode: decl.ModeUpdate, Status: decl.RunFailed,
+func Attempt(runID, pkg, approvalID string) *dynamic.Attempt {
+	return &dynamic.Attempt{PluginRunID: runID, PackageID: pkg, Mode: dynamic.ModeUpdate, Status: dynamic.RunFailed,
 		ApprovalRequestID: approvalID, RequiresApproval: true,
-		Host:          decl.Half{Status: decl.HalfFailed, WaitingFor: []string{}, Error: "boom"},
-		Client:        decl.Half{Status: decl.HalfWaiting, WaitingFor: []string{"fs", "web"}},
-		Error:         &decl.Diagnostic{Phase: decl.PhaseHostLoad, Message: "boom", Stack: "at <eval>:1:1", PluginID: "clock-1", PackageID: pkg, PluginRunID: runID},
-		RenderFailure: &decl.RenderFailure{Slot: "main", Message: "x", Abdicated: true}}
+		Host:          dynamic.Half{Status: dynamic.HalfFailed, WaitingFor: []string{}, Error: "boom"},
+		Client:        dynamic.Half{Status: dynamic.HalfWaiting, WaitingFor: []string{"fs", "web"}},
+		Error:         &dynamic.Diagnostic{Phase: dynamic.PhaseHostLoad, Message: "boom", Stack: "at <eval>:1:1", PluginID: "clock-1", PackageID: pkg, PluginRunID: runID},
+		RenderFailure: &dynamic.RenderFailure{Slot: "main", Message: "x", Abdicated: true}}
 }
 
 // MintAttempt mints a run id and an approval id from s and returns the Attempt of pkg
 // that names them.
-func MintAttempt(t *testing.T, s runner.Store, pkg string) *decl.Attempt {
+func MintAttempt(t *testing.T, s runner.Store, pkg string) *dynamic.Attempt {
 	t.Helper()
 	run, err := s.Mint(bg, runner.CounterRun)
 	if err != nil {

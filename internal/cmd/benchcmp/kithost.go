@@ -12,8 +12,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 	"github.com/cordiskit/cordiskit/toolset"
-	"github.com/cordiskit/cordiskit/toolset/decl"
 )
 
 // A kitHost is a cordiskit runtime as a model drives it: a kit root, the bench services
@@ -61,7 +61,7 @@ func (h *kitHost) close() error {
 // mountInput is the cordis_mount arguments for body, built before any timing starts (a
 // model's tool call arrives as JSON already).
 func mountInput(body string) json.RawMessage {
-	b, err := json.Marshal(decl.MountInput{Code: body})
+	b, err := json.Marshal(cordis.MountInput{Code: body})
 	if err != nil {
 		panic(err) // a string always marshals
 	}
@@ -69,7 +69,7 @@ func mountInput(body string) json.RawMessage {
 }
 
 func unmountInput(id string) json.RawMessage {
-	b, err := json.Marshal(decl.UnmountInput{ID: id})
+	b, err := json.Marshal(cordis.UnmountInput{ID: id})
 	if err != nil {
 		panic(err)
 	}
@@ -79,16 +79,16 @@ func unmountInput(id string) json.RawMessage {
 // mount calls cordis_mount and returns its raw result; parse it with mountedID outside
 // any timing.
 func (h *kitHost) mount(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
-	return h.tools.Call(ctx, decl.Mount.Name(), in)
+	return h.tools.Call(ctx, cordis.Mount.Name(), in)
 }
 
 // mountedID checks a cordis_mount result: the plugin must be running.
 func mountedID(out json.RawMessage) (string, error) {
-	var res decl.MountOutput
+	var res cordis.MountOutput
 	if err := json.Unmarshal(out, &res); err != nil {
 		return "", fmt.Errorf("decoding the cordis_mount result %s: %w", out, err)
 	}
-	if res.State != decl.StateActive {
+	if res.State != cordis.StateActive {
 		return "", fmt.Errorf("mount %s is %s, not active (waiting for %v)", res.ID, res.State, res.WaitingFor)
 	}
 	return res.ID, nil
@@ -104,7 +104,7 @@ func (h *kitHost) mountID(ctx context.Context, body string) (string, error) {
 }
 
 func (h *kitHost) unmount(ctx context.Context, in json.RawMessage) error {
-	_, err := h.tools.Call(ctx, decl.Unmount.Name(), in)
+	_, err := h.tools.Call(ctx, cordis.Unmount.Name(), in)
 	return err
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/dop251/goja"
 )
 
@@ -98,7 +98,7 @@ func (b *bench) runnerCycle(ctx context.Context, h *kitHost) (calls, withClient 
 	if err != nil {
 		return 0, 0, err
 	}
-	var d decl.DefineOutput
+	var d dynamic.DefineOutput
 	if err := json.Unmarshal(out, &d); err != nil {
 		return 0, 0, err
 	}
@@ -110,7 +110,7 @@ func (b *bench) runnerCycle(ctx context.Context, h *kitHost) (calls, withClient 
 		return 0, 0, err
 	}
 	calls, withClient = t1.Sub(t0)+t3.Sub(t2), t3.Sub(t0)
-	var res decl.RunOutput
+	var res dynamic.RunOutput
 	if err := json.Unmarshal(out, &res); err != nil || res.Status != "running" {
 		return 0, 0, fmt.Errorf("cordis_run %s: %s (%v)", d.PluginID, out, err)
 	}
@@ -129,15 +129,18 @@ const (
 // check, handler table, JSON in and out) beside the sandbox calling the same function
 // directly: one Realm.Deliver with the same JSON conversions.
 func (b *bench) invokeHandler(ctx context.Context, r *runner.Runner, floorFirst bool) (err error) {
-	d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "invoke"}, Name: "Invoke",
-		Purpose: "A host handler.", Code: decl.Code{Host: &[]string{invokeBody}[0]}})
+	d, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "invoke"}, Name: "Invoke",
+		Purpose: "A host handler.", Code: dynamic.Code{Host: &[]string{invokeBody}[0]}})
 	if err != nil {
 		return err
 	}
-	if _, err := r.Run(ctx, decl.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: decl.ModeRun}); err != nil {
+	if _, err := r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		return err
 	}
-	defer func() { _, e := r.Undefine(ctx, decl.UndefineInput{PluginID: d.PluginID}); err = errors.Join(err, e) }()
+	defer func() {
+		_, e := r.Undefine(ctx, dynamic.UndefineInput{PluginID: d.PluginID})
+		err = errors.Join(err, e)
+	}()
 	runID, capability, err := r.RunCapability(ctx, d.PluginID)
 	if err != nil {
 		return err
@@ -210,8 +213,8 @@ func (b *bench) packageHeap(ctx context.Context, r *runner.Runner) error {
 	before := benchfix.LiveHeap()
 	for i := range b.cfg.live {
 		host := src + fmt.Sprintf("\n// %06d", i) // distinct, same length
-		d, err := r.Define(ctx, decl.DefineInput{Plugin: decl.Target{Kind: "new", IDPrefix: "heap"}, Name: "Bench",
-			Purpose: "The anchors' plugin body.", Code: decl.Code{Host: &host}})
+		d, err := r.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: "new", IDPrefix: "heap"}, Name: "Bench",
+			Purpose: "The anchors' plugin body.", Code: dynamic.Code{Host: &host}})
 		if err != nil {
 			return err
 		}
@@ -219,7 +222,7 @@ func (b *bench) packageHeap(ctx context.Context, r *runner.Runner) error {
 	}
 	after := benchfix.LiveHeap()
 	for _, id := range ids {
-		if _, err := r.Undefine(ctx, decl.UndefineInput{PluginID: id}); err != nil {
+		if _, err := r.Undefine(ctx, dynamic.UndefineInput{PluginID: id}); err != nil {
 			return err
 		}
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
-	"github.com/cordiskit/cordiskit/runner/decl"
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // runnerScaleGroup is the group's -only name. It runs only when named: a round of it
@@ -139,7 +139,7 @@ type scaleRuntime struct {
 	n        int
 	h        *kitHost
 	r        *runner.Runner
-	latest   []decl.DefineOutput // of the Plugins defined so far
+	latest   []dynamic.DefineOutput // of the Plugins defined so far
 	defined  int
 	elapsed  map[string]time.Duration
 	inspects []float64 // ns per whole-session inspect
@@ -155,7 +155,7 @@ func openScaleRuntime(n int) (*scaleRuntime, error) {
 	if err != nil {
 		return nil, errors.Join(err, h.close())
 	}
-	return &scaleRuntime{n: n, h: h, r: r, latest: make([]decl.DefineOutput, n), elapsed: map[string]time.Duration{}}, nil
+	return &scaleRuntime{n: n, h: h, r: r, latest: make([]dynamic.DefineOutput, n), elapsed: map[string]time.Duration{}}, nil
 }
 
 // close stops the runner and the runtime (untimed).
@@ -214,7 +214,7 @@ func (rt *scaleRuntime) run(ctx context.Context, chunk int) error {
 		if err != nil {
 			return err
 		}
-		var res decl.RunOutput
+		var res dynamic.RunOutput
 		if err := json.Unmarshal(out, &res); err != nil || res.Status != "running" {
 			return fmt.Errorf("cordis_run %s: %s (%v)", d.PluginID, out, err)
 		}
@@ -243,8 +243,8 @@ func (rt *scaleRuntime) inspect(ctx context.Context, chunk int) error {
 }
 
 // scaleDefine defines the bench body as a host-only Package of target.
-func (b *bench) scaleDefine(ctx context.Context, h *kitHost, target map[string]string) (decl.DefineOutput, error) {
-	var d decl.DefineOutput
+func (b *bench) scaleDefine(ctx context.Context, h *kitHost, target map[string]string) (dynamic.DefineOutput, error) {
+	var d dynamic.DefineOutput
 	in, err := json.Marshal(map[string]any{"plugin": target, "name": "Scale", "purpose": "The anchors' plugin body.",
 		"code": map[string]string{"host": b.next()}})
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/testdata/fixture/values"
 	"github.com/cordiskit/cordiskit/testdata/fixture/values/api"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
 	"github.com/cordiskit/cordiskit/toolset"
-	"github.com/cordiskit/cordiskit/toolset/decl"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -82,7 +82,7 @@ func newRuntime(t *testing.T) *runtime {
 
 func (rt *runtime) mount(code string) string {
 	rt.t.Helper()
-	out, err := rt.ts.Mount(context.Background(), decl.MountInput{Code: code})
+	out, err := rt.ts.Mount(context.Background(), cordis.MountInput{Code: code})
 	if err != nil || out.State != "active" {
 		rt.t.Fatalf("mount: %+v, %v", out, err)
 	}
@@ -91,7 +91,7 @@ func (rt *runtime) mount(code string) string {
 
 func (rt *runtime) unmount(id string) {
 	rt.t.Helper()
-	if _, err := rt.ts.Unmount(context.Background(), decl.UnmountInput{ID: id}); err != nil {
+	if _, err := rt.ts.Unmount(context.Background(), cordis.UnmountInput{ID: id}); err != nil {
 		rt.t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package decl
+package dynamic
 
 import "encoding/json"
 

@@ -1,4 +1,4 @@
-// Package decl declares the seven model-facing tools of the dynamic-plugin runner — their
+// Package dynamic declares the seven model-facing tools of the dynamic-plugin runner — their
 // names, input and output types — so that gen-cordis-api derives their JSON Schemas and
 // describes them in tool-catalog.md. The behaviour lives in package runner; this package
 // has no logic and no dependencies beyond the kit, so the generated core tier can
@@ -24,7 +24,7 @@
 // Plugin's latest run; HalfStatus (Half…) the state of one half of an attempt; and
 // StartStatus (Start…) what a start answered (cordis_run's status, BootRestart.Status).
 // Each type's comment lists its values and what moves a status to each.
-package decl
+package dynamic
 
 import "github.com/cordiskit/cordiskit/kit"
 

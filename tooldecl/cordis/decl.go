@@ -1,8 +1,8 @@
-// Package decl declares the three model-facing cordis tools — their names, input and
+// Package cordis declares the three model-facing cordis tools — their names, input and
 // output types — so that gen-cordis-api can derive their JSON Schemas and describe them in
 // tool-catalog.md. The behaviour lives in package toolset; this package has no logic and no
 // dependencies beyond the kit, so the generated core tier can reference it.
-package decl
+package cordis
 
 import "github.com/cordiskit/cordiskit/kit"
 

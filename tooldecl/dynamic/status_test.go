@@ -1,4 +1,4 @@
-package decl_test
+package dynamic_test
 
 import (
 	"encoding/json"
@@ -12,16 +12,16 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/generated"
-	"github.com/cordiskit/cordiskit/runner/decl"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/google/go-cmp/cmp"
 )
 
 // statusTypes are the four status types and the Go type of each, for the round trip.
 var statusTypes = map[string]reflect.Type{
-	"PluginState": reflect.TypeFor[decl.PluginState](),
-	"RunStatus":   reflect.TypeFor[decl.RunStatus](),
-	"HalfStatus":  reflect.TypeFor[decl.HalfStatus](),
-	"StartStatus": reflect.TypeFor[decl.StartStatus](),
+	"PluginState": reflect.TypeFor[dynamic.PluginState](),
+	"RunStatus":   reflect.TypeFor[dynamic.RunStatus](),
+	"HalfStatus":  reflect.TypeFor[dynamic.HalfStatus](),
+	"StartStatus": reflect.TypeFor[dynamic.StartStatus](),
 }
 
 // A status constant as decl.go declares it.
@@ -113,7 +113,7 @@ func TestStatusesDocumentedAndRoundTrip(t *testing.T) {
 func outputEnums(t *testing.T) [][]string {
 	t.Helper()
 	var schemas []json.RawMessage
-	for _, name := range []string{decl.InspectSelf.Name(), decl.Run.Name()} {
+	for _, name := range []string{dynamic.InspectSelf.Name(), dynamic.Run.Name()} {
 		ct, ok := generated.Catalog.Tool(name)
 		if !ok {
 			t.Fatalf("%s is not in the core tier's catalog", name)
