@@ -3,7 +3,6 @@ package emit
 import (
 	"bytes"
 	"go/format"
-	"slices"
 	"strings"
 	"testing"
 
@@ -45,20 +44,6 @@ func TestFacadeImportNames(t *testing.T) {
 		if !bytes.Contains(src, []byte(want)) {
 			t.Errorf("the façade lacks %q:\n%s", want, src)
 		}
-	}
-}
-
-// TestMarkedPaths checks the first pass's marks give the import paths in order of first
-// occurrence across the declarations.
-func TestMarkedPaths(t *testing.T) {
-	w := &facadeWriter{}
-	decls := []string{
-		w.q("b", "X") + " + " + w.q("a", "Y"),
-		"nothing here",
-		w.q("a", "Z") + "(" + w.q("c", "W") + ", " + w.q("b", "V") + ")",
-	}
-	if got, want := markedPaths(decls), []string{"b", "a", "c"}; !slices.Equal(got, want) {
-		t.Errorf("markedPaths = %q, want %q", got, want)
 	}
 }
 
