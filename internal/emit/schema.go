@@ -10,13 +10,14 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cordiskit/cordiskit/catalog"
+	"github.com/cordiskit/cordiskit/internal/schema"
 )
 
 // Draft is the JSON Schema dialect of every generated tool schema.
 const Draft = "https://json-schema.org/draft/2020-12/schema"
 
 // Schemas derives the input and output JSON Schema of every tool from its Go types, as
-// described by the catalog's type shapes, validates each with jsonschema-go and stores
+// described by the catalog's type shapes, checks each as the kit compiles it (internal/schema) and stores
 // them in the catalog. Property names follow encoding/json (the tools' Bind decodes
 // with it): the json tag name, else the Go field name.
 func Schemas(c *catalog.Catalog) error {
@@ -48,13 +49,10 @@ func toolSchema(c *catalog.Catalog, gt *catalog.GoType) (json.RawMessage, error)
 		raw = append(raw, ',')
 	}
 	raw = append(raw, body[1:]...)
-	// Validate what is written, not the struct it came from: parse it back and resolve it.
-	var back jsonschema.Schema
-	if err := json.Unmarshal(raw, &back); err != nil {
-		return nil, fmt.Errorf("invalid JSON Schema: %w", err)
-	}
-	if _, err := back.Resolve(nil); err != nil {
-		return nil, fmt.Errorf("invalid JSON Schema: %w", err)
+	// Check what is written, not the struct it came from, as a runtime compiles it when the
+	// tool is registered: a schema the kit would refuse is refused here, at generation.
+	if _, err := schema.Compile(raw, "the schema", nil); err != nil {
+		return nil, err
 	}
 	return raw, nil
 }
