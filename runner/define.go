@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
@@ -25,56 +26,35 @@ func (r *Runner) Define(ctx context.Context, in dynamic.DefineInput) (dynamic.De
 	if err != nil {
 		return dynamic.DefineOutput{}, err
 	}
-	d.Session = session
+	d.Session, d.MaxPlugins, d.MaxPackages = session, r.opts.MaxPluginsPerSession, r.opts.MaxPackagesPerSession
 	if err := r.lock(); err != nil {
 		return dynamic.DefineOutput{}, err
 	}
-	p, k, err := r.defineWithinCaps(ctx, d)
+	l, k, err := r.store.Define(ctx, d)
 	r.mu.Unlock()
 	if errors.Is(err, ErrNotFound) {
 		return dynamic.DefineOutput{}, missing(in.Plugin.PluginID)
 	}
+	if c, ok := errors.AsType[*CapError](err); ok {
+		return dynamic.DefineOutput{}, capRefusal(c)
+	}
 	if err != nil {
 		return dynamic.DefineOutput{}, err
 	}
-	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{Session: session, PluginID: p.ID, PackageID: k.ID, Change: Defined})
-	return dynamic.DefineOutput{PluginID: p.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
+	DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{Session: session, PluginID: l.ID, PackageID: k.ID, Change: Defined})
+	return dynamic.DefineOutput{PluginID: l.ID, PackageID: k.ID, Name: k.Name, Purpose: k.Purpose, HasHostHalf: k.HasHost(), HasClientHalf: k.HasClient()}, nil
 }
 
-// defineWithinCaps records d unless its session already holds
-// Options.MaxPluginsPerSession Plugins (d is a new Plugin) or
-// Options.MaxPackagesPerSession Packages. It counts what the Store holds, so Plugins a
-// durable Store restored past a lowered cap all stay: only new definitions are refused
-// until the session is back under the cap. r.mu held across the count and the define, so
-// concurrent defines of one session cannot together go past a cap (Remove, the only
-// other change of the counts, lowers them).
-func (r *Runner) defineWithinCaps(ctx context.Context, d Definition) (Plugin, Package, error) {
-	if err := r.admitDefine(ctx, d); err != nil {
-		return Plugin{}, Package{}, err
+// capRefusal is the refusal of a define past Options.MaxPluginsPerSession or
+// MaxPackagesPerSession. The Store counts what it holds as it records (Store.Define), so
+// concurrent defines of one session — in this process or another on the same Store —
+// cannot together go past a cap, and Plugins a durable Store restored past a lowered cap
+// all stay: only new definitions are refused until the session is back under the cap.
+func capRefusal(c *CapError) *Error {
+	if c.Cap == CapPlugins {
+		return &Error{Reason: ReasonLimit, Err: c, Message: fmt.Sprintf("this session holds %d Plugins, the most it may hold (runner.Options.MaxPluginsPerSession); cordis_undefine one you no longer need (cordis_inspect_self lists yours), or add this Package to one of them with cordis_define plugin:{kind:\"existing\", pluginId}", c.Plugins)}
 	}
-	return r.store.Define(ctx, d)
-}
-
-// admitDefine is defineWithinCaps' count. r.mu held.
-func (r *Runner) admitDefine(ctx context.Context, d Definition) error {
-	ls, err := r.store.Listings(ctx, d.Session)
-	if err != nil {
-		return err
-	}
-	packages, found := 0, d.PluginID == ""
-	for _, l := range ls {
-		packages += l.PackageCount
-		found = found || l.ID == d.PluginID
-	}
-	switch {
-	case !found:
-		return missing(d.PluginID)
-	case d.PluginID == "" && len(ls) >= r.opts.MaxPluginsPerSession:
-		return refuse(ReasonLimit, "this session holds %d Plugins, the most it may hold (runner.Options.MaxPluginsPerSession); cordis_undefine one you no longer need (cordis_inspect_self lists yours), or add this Package to one of them with cordis_define plugin:{kind:\"existing\", pluginId}", len(ls))
-	case packages >= r.opts.MaxPackagesPerSession:
-		return refuse(ReasonLimit, "this session holds %d Packages over its %d Plugins, the most it may hold (runner.Options.MaxPackagesPerSession); cordis_undefine a Plugin you no longer need to free its Packages (cordis_inspect_self lists each Plugin's packageCount)", packages, len(ls))
-	}
-	return nil
+	return &Error{Reason: ReasonLimit, Err: c, Message: fmt.Sprintf("this session holds %d Packages over its %d Plugins, the most it may hold (runner.Options.MaxPackagesPerSession); cordis_undefine a Plugin you no longer need to free its Packages (cordis_inspect_self lists each Plugin's packageCount)", c.Packages, c.Plugins)}
 }
 
 // checkDefine runs define's checks in the order of docs/dynamic-plugins.md,

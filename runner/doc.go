@@ -108,9 +108,11 @@
 // Packages are capped per session, not per Plugin: what a session costs (the Store, the
 // inventory) grows with its Packages wherever they sit, and a model that fixes one Plugin
 // again and again should not meet a smaller wall while it holds few others. The way under
-// is cordis_undefine (a Package cannot be removed alone). Define counts what the Store
-// holds under the lock it defines under, so concurrent defines cannot overshoot, and a
-// refused define records nothing and consumes no id. Plugins a durable Store restored
+// is cordis_undefine (a Package cannot be removed alone). The Store counts what the session
+// holds as it records the define (Store.Define, Definition.Admit), so concurrent defines
+// cannot overshoot — on a Store several processes share (runner/pgstore), not even from
+// two processes — and a refused define records nothing and consumes no id.
+// MaxPendingRequestsPerSession counts the requests waiting in this process. Plugins a durable Store restored
 // past a cap lowered since all stay, run and take new Packages while the Package cap
 // allows: only new definitions are refused until undefines bring the session under.
 //

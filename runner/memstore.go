@@ -32,14 +32,17 @@ type memRecord struct {
 	listing Listing
 }
 
-func (s *memoryStore) Define(_ context.Context, d Definition) (Plugin, Package, error) {
+func (s *memoryStore) Define(_ context.Context, d Definition) (Listing, Package, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var rec *memRecord
 	if d.Prefix != "" {
 		rec = &memRecord{p: Plugin{ID: d.Prefix + "-" + strconv.Itoa(s.nextPlug+1), Session: d.Session}}
 	} else if rec = s.plugins[d.PluginID]; rec == nil || rec.p.Session != d.Session {
-		return Plugin{}, Package{}, ErrNotFound
+		return Listing{}, Package{}, ErrNotFound
+	}
+	if err := d.Admit(s.holds(d.Session)); err != nil {
+		return Listing{}, Package{}, err
 	}
 	// Counters move only once nothing can fail any more.
 	if d.Prefix != "" {
@@ -52,7 +55,15 @@ func (s *memoryStore) Define(_ context.Context, d Definition) (Plugin, Package, 
 	k := Package{ID: "pkg-" + strconv.Itoa(s.nextPkg), Name: d.Name, Purpose: d.Purpose, Host: d.Host, Client: d.Client}
 	rec.p.Packages = append(rec.p.Packages, k)
 	rec.listing = rec.p.listing()
-	return rec.p.Clone(), k, nil
+	return rec.listing.Clone(), k, nil
+}
+
+// holds counts session's Plugins and Packages. s.mu held.
+func (s *memoryStore) holds(session string) (plugins, packages int) {
+	for _, rec := range s.sessions[session] {
+		packages += len(rec.p.Packages)
+	}
+	return len(s.sessions[session]), packages
 }
 
 func (s *memoryStore) Plugin(_ context.Context, id string) (Plugin, error) {

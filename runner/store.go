@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
+
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -26,7 +28,16 @@ type Store interface {
 	// must exist and be owned by d.Session (else ErrNotFound). Either way it mints the
 	// Package id "pkg-N". The Plugin, the Package and both counters change together or
 	// not at all: a failed Define consumes no number.
-	Define(ctx context.Context, d Definition) (Plugin, Package, error)
+	//
+	// Past d's caps ([Definition.Admit], after the ErrNotFound check) it returns the
+	// *CapError and records nothing. The count and the define are one change, so defines
+	// made at once — by one Runner or by several processes on one durable Store — never
+	// together take a session past a cap.
+	//
+	// It returns the Plugin's [Listing] after the define and the new Package: never the
+	// Plugin's other Packages, so that a define costs the same however many versions the
+	// Plugin has (read them with Plugin).
+	Define(ctx context.Context, d Definition) (Listing, Package, error)
 	// Plugin returns the Plugin with id, or ErrNotFound.
 	Plugin(ctx context.Context, id string) (Plugin, error)
 	// Plugins returns the Plugins owned by session in creation order; "" means every
@@ -93,6 +104,46 @@ type Definition struct {
 	Purpose  string
 	Host     string
 	Client   string
+	// MaxPlugins and MaxPackages, when above zero, cap what Session may hold: Define
+	// counts the session's Plugins and Packages as it records and refuses past them (see
+	// Admit). The Runner sets them from Options.MaxPluginsPerSession and
+	// MaxPackagesPerSession.
+	MaxPlugins, MaxPackages int
+}
+
+// Admit is the caps' rule every Store applies, given what d.Session holds: nil, or the
+// *CapError that refuses d — a new Plugin when the session holds MaxPlugins Plugins, any
+// Package when it holds MaxPackages Packages. Plugins held past a cap lowered since all
+// stay; only new definitions are refused.
+func (d Definition) Admit(plugins, packages int) error {
+	switch {
+	case d.Prefix != "" && d.MaxPlugins > 0 && plugins >= d.MaxPlugins:
+		return &CapError{Cap: CapPlugins, Plugins: plugins, Packages: packages}
+	case d.MaxPackages > 0 && packages >= d.MaxPackages:
+		return &CapError{Cap: CapPackages, Plugins: plugins, Packages: packages}
+	}
+	return nil
+}
+
+// A CapError is Store.Define's refusal of a Definition past one of its caps: nothing was
+// recorded and no number consumed.
+type CapError struct {
+	Cap Cap // the cap the define would pass
+	// Plugins and Packages are what the session held when the define was counted.
+	Plugins, Packages int
+}
+
+// Cap names one of a Definition's caps.
+type Cap string
+
+// The caps of a Definition.
+const (
+	CapPlugins  Cap = "plugins"  // Definition.MaxPlugins
+	CapPackages Cap = "packages" // Definition.MaxPackages
+)
+
+func (e *CapError) Error() string {
+	return fmt.Sprintf("runner: the session holds %d Plugins and %d Packages, at its cap of %s", e.Plugins, e.Packages, e.Cap)
 }
 
 // A Change is one atomic update of a Plugin. Unset fields change nothing.

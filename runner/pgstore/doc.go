@@ -143,10 +143,13 @@
 // in another process is announced by no event: with leases, a session's runs change only
 // in the process that holds it, which is the one its panel should talk to.
 //
-// What stays in each process: handler tables, pending run requests (a request pending in
-// a process that died stays recorded as pending until a process boots on the store, or
-// takes the session over because one of its Plugins was running), and the caps on
-// Plugins and Packages per session, which each process counts on its own. A session whose requests the balancer sends to a process
+// What stays in each process: handler tables and pending run requests (a request pending
+// in a process that died stays recorded as pending until a process boots on the store, or
+// takes the session over because one of its Plugins was running), so
+// runner.Options.MaxPendingRequestsPerSession counts a session's requests in each process
+// on its own. The caps on Plugins and Packages per session hold across processes: a
+// define takes its session's advisory lock in its transaction before it counts what the
+// session holds (runner.Definition.Admit). A session whose requests the balancer sends to a process
 // other than its lease's holder can define and read there, but while a Plugin of it runs
 // in the holder its runs, stops and undefines are refused (runner.ErrSessionElsewhere).
 // The runtime moves it by calling runner.Runner.TakeSession when the session's client

@@ -169,7 +169,7 @@ func TestChangesSeenAcrossStores(t *testing.T) {
 			return runner.DefinitionChangedEvent{}
 		}
 	}
-	p, _ := storetest.MustDefine(t, a, storetest.Def("s1", "clock", ""))
+	p, first := storetest.MustDefine(t, a, storetest.Def("s1", "clock", ""))
 	if _, _, err := a.Define(bg, storetest.Def("s2", "", p.ID)); !errors.Is(err, runner.ErrNotFound) {
 		t.Fatalf("a define of another session's Plugin = %v, want ErrNotFound", err)
 	}
@@ -180,7 +180,7 @@ func TestChangesSeenAcrossStores(t *testing.T) {
 	q, qk := storetest.MustDefine(t, b, storetest.Def("s2", "panel", ""))
 	got := []runner.DefinitionChangedEvent{next(fromA), next(fromA), next(fromA), next(fromB)}
 	want := []runner.DefinitionChangedEvent{
-		{Session: "s1", PluginID: p.ID, PackageID: p.Packages[0].ID, Change: runner.Defined},
+		{Session: "s1", PluginID: p.ID, PackageID: first.ID, Change: runner.Defined},
 		{Session: "s1", PluginID: p.ID, PackageID: k.ID, Change: runner.Defined},
 		{Session: "s1", PluginID: p.ID, Change: runner.Undefined},
 		{Session: "s2", PluginID: q.ID, PackageID: qk.ID, Change: runner.Defined},

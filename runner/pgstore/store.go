@@ -13,24 +13,42 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// defineNew mints the Plugin's and the Package's numbers and inserts both: one statement,
-// so one transaction, and the counters' rows stay locked only while it runs. It notifies
-// the other processes' Stores (notify.go) as it commits.
-const defineNew = `WITH pl AS (UPDATE counters SET value = value + 1 WHERE name = 'plugin' RETURNING value),
-pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' RETURNING value),
+// sessionLock is the prefix of the advisory lock key, with the schema and the session,
+// that every define of a session takes for its transaction, so that its caps' count and
+// its insert are one step for every process on the database.
+const sessionLock = "cordiskit pgstore session "
+
+// held is what a define counts under its session's lock: the session's Plugins and
+// Packages ($2 the session), each Plugin's Packages kept in its package_count.
+const held = `held AS (SELECT count(*) AS plugins, coalesce(sum(package_count), 0) AS packages FROM plugins WHERE session = $2)`
+
+// defineNew mints the Plugin's and the Package's numbers and inserts both unless the
+// session is at a cap — runner.Definition.Admit's rule, with $10 the Plugin cap and $11
+// the Package cap (0 for none): the counters' rows stay locked only while it runs. It
+// notifies the other processes' Stores (notify.go) as it commits. Its one row is the
+// session's counts, then the Plugin's id and the Package's number, NULL when refused.
+const defineNew = `WITH ` + held + `,
+admit AS (SELECT ($10::int <= 0 OR plugins < $10::int) AND ($11::int <= 0 OR packages < $11::int) AS ok FROM held),
+pl AS (UPDATE counters SET value = value + 1 WHERE name = 'plugin' AND (SELECT ok FROM admit) RETURNING value),
+pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' AND (SELECT ok FROM admit) RETURNING value),
 p AS (INSERT INTO plugins (n, id, session, prefix, defined_by, listing_name, package_count) SELECT value, $1 || '-' || value, $2, $1, $3, $4, 1 FROM pl RETURNING n, id),
 k AS (INSERT INTO packages (n, plugin, name, purpose, host, client) SELECT pk.value, p.n, $4, $5, $6, $7 FROM pk, p RETURNING n),
 nt AS (SELECT pg_notify('` + changesChannel + `', json_build_object('schema', $8::text, 'origin', $3::text, 'session', $9::text, 'plugin', p.id, 'package', 'pkg-' || k.n, 'change', 'defined')::text) FROM p, k)
-SELECT p.id, k.n FROM p, k, nt`
+SELECT held.plugins, held.packages, d.id, d.n FROM held LEFT JOIN (SELECT p.id, k.n FROM p, k, nt) d ON true`
 
-// definePackage adds a Package to Plugin $1 when it is session $2's: it locks the
+// definePackage adds a Package to Plugin $1 when it is session $2's and the session is
+// under its Package cap ($8, 0 for none; runner.Definition.Admit's rule): it locks the
 // Plugin's row, mints the Package's number, inserts the Package, prunes the Packages
 // Options.KeepPackages ($7) lets go — those that are neither current, next, the latest
 // attempt's, granted, nor among the newest $7 with the new one (the rule of
-// sqlstore's KeepPackages) — and keeps the Plugin's listing columns. It returns no row
-// when the Plugin is not the session's.
+// sqlstore's KeepPackages) — keeps the Plugin's listing columns and returns them, as
+// listingSelect reads them ($9 the Store's token), and notifies the other processes'
+// Stores as it commits ($10 the schema, $11 the session as a notice names it). Its one
+// row is whether the Plugin is the session's, the session's counts, then the Package's
+// number and the listing, NULL when refused. It reads no Package's source.
 const definePackage = `WITH p AS (SELECT n, current, next, latest_pkg FROM plugins WHERE id = $1 AND session = $2 FOR UPDATE),
-pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' AND EXISTS (SELECT FROM p) RETURNING value),
+` + held + `,
+pk AS (UPDATE counters SET value = value + 1 WHERE name = 'package' AND EXISTS (SELECT FROM p) AND (SELECT $8::int <= 0 OR packages < $8::int FROM held) RETURNING value),
 k AS (INSERT INTO packages (n, plugin, name, purpose, host, client) SELECT pk.value, p.n, $3, $4, $5, $6 FROM pk, p RETURNING n),
 pruned AS (DELETE FROM packages x USING p WHERE $7::int > 0 AND x.plugin = p.n AND EXISTS (SELECT FROM k)
 	AND x.n IS DISTINCT FROM p.current AND x.n IS DISTINCT FROM p.next AND x.n IS DISTINCT FROM p.latest_pkg
@@ -39,71 +57,123 @@ pruned AS (DELETE FROM packages x USING p WHERE $7::int > 0 AND x.plugin = p.n A
 	RETURNING x.n),
 listing AS (UPDATE plugins x SET package_count = x.package_count + 1 - (SELECT count(*) FROM pruned),
 		listing_name = CASE WHEN x.next IS NULL AND x.current IS NULL THEN $3 ELSE x.listing_name END
-	FROM k WHERE x.n = (SELECT n FROM p) RETURNING x.n)
-SELECT k.n, (SELECT count(*) FROM listing) FROM k`
+	FROM k WHERE x.n = (SELECT n FROM p)
+	RETURNING x.id, x.session, x.current, x.next, x.latest, x.defined_by <> $9 AS restored, x.package_count, x.listing_name, x.latest_client),
+nt AS (SELECT pg_notify('` + changesChannel + `', json_build_object('schema', $10::text, 'origin', $9::text, 'session', $11::text, 'plugin', $1::text, 'package', 'pkg-' || k.n, 'change', 'defined')::text) FROM k)
+SELECT EXISTS (SELECT FROM p), held.plugins, held.packages, d.* FROM held
+	LEFT JOIN (SELECT k.n, listing.* FROM k, listing, nt) d ON true`
 
-// notifyPackage announces the newest Package of Plugin $4 when it is session $3's (a
-// define of a Package that committed, in its batch's transaction); see notifyChange.
-const notifyPackage = `SELECT pg_notify('` + changesChannel + `', json_build_object('schema', $1::text, 'origin', $2::text, 'session', $5::text, 'plugin', $4::text,
-	'package', 'pkg-' || (SELECT max(x.n) FROM packages x WHERE x.plugin = p.n), 'change', 'defined')::text) FROM plugins p WHERE p.id = $4 AND p.session = $3`
-
-// Define records one Package (and, with d.Prefix, its new Plugin) in one transaction,
-// pruning that Plugin's old Packages when Options.KeepPackages says so.
-func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin, runner.Package, error) {
+// Define records one Package (and, with d.Prefix, its new Plugin) unless its session is
+// at one of d's caps, pruning that Plugin's old Packages when Options.KeepPackages says
+// so: one transaction in one round trip, which takes the session's advisory lock
+// (sessionLock) before it counts, so that defines from every process on the database
+// count and insert one at a time per session. READ COMMITTED, whatever the server's
+// default, so the count sees what the defines before it committed.
+func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Listing, runner.Package, error) {
 	if err := s.usable(); err != nil {
-		return runner.Plugin{}, runner.Package{}, err
+		return runner.Listing{}, runner.Package{}, err
 	}
 	if err := checkText(d); err != nil {
-		return runner.Plugin{}, runner.Package{}, err
+		return runner.Listing{}, runner.Package{}, err
 	}
 	if strings.ContainsRune(d.PluginID, 0) {
-		return runner.Plugin{}, runner.Package{}, runner.ErrNotFound
+		return runner.Listing{}, runner.Package{}, runner.ErrNotFound
 	}
 	k := runner.Package{Name: d.Name, Purpose: d.Purpose, Host: d.Host, Client: d.Client}
-	if d.Prefix != "" {
-		var id string
-		var n int64
-		err := s.writeOne(ctx, "a define", func(ctx context.Context) error {
-			return s.pool.QueryRow(ctx, defineNew, d.Prefix, d.Session, s.token, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.schema, noticeSession(d.Session)).Scan(&id, &n)
-		})
-		if err != nil {
-			return runner.Plugin{}, runner.Package{}, err
-		}
-		k.ID = packageID(n)
-		return runner.Plugin{ID: id, Session: d.Session, Packages: []runner.Package{k}}, k, nil
+	var l runner.Listing
+	what := "a define"
+	if d.Prefix == "" {
+		what = "a define of a package of " + d.PluginID
 	}
-	// One round trip, one implicit transaction: the define, then the Plugin read back.
-	var p runner.Plugin
-	err := s.writeOne(ctx, "a define of a package of "+d.PluginID, func(ctx context.Context) error {
+	err := s.writeOne(ctx, what, func(ctx context.Context) error {
 		b := &pgx.Batch{}
-		b.Queue(definePackage, d.PluginID, d.Session, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.opts.KeepPackages)
-		s.queueRead(b, selection{"p.id = ARG", d.PluginID}, false)
-		b.Queue(notifyPackage, s.schema, s.token, d.Session, d.PluginID, noticeSession(d.Session))
+		b.Queue("BEGIN ISOLATION LEVEL READ COMMITTED")
+		b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", sessionLock+s.schema+" "+d.Session)
+		if d.Prefix != "" {
+			b.Queue(defineNew, d.Prefix, d.Session, s.token, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.schema, noticeSession(d.Session), d.MaxPlugins, d.MaxPackages)
+		} else {
+			b.Queue(definePackage, d.PluginID, d.Session, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.opts.KeepPackages, d.MaxPackages, s.token, s.schema, noticeSession(d.Session))
+		}
+		b.Queue("COMMIT")
 		br := s.pool.SendBatch(ctx, b)
 		defer br.Close()
-		var n, updated int64
-		if err := br.QueryRow().Scan(&n, &updated); errors.Is(err, pgx.ErrNoRows) {
-			return refusal{runner.ErrNotFound}
-		} else if err != nil {
-			return err
+		for range 2 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
-		recs, err := readResults(br)
+		var err error
+		if d.Prefix != "" {
+			l, k.ID, err = scanDefinedPlugin(br.QueryRow(), d)
+		} else {
+			l, k.ID, err = scanDefinedPackage(br.QueryRow(), d)
+		}
 		if err != nil {
 			return err
 		}
-		if len(recs) != 1 {
-			return fmt.Errorf("%s was not found right after a Package was added to it", d.PluginID)
-		}
-		k.ID, p = packageID(n), recs[0].p
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
 		return br.Close()
 	})
 	if err != nil {
-		return runner.Plugin{}, runner.Package{}, err
+		return runner.Listing{}, runner.Package{}, err
 	}
-	return p, k, nil
+	return l, k, nil
+}
+
+// scanDefinedPlugin reads defineNew's row: the new Plugin's Listing and its Package's
+// id, or the caps' refusal.
+func scanDefinedPlugin(row pgx.Row, d runner.Definition) (runner.Listing, string, error) {
+	var plugins, packages int
+	var id *string
+	var n *int64
+	if err := row.Scan(&plugins, &packages, &id, &n); err != nil {
+		return runner.Listing{}, "", err
+	}
+	if id == nil || n == nil {
+		return runner.Listing{}, "", refused(d, plugins, packages)
+	}
+	return runner.Listing{ID: *id, Session: d.Session, Name: d.Name, PackageCount: 1}, packageID(*n), nil
+}
+
+// scanDefinedPackage reads definePackage's row: the Plugin's Listing and the new
+// Package's id, or the refusal (no such Plugin of the session's, or the caps').
+func scanDefinedPackage(row pgx.Row, d runner.Definition) (runner.Listing, string, error) {
+	var found bool
+	var plugins, packages int
+	var n *int64
+	var id, session, name *string
+	var count *int
+	var current, next *int64
+	var latest []byte
+	var restored, latestClient *bool
+	if err := row.Scan(&found, &plugins, &packages, &n, &id, &session, &current, &next, &latest, &restored, &count, &name, &latestClient); err != nil {
+		return runner.Listing{}, "", err
+	}
+	if !found {
+		return runner.Listing{}, "", refusal{runner.ErrNotFound}
+	}
+	if n == nil || id == nil {
+		return runner.Listing{}, "", refused(d, plugins, packages)
+	}
+	l := runner.Listing{ID: *id, Session: *session, Name: *name, PackageCount: *count, Current: optionalID(current), Next: optionalID(next),
+		Restored: *restored, LatestHasClient: *latestClient}
+	if latest != nil {
+		if err := json.Unmarshal(latest, &l.Latest); err != nil {
+			return runner.Listing{}, "", fmt.Errorf("the latest attempt of %s is not valid JSON: %w", l.ID, err)
+		}
+	}
+	return l, packageID(*n), nil
+}
+
+// refused is the refusal of a define the statement did not record at the session's
+// counts: runner.Definition.Admit's, whose rule the statements apply.
+func refused(d runner.Definition, plugins, packages int) error {
+	if err := d.Admit(plugins, packages); err != nil {
+		return refusal{err}
+	}
+	return fmt.Errorf("the define recorded nothing at %d Plugins and %d Packages, which runner.Definition.Admit admits (a fault of the store)", plugins, packages)
 }
 
 // checkText refuses a Definition with a NUL character (U+0000) in a field it stores:

@@ -15,7 +15,14 @@ func TestPrune(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "definitions.db")
 	s := open(t, path, &Options{KeepPackages: 2})
 	def := func(plugin string) runner.Plugin {
-		p, _ := storetest.MustDefine(t, s, storetest.Def(map[string]string{"clock-1": "s1", "other-2": "s2"}[plugin], "", plugin))
+		l, _ := storetest.MustDefine(t, s, storetest.Def(map[string]string{"clock-1": "s1", "other-2": "s2"}[plugin], "", plugin))
+		p, err := s.Plugin(bg, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(l, p.Listing()) {
+			t.Fatalf("Define returned the Listing %+v, want the Plugin's %+v", l, p.Listing())
+		}
 		return p
 	}
 	keeps := func(p runner.Plugin, want ...string) {

@@ -27,12 +27,14 @@ func packageN(id string) int64 {
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 // Define records one Package (and, with d.Prefix, its new Plugin) in one transaction,
-// pruning that Plugin's old Packages when Options.KeepPackages says so.
-func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin, runner.Package, error) {
+// pruning that Plugin's old Packages when Options.KeepPackages says so. The caps are
+// counted in memory under s.mu, which every change holds: the file is this process's
+// alone (Open locks it).
+func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Listing, runner.Package, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(); err != nil {
-		return runner.Plugin{}, runner.Package{}, err
+		return runner.Listing{}, runner.Package{}, err
 	}
 	isNew := d.Prefix != ""
 	var rec record
@@ -40,9 +42,12 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 		rec.n = s.counters["plugin"] + 1
 		rec.p = runner.Plugin{ID: fmt.Sprintf("%s-%d", d.Prefix, rec.n), Session: d.Session}
 	} else if old := s.plugins[d.PluginID]; old == nil || old.p.Session != d.Session {
-		return runner.Plugin{}, runner.Package{}, runner.ErrNotFound
+		return runner.Listing{}, runner.Package{}, runner.ErrNotFound
 	} else {
 		rec = record{n: old.n, p: old.p.Clone()}
+	}
+	if err := d.Admit(s.holds(d.Session)); err != nil {
+		return runner.Listing{}, runner.Package{}, err
 	}
 	kn := s.counters["package"] + 1
 	k := runner.Package{ID: packageID(kn), Name: d.Name, Purpose: d.Purpose, Host: d.Host, Client: d.Client}
@@ -73,7 +78,7 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 		return nil
 	})
 	if err != nil {
-		return runner.Plugin{}, runner.Package{}, err
+		return runner.Listing{}, runner.Package{}, err
 	}
 	// Committed: now the copy in memory changes.
 	rec.p.Packages = slices.DeleteFunc(rec.p.Packages, func(x runner.Package) bool { return slices.Contains(pruned, x.ID) })
@@ -85,7 +90,15 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Plugin,
 		*s.plugins[rec.p.ID] = rec
 	}
 	s.counters["package"] = kn
-	return rec.p.Clone(), k, nil
+	return rec.listing.Clone(), k, nil
+}
+
+// holds counts session's Plugins and Packages. s.mu held.
+func (s *Store) holds(session string) (plugins, packages int) {
+	for _, rec := range s.sessions[session] {
+		packages += len(rec.p.Packages)
+	}
+	return len(s.sessions[session]), packages
 }
 
 // add adds a new record to the lists. s.mu held.

@@ -37,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) runner.Store) {
 		{"Mint", testMint},
 		{"Copies", testCopies},
 		{"Concurrent", testConcurrent},
+		{"Caps", testCaps},
+		{"CapsConcurrent", testCapsConcurrent},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
 	}
@@ -50,13 +52,28 @@ func Def(session, prefix, plugin string) runner.Definition {
 }
 
 // MustDefine defines and fails t on error.
-func MustDefine(t *testing.T, s runner.Store, d runner.Definition) (runner.Plugin, runner.Package) {
+func MustDefine(t *testing.T, s runner.Store, d runner.Definition) (runner.Listing, runner.Package) {
 	t.Helper()
-	p, k, err := s.Define(bg, d)
+	l, k, err := s.Define(bg, d)
 	if err != nil {
 		t.Fatalf("Define(%+v): %v", d, err)
 	}
-	return p, k
+	return l, k
+}
+
+// defineListed is MustDefine that also fails t unless Define returned the Listing of the
+// Plugin as the Store holds it next, with the new Package its last.
+func defineListed(t *testing.T, s runner.Store, d runner.Definition) (runner.Listing, runner.Package) {
+	t.Helper()
+	l, k := MustDefine(t, s, d)
+	p := get(t, s, l.ID)
+	if want := p.Listing(); !reflect.DeepEqual(l, want) {
+		t.Fatalf("Define(%+v) returned the Listing\n%+v\nwant the Plugin's as the Store holds it\n%+v", d, l, want)
+	}
+	if last := p.Packages[len(p.Packages)-1]; last != k {
+		t.Fatalf("Define(%+v) returned the Package %+v; the Plugin's last is %+v", d, k, last)
+	}
+	return l, k
 }
 
 // MustUpdate updates and fails t on error.
@@ -87,19 +104,22 @@ func ids(ps []runner.Plugin) []string {
 }
 
 func testDefine(t *testing.T, s runner.Store) {
-	p, k := MustDefine(t, s, Def("s1", "clock", ""))
-	if p.ID != "clock-1" || k.ID != "pkg-1" || p.Session != "s1" {
-		t.Fatalf("first define: plugin %s package %s session %s, want clock-1 pkg-1 s1", p.ID, k.ID, p.Session)
+	l, k := defineListed(t, s, Def("s1", "clock", ""))
+	if want := (runner.Listing{ID: "clock-1", Session: "s1", Name: "Clock", PackageCount: 1}); !reflect.DeepEqual(l, want) {
+		t.Fatalf("first define: Listing %+v, want %+v", l, want)
 	}
 	want := runner.Package{ID: "pkg-1", Name: "Clock", Purpose: "Shows the time.", Host: "return (ctx) => {}"}
-	if k != want || !reflect.DeepEqual(p.Packages, []runner.Package{want}) {
-		t.Fatalf("package = %+v, plugin packages %+v; want %+v", k, p.Packages, want)
+	if got := get(t, s, "clock-1").Packages; k != want || !reflect.DeepEqual(got, []runner.Package{want}) {
+		t.Fatalf("package = %+v, plugin packages %+v; want %+v", k, got, want)
 	}
 	// The Plugin counter is shared by every prefix; the Package counter by every Plugin.
-	p2, k2 := MustDefine(t, s, Def("s1", "panel", ""))
-	_, k3 := MustDefine(t, s, runner.Definition{Session: "s1", PluginID: "clock-1", Name: "Clock 2", Purpose: "p", Client: "return {}"})
-	if p2.ID != "panel-2" || k2.ID != "pkg-2" || k3.ID != "pkg-3" {
-		t.Fatalf("ids: %s %s %s, want panel-2 pkg-2 pkg-3", p2.ID, k2.ID, k3.ID)
+	l2, k2 := defineListed(t, s, Def("s1", "panel", ""))
+	l3, k3 := defineListed(t, s, runner.Definition{Session: "s1", PluginID: "clock-1", Name: "Clock 2", Purpose: "p", Client: "return {}"})
+	if l2.ID != "panel-2" || k2.ID != "pkg-2" || k3.ID != "pkg-3" {
+		t.Fatalf("ids: %s %s %s, want panel-2 pkg-2 pkg-3", l2.ID, k2.ID, k3.ID)
+	}
+	if want := (runner.Listing{ID: "clock-1", Session: "s1", Name: "Clock 2", PackageCount: 2}); !reflect.DeepEqual(l3, want) {
+		t.Fatalf("a second Package: Listing %+v, want %+v (named for the newest, with neither pointer set)", l3, want)
 	}
 	got := get(t, s, "clock-1")
 	if len(got.Packages) != 2 || got.Packages[1].ID != "pkg-3" || got.Packages[1].Client != "return {}" || got.Packages[1].Host != "" {
@@ -152,17 +172,18 @@ func testListings(t *testing.T, s runner.Store) {
 		name string
 		do   func()
 	}{
-		{"one Package", func() { MustDefine(t, s, Def("s1", "clock", "")) }},
-		{"another session", func() { MustDefine(t, s, Def("s2", "panel", "")) }},
-		{"a client Package", func() { MustDefine(t, s, client) }},
-		{"a third Package", func() { MustDefine(t, s, Def("s1", "", "clock-1")) }},
+		{"one Package", func() { defineListed(t, s, Def("s1", "clock", "")) }},
+		{"another session", func() { defineListed(t, s, Def("s2", "panel", "")) }},
+		{"a client Package", func() { defineListed(t, s, client) }},
+		{"a third Package", func() { defineListed(t, s, Def("s1", "", "clock-1")) }},
 		{"next on the client Package", func() {
 			MustUpdate(t, s, "clock-1", runner.Change{Next: ptr("pkg-3"), Attempt: MintAttempt(t, s, "pkg-3")})
 		}},
 		{"current set, next cleared", func() {
 			MustUpdate(t, s, "clock-1", runner.Change{Current: ptr("pkg-1"), Next: ptr(""), Attempt: MintAttempt(t, s, "pkg-1"), Running: ptr(true)})
 		}},
-		{"a Plugin after the other session's", func() { MustDefine(t, s, Def("s1", "gone", "")) }},
+		{"a Package with current and the latest attempt set", func() { defineListed(t, s, Def("s1", "", "clock-1")) }},
+		{"a Plugin after the other session's", func() { defineListed(t, s, Def("s1", "gone", "")) }},
 		{"the other session's Plugin granted", func() { MustUpdate(t, s, "panel-2", runner.Change{Grant: "pkg-2", Future: ptr(true)}) }},
 		{"a removal", func() {
 			if err := s.Remove(bg, "gone-3"); err != nil {
@@ -180,8 +201,8 @@ func testListings(t *testing.T, s runner.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ls) != 1 || ls[0].Name != "Clock" || ls[0].PackageCount != 3 || ls[0].LatestHasClient || ls[0].Latest == nil {
-		t.Fatalf("Listings(s1) = %+v, want clock-1 named for its current pkg-1 (a host-only Package), with 3 Packages", ls)
+	if len(ls) != 1 || ls[0].Name != "Clock" || ls[0].PackageCount != 4 || ls[0].LatestHasClient || ls[0].Latest == nil {
+		t.Fatalf("Listings(s1) = %+v, want clock-1 named for its current pkg-1 (a host-only Package), with 4 Packages", ls)
 	}
 	ls[0].Latest.Client.WaitingFor[0] = "changed"
 	ls[0].Latest.Error.Message = "changed"
@@ -318,9 +339,9 @@ func testRemove(t *testing.T, s runner.Store) {
 		t.Fatalf("Plugins after Remove = %v", ids(ps))
 	}
 	// Its ids are never minted again.
-	p, k := MustDefine(t, s, Def("s1", "clock", ""))
-	if p.ID != "clock-2" || k.ID != "pkg-2" || len(p.Packages) != 1 || len(p.Grants.Packages) != 0 || p.Current != "" {
-		t.Fatalf("define after Remove: %s %s %+v", p.ID, k.ID, p)
+	l, k := MustDefine(t, s, Def("s1", "clock", ""))
+	if p := get(t, s, l.ID); l.ID != "clock-2" || k.ID != "pkg-2" || len(p.Packages) != 1 || len(p.Grants.Packages) != 0 || p.Current != "" {
+		t.Fatalf("define after Remove: %s %s %+v", l.ID, k.ID, p)
 	}
 }
 
@@ -362,9 +383,9 @@ func testConcurrent(t *testing.T, s runner.Store) {
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			p, _, err := s.Define(bg, Def(fmt.Sprintf("s%d", i), "con", ""))
+			l, k, err := s.Define(bg, Def(fmt.Sprintf("s%d", i), "con", ""))
 			if err == nil {
-				_, err = s.Update(bg, p.ID, runner.Change{Current: ptr(p.Packages[0].ID)})
+				_, err = s.Update(bg, l.ID, runner.Change{Current: ptr(k.ID)})
 			}
 			if err == nil {
 				_, err = s.Mint(bg, runner.CounterRun)
@@ -396,4 +417,108 @@ func testConcurrent(t *testing.T, s runner.Store) {
 	if id, _ := s.Mint(bg, runner.CounterRun); id != fmt.Sprintf("run-%d", n+1) {
 		t.Fatalf("next run id %s, want run-%d", id, n+1)
 	}
+}
+
+// capped is Def with caps.
+func capped(d runner.Definition, plugins, packages int) runner.Definition {
+	d.MaxPlugins, d.MaxPackages = plugins, packages
+	return d
+}
+
+// wantCap fails t unless err is the *runner.CapError of cap at the counts given.
+func wantCap(t *testing.T, what string, err error, want runner.CapError) {
+	t.Helper()
+	if c, ok := errors.AsType[*runner.CapError](err); !ok || *c != want {
+		t.Fatalf("%s = %v, want the *runner.CapError %+v", what, err, want)
+	}
+}
+
+// testCaps checks Define's caps: a new Plugin past MaxPlugins and any Package past
+// MaxPackages are refused with a *runner.CapError that gives the session's counts,
+// recording nothing and consuming no number; another session's Plugin is ErrNotFound
+// whatever the caps; zero caps nothing; another session's holdings do not count.
+func testCaps(t *testing.T, s runner.Store) {
+	MustDefine(t, s, capped(Def("s1", "clock", ""), 2, 4))   // clock-1 pkg-1
+	MustDefine(t, s, capped(Def("s1", "", "clock-1"), 2, 4)) // pkg-2
+	MustDefine(t, s, capped(Def("s1", "web", ""), 2, 4))     // web-2 pkg-3
+	MustDefine(t, s, capped(Def("s2", "other", ""), 1, 1))   // other-3 pkg-4
+	_, _, err := s.Define(bg, capped(Def("s1", "page", ""), 2, 4))
+	wantCap(t, "a third Plugin at a cap of 2", err, runner.CapError{Cap: runner.CapPlugins, Plugins: 2, Packages: 3})
+	MustDefine(t, s, capped(Def("s1", "", "web-2"), 2, 4)) // pkg-5: the Package cap is 4
+	for _, d := range []runner.Definition{capped(Def("s1", "", "clock-1"), 2, 4), capped(Def("s1", "page", ""), 9, 4)} {
+		_, _, err = s.Define(bg, d)
+		wantCap(t, fmt.Sprintf("a fifth Package (%s%s) at a cap of 4", d.Prefix, d.PluginID), err, runner.CapError{Cap: runner.CapPackages, Plugins: 2, Packages: 4})
+	}
+	if _, _, err := s.Define(bg, capped(Def("s1", "", "other-3"), 2, 4)); !errors.Is(err, runner.ErrNotFound) {
+		t.Fatalf("a Package of another session's Plugin, at the caps = %v, want ErrNotFound", err)
+	}
+	if l, k := MustDefine(t, s, Def("s1", "", "clock-1")); l.PackageCount != 3 || k.ID != "pkg-6" {
+		t.Fatalf("an uncapped define after the refusals: %+v %s, want clock-1 with 3 Packages and pkg-6 (the refusals consumed no number)", l, k.ID)
+	}
+	checkListings(t, s, "the refused defines", "s1")
+	if err := s.Remove(bg, "clock-1"); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := MustDefine(t, s, capped(Def("s1", "page", ""), 2, 4)); l.ID != "page-4" {
+		t.Fatalf("a Plugin after a removal made room is %s, want page-4", l.ID)
+	}
+}
+
+// testCapsConcurrent defines at once for one session, new Plugins and then new Packages,
+// and gets exactly each cap's worth: the count and the define are one change. Another
+// session's defines beside them all succeed.
+func testCapsConcurrent(t *testing.T, s runner.Store) {
+	const plugins, packages, tries = 5, 12, 24
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	ok, limited := map[string]int{}, map[string]int{}
+	var other []error
+	try := func(d runner.Definition) {
+		_, _, err := s.Define(bg, capped(d, plugins, packages))
+		mu.Lock()
+		defer mu.Unlock()
+		if _, capErr := errors.AsType[*runner.CapError](err); capErr {
+			limited[d.Session]++
+		} else if err != nil {
+			other = append(other, err)
+		} else {
+			ok[d.Session]++
+		}
+	}
+	for range tries {
+		wg.Go(func() { try(Def("A", "clock", "")) })
+	}
+	for range plugins {
+		wg.Go(func() { try(Def("B", "clock", "")) })
+	}
+	wg.Wait()
+	if len(other) > 0 || ok["A"] != plugins || limited["A"] != tries-plugins || ok["B"] != plugins {
+		t.Fatalf("new Plugins: ok %v, refused %v, other errors %v; want %d of A's and all of B's", ok, limited, other, plugins)
+	}
+	ls, err := s.Listings(bg, "A")
+	if err != nil || len(ls) != plugins {
+		t.Fatalf("A lists %d Plugins (%v), want %d", len(ls), err, plugins)
+	}
+	clear(ok)
+	for range tries {
+		wg.Go(func() { try(Def("A", "", ls[0].ID)) })
+	}
+	wg.Wait()
+	if len(other) > 0 || ok["A"] != packages-plugins {
+		t.Fatalf("new Packages: %d recorded (other errors %v), want %d", ok["A"], other, packages-plugins)
+	}
+	n := 0
+	for _, p := range must(s.Plugins(bg, "A")) {
+		n += len(p.Packages)
+	}
+	if n != packages {
+		t.Fatalf("A holds %d Packages, want its cap of %d", n, packages)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
