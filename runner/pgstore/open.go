@@ -122,6 +122,10 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	// once serves them all, where a plan made afresh for each call costs more than the
 	// call (a define's statement plans in about as long as it runs).
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	// Each statement sees what committed before it started (READ COMMITTED), whatever the
+	// server's default: a define counts its session's caps in the statement after the one
+	// that takes the session's lock (Define, in store.go).
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.unreachable(err, dsn, cfg.ConnConfig.Password)

@@ -65,10 +65,11 @@ SELECT EXISTS (SELECT FROM p), held.plugins, held.packages, d.* FROM held
 
 // Define records one Package (and, with d.Prefix, its new Plugin) unless its session is
 // at one of d's caps, pruning that Plugin's old Packages when Options.KeepPackages says
-// so: one transaction in one round trip, which takes the session's advisory lock
-// (sessionLock) before it counts, so that defines from every process on the database
-// count and insert one at a time per session. READ COMMITTED, whatever the server's
-// default, so the count sees what the defines before it committed.
+// so: two statements in one round trip and one implicit transaction, the first of which
+// takes the session's advisory lock (sessionLock), so that defines from every process on
+// the database count and insert one at a time per session. The second counts under the
+// lock: the store's connections are READ COMMITTED (Open), so it sees every define that
+// committed before it.
 func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Listing, runner.Package, error) {
 	if err := s.usable(); err != nil {
 		return runner.Listing{}, runner.Package{}, err
@@ -87,20 +88,16 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Listing
 	}
 	err := s.writeOne(ctx, what, func(ctx context.Context) error {
 		b := &pgx.Batch{}
-		b.Queue("BEGIN ISOLATION LEVEL READ COMMITTED")
 		b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", sessionLock+s.schema+" "+d.Session)
 		if d.Prefix != "" {
 			b.Queue(defineNew, d.Prefix, d.Session, s.token, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.schema, noticeSession(d.Session), d.MaxPlugins, d.MaxPackages)
 		} else {
 			b.Queue(definePackage, d.PluginID, d.Session, d.Name, d.Purpose, nullable(d.Host), nullable(d.Client), s.opts.KeepPackages, d.MaxPackages, s.token, s.schema, noticeSession(d.Session))
 		}
-		b.Queue("COMMIT")
 		br := s.pool.SendBatch(ctx, b)
 		defer br.Close()
-		for range 2 {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
+		if _, err := br.Exec(); err != nil {
+			return err
 		}
 		var err error
 		if d.Prefix != "" {
@@ -109,9 +106,6 @@ func (s *Store) Define(ctx context.Context, d runner.Definition) (runner.Listing
 			l, k.ID, err = scanDefinedPackage(br.QueryRow(), d)
 		}
 		if err != nil {
-			return err
-		}
-		if _, err := br.Exec(); err != nil {
 			return err
 		}
 		return br.Close()
