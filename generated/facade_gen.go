@@ -21,7 +21,7 @@ var Facade = &sandbox.Facade{
 	},
 	Events: map[string]sandbox.EventAdapter{
 		"tools/change": bind.OnEmit(kit.ToolsChange, func(r *sandbox.Realm, p kit.ToolsChangeEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Registered), r.Runtime().ToValue(string(p.Session))}
+			return []goja.Value{bind.Value(r, p.Tool), bind.Value(r, p.Registered), bind.Value(r, string(p.Session))}
 		}),
 	},
 }
@@ -66,10 +66,10 @@ func cordisArgFunc(r *sandbox.Realm, v goja.Value, method, param string) func() 
 }
 
 func cordisToJSToolSchema(r *sandbox.Realm, x kit.ToolSchema) goja.Value {
-	o := r.Runtime().NewObject()
-	_ = o.Set("name", r.Runtime().ToValue(x.Name))
-	_ = o.Set("description", r.Runtime().ToValue(x.Description))
-	_ = o.Set("inputSchema", sandbox.FromJSON(r, x.InputSchema))
-	_ = o.Set("outputSchema", sandbox.FromJSON(r, x.OutputSchema))
-	return o
+	return bind.PlainObject(r,
+		bind.Prop("name", bind.Value(r, x.Name)),
+		bind.Prop("description", bind.Value(r, x.Description)),
+		bind.Prop("inputSchema", sandbox.FromJSON(r, x.InputSchema)),
+		bind.Prop("outputSchema", sandbox.FromJSON(r, x.OutputSchema)),
+	)
 }

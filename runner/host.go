@@ -3,9 +3,9 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/internal/sandboxhost"
 )
 
 // A HostStarter starts host halves. The Runner calls it for every activation of a Package
@@ -58,4 +58,4 @@ type HostRun interface {
 }
 
 // ErrMethodNotFound is what HostRun.Invoke returns for a method its table lacks.
-var ErrMethodNotFound = errors.New("runner: no such host method")
+var ErrMethodNotFound = sandboxhost.ErrMethodNotFound

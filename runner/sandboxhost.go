@@ -2,16 +2,10 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"slices"
-	"sync"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/internal/sandboxhost"
 	"github.com/cordiskit/cordiskit/sandbox"
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
 )
 
 // SandboxHost is the HostStarter that runs host halves in the sandbox: a run is a mount.
@@ -23,32 +17,33 @@ import (
 // (HostSpec.Session as sandbox.RunOptions.Session; the sandbox package doc, "Engines per
 // session"): its JavaScript waits for no other session's, and the engine goes when the
 // session's last run (or mount of the same sandbox) stops.
-type SandboxHost struct {
-	sb *sandbox.Sandbox
-
-	mu sync.Mutex
-	// checked is the host half Check parsed last, handed to the Start that compiles the
-	// same code (a define is usually followed by its run), so the code is parsed once.
-	// One slot, not one per Package, and only for code up to handoffMaxBytes.
-	checked *sandbox.Parsed
-	// maxHandlers bounds one run's handler table (SetMaxHandlersPerRun).
-	maxHandlers int
-}
-
-// handoffMaxBytes bounds the code whose syntax tree Check keeps for the next Start.
-const handoffMaxBytes = 64 << 10
+//
+// It is the runner's face of runner/internal/sandboxhost, where the host half's sandbox
+// lives: its harness, its handler table and its checks.
+type SandboxHost struct{ h *sandboxhost.Host }
 
 // NewSandboxHost returns a SandboxHost on a sandbox of its own, configured by opts (nil means
 // defaults: no façade). Close it after the runner that uses it.
 func NewSandboxHost(opts *sandbox.Options) *SandboxHost {
-	return &SandboxHost{sb: sandbox.New(opts)}
+	return &SandboxHost{sandboxhost.New(opts, DefaultMaxHandlersPerRun)}
+}
+
+// SetMaxHandlersPerRun bounds the handlers one run's harness.handle holds at once; a
+// registration past it throws a TypeError in the half that says so. n <= 0 means
+// DefaultMaxHandlersPerRun. It applies to the runs started after it; New calls it with
+// Options.MaxHandlersPerRun on the host it builds.
+func (h *SandboxHost) SetMaxHandlersPerRun(n int) {
+	if n <= 0 {
+		n = DefaultMaxHandlersPerRun
+	}
+	h.h.SetMaxHandlers(n)
 }
 
 // Close closes the host's sandbox; see sandbox.Sandbox.Close.
-func (h *SandboxHost) Close(ctx context.Context) error { return h.sb.Close(ctx) }
+func (h *SandboxHost) Close(ctx context.Context) error { return h.h.Close(ctx) }
 
 // Loop returns the sandbox host halves run on.
-func (h *SandboxHost) Loop() *sandbox.Sandbox { return h.sb }
+func (h *SandboxHost) Loop() *sandbox.Sandbox { return h.h.Sandbox() }
 
 // Check parses code as the body of an async function without compiling or running it,
 // with the sandbox's own checks and teaching errors (sandbox.Sandbox.Parse). A let, const or
@@ -59,170 +54,15 @@ func (h *SandboxHost) Loop() *sandbox.Sandbox { return h.sb }
 // destructuring too), where it would shadow the harness it is given, is refused here
 // rather than failing obscurely at run time. The parsed host half is kept for a Start of
 // the same code, which then compiles it without parsing it again.
-func (h *SandboxHost) Check(half, code string) error {
-	p, err := h.sb.Parse(half, code)
-	if err != nil {
-		return err
-	}
-	if redeclares(p.Func()) {
-		// An early error only goja's compiler reports: compile to answer with its text.
-		if _, err := h.sb.Compile(half, code); err != nil {
-			return err
-		}
-	}
-	if half != "code.host" {
-		return nil
-	}
-	if declares(p.Func(), "harness") {
-		return errors.New("code.host declares the name `harness`, which the host half is given (harness.handle registers a handler the client half calls with host.call); rename your variable")
-	}
-	if len(code) <= handoffMaxBytes {
-		h.mu.Lock()
-		h.checked = p
-		h.mu.Unlock()
-	}
-	return nil
-}
-
-// compile compiles a host half for mount id: from the tree Check kept when it is of this
-// code (taking it, so it compiles once), else from the source.
-func (h *SandboxHost) compile(id, code string) (*sandbox.Program, error) {
-	h.mu.Lock()
-	p := h.checked
-	if p != nil && p.Code() == code {
-		h.checked = nil
-	} else {
-		p = nil
-	}
-	h.mu.Unlock()
-	if p != nil {
-		return h.sb.CompileParsed(id, p)
-	}
-	return h.sb.Compile(id, code)
-}
+func (h *SandboxHost) Check(half, code string) error { return h.h.Check(half, code) }
 
 // Start implements HostStarter. The half gets `harness` natively (sandbox.RunOptions): its
-// handle records into this run's handler table.
+// handle records into this run's handler table; a method the table lacks is
+// ErrMethodNotFound.
 func (h *SandboxHost) Start(ctx context.Context, parent *kit.Context, spec HostSpec) (HostRun, error) {
-	prog, err := h.compile(spec.PluginID, spec.Code)
+	run, err := h.h.Start(ctx, parent, sandboxhost.Spec{PluginID: spec.PluginID, Session: spec.Session, Shares: spec.Shares, Code: spec.Code})
 	if err != nil {
 		return nil, err
 	}
-	tab := h.newHandlerTable()
-	m, err := h.sb.RunWith(ctx, prog, &sandbox.RunOptions{Globals: tab.harnessGlobals(), Session: spec.Session, Shares: spec.Shares})
-	if err != nil {
-		return nil, err
-	}
-	f, err := m.Start(ctx, parent) // a failure disposes the fiber and closes the mount
-	if err != nil {
-		return nil, teachStartFailure(err)
-	}
-	return &sandboxRun{mount: m, fiber: f, handlers: tab}, nil
-}
-
-// teachStartFailure adds the next step to a name collision.
-func teachStartFailure(err error) error {
-	if errors.Is(err, kit.ErrDuplicate) {
-		return fmt.Errorf("%w. Another Plugin already holds that name: cordis_stop the Plugin that registered it (cordis_inspect_self lists yours), or pick another name, then cordis_run again", err)
-	}
-	return err
-}
-
-type sandboxRun struct {
-	mount    *sandbox.Mount
-	fiber    *kit.Fiber
-	handlers *handlerTable
-}
-
-func (s *sandboxRun) WaitingFor() []string { return s.fiber.WaitingFor() }
-func (s *sandboxRun) Provides() []string   { return s.fiber.Provides() }
-
-// Stop disposes the fiber (at quiescence), releases the realm and drops the handlers.
-func (s *sandboxRun) Stop(ctx context.Context) error {
-	err := errors.Join(s.fiber.Dispose(ctx), s.mount.Close(ctx))
-	s.handlers.clear()
-	return err
-}
-
-// Handlers returns the methods of the run's handler table, sorted.
-func (s *sandboxRun) Handlers(context.Context) []string { return s.handlers.names() }
-
-// Invoke calls a handler of the table with args (JSON), awaits its promise and converts its
-// result to JSON, strictly. The entry is bounded by the sandbox's CallTimeout.
-func (s *sandboxRun) Invoke(ctx context.Context, method string, args json.RawMessage) (json.RawMessage, error) {
-	r := s.mount.Realm()
-	var missing, badResult bool
-	var out json.RawMessage
-	fn := func(goja.Value, ...goja.Value) (goja.Value, error) {
-		handler := s.handlers.lookup(method)
-		if handler == nil {
-			missing = true
-			return goja.Undefined(), nil
-		}
-		return handler(goja.Undefined(), sandbox.FromJSON(r, args))
-	}
-	err := r.Deliver(ctx, fn, nil, func(res goja.Value) error {
-		if missing {
-			return nil
-		}
-		defer func() {
-			if x := recover(); x != nil {
-				badResult = true
-				panic(x)
-			}
-		}()
-		out = sandbox.ToJSON(r, res, "result")
-		return nil
-	})
-	switch {
-	case missing:
-		return nil, ErrMethodNotFound
-	case err != nil && badResult:
-		return nil, fmt.Errorf("harness.handle(%q) must return lossless JSON data (a plain object, an array, a string, a finite number, a boolean) or `return null`: %w", method, err)
-	case err != nil:
-		return nil, err
-	}
-	return out, nil
-}
-
-// redeclares reports whether fn's own scope declares a let, const or class name (a plain
-// name, not one inside a destructuring pattern) twice, or also as a var or a function.
-func redeclares(fn *ast.FunctionLiteral) bool {
-	var lexical []string
-	for _, st := range fn.Body.List {
-		switch st := st.(type) {
-		case *ast.LexicalDeclaration:
-			for _, b := range st.List {
-				if id, ok := b.Target.(*ast.Identifier); ok {
-					lexical = append(lexical, id.Name.String())
-				}
-			}
-		case *ast.ClassDeclaration:
-			if n := st.Class.Name; n != nil {
-				lexical = append(lexical, n.Name.String())
-			}
-		}
-	}
-	for i, name := range lexical {
-		if slices.Contains(lexical[:i], name) || declaresVarOrFunction(fn, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// declaresVarOrFunction reports whether fn's own scope declares name with var or as a
-// function.
-func declaresVarOrFunction(fn *ast.FunctionLiteral, name string) bool {
-	for _, d := range fn.DeclarationList {
-		if bindsAny(d.List, name) {
-			return true
-		}
-	}
-	for _, st := range fn.Body.List {
-		if f, ok := st.(*ast.FunctionDeclaration); ok && f.Function.Name != nil && f.Function.Name.Name.String() == name {
-			return true
-		}
-	}
-	return false
+	return run, nil
 }

@@ -170,6 +170,8 @@
 // runner: [Realm.Func] makes a native function (a Go panic in it becomes a JS Error naming
 // the method), [Realm.Unlocked] calls Go with the lock released, [Realm.Deliver] enters
 // a realm from Go for an awaited dispatch, waiting bounded for a returned promise,
+// [Realm.Do] runs a closure with the realm's runtime in an entry of its own (the one way
+// Go code outside a binding touches the runtime: none is handed out),
 // [Realm.CheckTool] checks a tool definition, and [FromJSON] and [ToJSON] convert JSON
 // data. bind adds the rest: argument readers and result builders (a wrong type throws a
 // TypeError naming the method and parameter), one budget per composite argument, a

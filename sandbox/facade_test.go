@@ -58,18 +58,18 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 	if !ok {
 		return nil, errors.New("greeter: unexpected Go type")
 	}
-	o := r.Runtime().NewObject()
+	o := r.rt.NewObject()
 	_ = o.Set("hello", r.Func("greeter.hello", func(call goja.FunctionCall) goja.Value {
 		name := argString(r, call, 0, "greeter.hello", "name")
 		var res string
 		r.Unlocked(func() { res = g.Hello(name) })
-		return r.Runtime().ToValue(res)
+		return r.rt.ToValue(res)
 	}))
 	_ = o.Set("shout", r.Func("greeter.shout", func(call goja.FunctionCall) goja.Value {
 		text := argString(r, call, 0, "greeter.shout", "text")
 		var res int
 		r.Unlocked(func() { res = g.Shout(text) })
-		return r.Runtime().ToValue(res)
+		return r.rt.ToValue(res)
 	}))
 	_ = o.Set("fetch", r.Func("greeter.fetch", func(call goja.FunctionCall) goja.Value {
 		url := argString(r, call, 0, "greeter.fetch", "url")
@@ -78,7 +78,7 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 			if err != nil {
 				return nil, err
 			}
-			return func() goja.Value { return r.Runtime().ToValue(res) }, nil
+			return func() goja.Value { return r.rt.ToValue(res) }, nil
 		})
 	}))
 	return o, nil
@@ -87,7 +87,7 @@ func bindGreeter(r *Realm, v any) (*goja.Object, error) {
 func adaptToolsChange(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return kit.ToolsChange.On(c, func(e kit.ToolsChangeEvent) {
 		r.deliverEmit(`a listener of "tools/change"`, fn, func() []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(e.Tool), r.Runtime().ToValue(e.Registered)}
+			return []goja.Value{r.rt.ToValue(e.Tool), r.rt.ToValue(e.Registered)}
 		})
 	})
 }
@@ -95,7 +95,7 @@ func adaptToolsChange(r *Realm, c *kit.Context, fn goja.Callable) (func(), error
 func adaptBenchTick(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return benchTick.On(c, func(e tickEvent) {
 		r.deliverEmit(`a listener of "bench/tick"`, fn, func() []goja.Value {
-			rt := r.Runtime()
+			rt := r.rt
 			return []goja.Value{rt.ToValue(e.ID), rt.ToValue(e.Text)}
 		})
 	})
@@ -104,7 +104,7 @@ func adaptBenchTick(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) 
 func adaptTestAsk(r *Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return testAsk.On(c, func(ctx context.Context, e askEvent) error {
 		return r.Deliver(ctx, fn, func() []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(e.Question)}
+			return []goja.Value{r.rt.ToValue(e.Question)}
 		}, nil)
 	})
 }

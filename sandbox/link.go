@@ -13,6 +13,7 @@ import (
 // package does not export (see sandbox/internal/link).
 func init() {
 	link.Register(&link.Ops[Realm]{
+		Runtime:     (*Realm).runtime,
 		Lock:        func(r *Realm) *engine.Lock { return &r.engine.lock },
 		MaxBytes:    func(r *Realm) int { return r.engine.limits.MaxBytes },
 		Rethrow:     (*Realm).rethrow,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"weak"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/sandbox/internal/conv"
 	"github.com/cordiskit/cordiskit/sandbox/internal/engine"
 	"github.com/dop251/goja"
 )
@@ -99,9 +99,34 @@ func (se *sessionEngine) newRealm(id string) *Realm {
 // ID returns the mount id the realm belongs to ("dyn-3").
 func (r *Realm) ID() string { return r.id }
 
-// Runtime returns the realm's goja runtime. Use it only while the lock is held (inside a
-// native function, a settle func, an args or conv func).
-func (r *Realm) Runtime() *goja.Runtime { return r.rt }
+// Do runs fn with the realm's runtime, in an entry of its own: the one way to touch the
+// runtime from outside a binding, in the manner of an event loop of goja_nodejs, whose
+// RunOnLoop hands the runtime to a closure that runs on the loop. Inside a binding — a
+// native function, a service binder, an event adapter's args or conv func, a builder of
+// [RunOptions].Globals — the lock is already held: build values there with sandbox/bind
+// (its Value, PlainObject and the rest), never with Do.
+//
+// Do takes the engine's lock, as [Realm.Deliver] does, so it is for a goroutine that does
+// not hold it: any goroutine outside a native function (a native function's Go call out in
+// [Realm.Unlocked] is outside). It waits while another goroutine runs JavaScript of the
+// engine, never runs beside it. What fn runs is bounded by CallTimeout and ctx: JavaScript
+// it calls is interrupted at the bound. fn must keep neither rt nor any value of the
+// realm past its return: they are the engine's, and fn holds it only while it runs.
+//
+// Do returns fn's error; what fn throws — a JavaScript exception (a *JSError) or a Go
+// panic — is returned as the error too, and the lock is released either way. A closed
+// realm is ErrClosed, fn not called.
+func (r *Realm) Do(ctx context.Context, fn func(rt *goja.Runtime) error) error {
+	if ctx == nil || fn == nil {
+		return fmt.Errorf("%s: Realm.Do needs a context and a func (use context.Background() when there is no other)", r.id)
+	}
+	b := bound{What: "Realm.Do", Name: "CallTimeout", Limit: r.engine.timeouts.Call}
+	return r.call(ctx, b, func() (goja.Value, error) { return nil, fn(r.rt) }, nil)
+}
+
+// runtime returns the realm's goja runtime for sandbox/bind (see link.go): a binding runs
+// with the lock held. Lock held.
+func (r *Realm) runtime() *goja.Runtime { return r.rt }
 
 // Context returns the mount's kit context: the one its plugin's apply received. It is nil
 // before the mount is applied. Bindings pass it for *kit.Context parameters.

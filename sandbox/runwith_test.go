@@ -22,8 +22,8 @@ return { name: JSON.stringify(r), apply() {} }`
 		t.Fatal(err)
 	}
 	globals := map[string]func(r *Realm) goja.Value{"extra": func(r *Realm) goja.Value {
-		o := r.Runtime().NewObject()
-		_ = o.Set("f", func(goja.FunctionCall) goja.Value { return r.Runtime().ToValue("native") })
+		o := r.rt.NewObject()
+		_ = o.Set("f", func(goja.FunctionCall) goja.Value { return r.rt.ToValue("native") })
 		return o
 	}}
 	for _, tt := range []struct {
@@ -48,7 +48,7 @@ func TestRunWithGlobalsLazy(t *testing.T) {
 	builds := 0
 	opts := &RunOptions{Globals: map[string]func(r *Realm) goja.Value{"extra": func(r *Realm) goja.Value {
 		builds++
-		o := r.Runtime().NewObject()
+		o := r.rt.NewObject()
 		_ = o.Set("n", builds)
 		return o
 	}}}

@@ -43,14 +43,14 @@ type echoImpl struct{ seam *seam }
 
 func (x *echoImpl) Echo(ctx context.Context, s string) (string, error) {
 	var res string
-	err := x.seam.call(ctx, 0, func(r *Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(s)} },
+	err := x.seam.call(ctx, 0, func(r *Realm) []goja.Value { return []goja.Value{r.rt.ToValue(s)} },
 		func(r *Realm, v goja.Value) error { res = toString(r, v, "", "echo.echo(…)"); return nil })
 	return res, err
 }
 
 func (x *echoImpl) Len(s string) int {
 	var res int
-	if err := x.seam.call(context.Background(), 1, func(r *Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(s)} },
+	if err := x.seam.call(context.Background(), 1, func(r *Realm) []goja.Value { return []goja.Value{r.rt.ToValue(s)} },
 		func(r *Realm, v goja.Value) error {
 			res = int(conv.Int(thrower{r}, v, "", "echo.len(…)"))
 			return nil
@@ -71,19 +71,19 @@ func bindEcho(r *Realm, v any) (*goja.Object, error) {
 	if !ok {
 		return nil, fmt.Errorf("echo holds a %T", v)
 	}
-	o := r.Runtime().NewObject()
+	o := r.rt.NewObject()
 	_ = o.Set("len", r.Func("echo.len", func(call goja.FunctionCall) goja.Value {
 		s := argString(r, call, 0, "echo.len", "s")
 		var n int
 		r.Unlocked(func() { n = e.Len(s) })
-		return r.Runtime().ToValue(n)
+		return r.rt.ToValue(n)
 	}))
 	return o, nil
 }
 
 func bindBounce(r *Realm, v any) (*goja.Object, error) {
 	b := v.(*bouncer)
-	o := r.Runtime().NewObject()
+	o := r.rt.NewObject()
 	_ = o.Set("len", r.Func("bounce.len", func(call goja.FunctionCall) goja.Value {
 		s := argString(r, call, 0, "bounce.len", "s")
 		var n int
@@ -92,7 +92,7 @@ func bindBounce(r *Realm, v any) (*goja.Object, error) {
 				n = e.Len(s)
 			}
 		})
-		return r.Runtime().ToValue(n)
+		return r.rt.ToValue(n)
 	}))
 	return o, nil
 }

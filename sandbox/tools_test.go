@@ -211,9 +211,9 @@ func TestToolsViewIsTheBinding(t *testing.T) {
 			if !ok {
 				return nil, fmt.Errorf("got a %T", v)
 			}
-			o := r.Runtime().NewObject()
+			o := r.rt.NewObject()
 			_ = o.Set("count", r.Func("tools.count", func(goja.FunctionCall) goja.Value {
-				return r.Runtime().ToValue(len(tools.Schemas()))
+				return r.rt.ToValue(len(tools.Schemas()))
 			}))
 			return o, nil
 		},

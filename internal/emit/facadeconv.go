@@ -205,17 +205,16 @@ func (w *facadeWriter) helper(dir string, gt *catalog.GoType, build func(name st
 // toJS converts the Go value x of type gt to a goja.Value (under the realm lock). method
 // names disposers in error messages.
 func (w *facadeWriter) toJS(gt *catalog.GoType, x, method string) string {
-	const rt = "r.Runtime()"
 	switch gt.Kind {
 	case catalog.KindBasic:
 		if gt.Name == "error" {
 			return call(w.bind("ErrorValue"), "r", x)
 		}
-		return call(rt+".ToValue", x)
+		return call(w.bind("Value"), "r", x)
 	case catalog.KindAny:
 		return call(w.bind("FromAny"), "r", x)
 	case catalog.KindStruct:
-		return rt + ".NewObject()"
+		return call(w.bind("PlainObject"), "r")
 	case catalog.KindFunc:
 		return call(w.bind("DisposerValue"), "r", lit(method+" disposer"), x)
 	case catalog.KindSlice:
@@ -227,12 +226,12 @@ func (w *facadeWriter) toJS(gt *catalog.GoType, x, method string) string {
 	case catalog.KindNamed:
 		switch gt.Pkg + "." + gt.Name {
 		case "time.Duration":
-			// Milliseconds, as ArgDuration reads them.
-			return call(rt+".ToValue", binary("/", call("float64", x), call("float64", w.q("time", "Millisecond"))))
+			// Milliseconds, as bind.Duration reads them.
+			return call(w.bind("Millis"), "r", x)
 		case "time.Time":
 			return call(w.bind("FromAny"), "r", x)
 		case KitPath + ".Session":
-			return call(rt+".ToValue", call("string", x))
+			return call(w.bind("Value"), "r", call("string", x))
 		case "encoding/json.RawMessage":
 			return call(w.q(SandboxPath, "FromJSON"), "r", x)
 		}
@@ -255,16 +254,13 @@ func (w *facadeWriter) toJSHelper(name string, gt *catalog.GoType, method string
 	switch gt.Kind {
 	case catalog.KindNamed: // a struct: a plain object, field by field
 		t := typeByRef(w.cat, catalog.Ref{Pkg: gt.Pkg, Name: gt.Name})
-		body = append(body, "o := r.Runtime().NewObject()")
+		var props []string
 		for _, f := range t.Fields {
-			body = append(body, "_ = "+call("o.Set", lit(f.JSName), w.toJS(f.Go, "x."+f.Name, method)))
+			props = append(props, call(w.bind("Prop"), lit(f.JSName), w.toJS(f.Go, "x."+f.Name, method)))
 		}
-		body = append(body, "return o")
-	case catalog.KindArray:
-		body = append(body,
-			"vals := make([]any, len(x))",
-			"for i, e := range x "+block("vals[i] = "+w.toJS(gt.Elem, "e", method)),
-			"return r.Runtime().NewArray(vals...)")
+		body = append(body, "return "+callLines(w.bind("PlainObject"), "r", props))
+	case catalog.KindArray: // x is the helper's parameter, so x[:] is addressable
+		body = append(body, "return "+call(w.bind("SliceValue"), "r", "x[:]", w.resultFunc(gt.Elem, method)))
 	default:
 		panic("emit: no JavaScript form for " + gt.String())
 	}

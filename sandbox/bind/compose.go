@@ -128,13 +128,13 @@ func SliceValue[T any](r *sandbox.Realm, xs []T, elem Result[T]) goja.Value {
 	for i, e := range xs {
 		vals[i] = elem(r, e)
 	}
-	return r.Runtime().NewArray(vals...)
+	return realms.Runtime(r).NewArray(vals...)
 }
 
 // MapValue is the JavaScript object of m, each value built by elem, its keys in sorted
 // order, so the object's key order does not depend on map iteration. Lock held.
 func MapValue[K ~string, V any](r *sandbox.Realm, m map[K]V, elem Result[V]) goja.Value {
-	o := r.Runtime().NewObject()
+	o := realms.Runtime(r).NewObject()
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		_ = o.Set(string(k), elem(r, m[k]))
 	}

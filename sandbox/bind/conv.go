@@ -155,12 +155,12 @@ type basic interface {
 }
 
 // Value is the Result of a basic type: the JavaScript primitive.
-func Value[T basic](r *sandbox.Realm, x T) goja.Value { return r.Runtime().ToValue(x) }
+func Value[T basic](r *sandbox.Realm, x T) goja.Value { return realms.Runtime(r).ToValue(x) }
 
 // Millis is the Result of a time.Duration: a number of milliseconds, as
 // [Duration] reads them.
 func Millis(r *sandbox.Realm, x time.Duration) goja.Value {
-	return r.Runtime().ToValue(float64(x) / float64(time.Millisecond))
+	return realms.Runtime(r).ToValue(float64(x) / float64(time.Millisecond))
 }
 
 // Data is the Result of a type that crosses as plain data through JSON (time.Time).
@@ -180,7 +180,7 @@ func ErrorValue(r *sandbox.Realm, err error) goja.Value {
 	if err == nil {
 		return goja.Null()
 	}
-	o := r.Runtime().NewObject()
+	o := realms.Runtime(r).NewObject()
 	_ = o.Set("name", "Error")
 	_ = o.Set("message", err.Error())
 	return o

@@ -35,7 +35,7 @@ func TestNextFunc(t *testing.T) {
 	globals := map[string]func(*sandbox.Realm) goja.Value{
 		"next": func(r *sandbox.Realm) goja.Value {
 			return nextFunc(r, func(context.Context) (func() goja.Value, error) {
-				return func() goja.Value { return r.Runtime().ToValue("rest of chain") }, nil
+				return func() goja.Value { return Value(r, "rest of chain") }, nil
 			})
 		},
 		"keep": func(r *sandbox.Realm) goja.Value {

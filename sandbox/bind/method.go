@@ -50,7 +50,7 @@ func typeString(t reflect.Type) string {
 
 // Object returns a JavaScript object holding exactly the methods ms. Lock held.
 func Object(r *sandbox.Realm, ms ...Method) (*goja.Object, error) {
-	o := r.Runtime().NewObject()
+	o := realms.Runtime(r).NewObject()
 	for _, m := range ms {
 		if err := o.Set(m.name, m.fn); err != nil {
 			return nil, err
@@ -96,7 +96,7 @@ func (c *crossing) guard(r *sandbox.Realm, method string) {
 // newMethod makes the Method of method ("fs.readFile"), whose JavaScript name is what
 // follows the service key, from its native function fn, which defers guard first.
 func newMethod(r *sandbox.Realm, method string, fn func(call goja.FunctionCall) goja.Value) Method {
-	return Method{name: method[strings.LastIndexByte(method, '.')+1:], fn: r.Runtime().ToValue(fn)}
+	return Method{name: method[strings.LastIndexByte(method, '.')+1:], fn: realms.Runtime(r).ToValue(fn)}
 }
 
 // errAbsent is what [Found] returns for a result that is not there: JavaScript gets

@@ -4,7 +4,6 @@ package cordisapi
 
 import (
 	"context"
-	"time"
 
 	agent "github.com/cordiskit/cordiskit/examples/harness/agent"
 	"github.com/cordiskit/cordiskit/sandbox"
@@ -22,13 +21,13 @@ var Facade = &sandbox.Facade{
 	},
 	Events: map[string]sandbox.EventAdapter{
 		"agent/turn-start": bind.OnEmit(agent.TurnStart, func(r *sandbox.Realm, p agent.TurnStartEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(string(p.Session)), r.Runtime().ToValue(p.Turn), r.Runtime().ToValue(p.Prompt)}
+			return []goja.Value{bind.Value(r, string(p.Session)), bind.Value(r, p.Turn), bind.Value(r, p.Prompt)}
 		}),
 		"session/flush": bind.OnParallel(agent.SessionFlush, func(r *sandbox.Realm, p agent.SessionFlushEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(string(p.Session)), r.Runtime().ToValue(p.Reason)}
+			return []goja.Value{bind.Value(r, string(p.Session)), bind.Value(r, p.Reason)}
 		}),
 		"tools/pre-execute": bind.OnWaterfall(agent.PreExecute, func(r *sandbox.Realm, p agent.PreExecuteEvent) []goja.Value {
-			return []goja.Value{r.Runtime().ToValue(string(p.Session)), r.Runtime().ToValue(p.Tool), r.Runtime().ToValue(p.Input)}
+			return []goja.Value{bind.Value(r, string(p.Session)), bind.Value(r, p.Tool), bind.Value(r, p.Input)}
 		}, cordisToJSDecision, bind.Budgeted(cordisFromJSDecision)),
 	},
 	Seams: map[string]*bind.SeamAdapter{
@@ -105,24 +104,22 @@ type cordisSeamFsRest struct {
 
 // ReadFile calls readFile of the JavaScript implementation.
 func (x *cordisSeamFsImpl) ReadFile(ctx context.Context, arg1 string) (string, error) {
-	return bind.Ask(ctx, x.seam, 0, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, bind.ToString[string], "fs.readFile(…)")
+	return bind.Ask(ctx, x.seam, 0, func(r *sandbox.Realm) []goja.Value { return []goja.Value{bind.Value(r, arg1)} }, bind.ToString[string], "fs.readFile(…)")
 }
 
 // WriteFile calls writeFile of the JavaScript implementation.
 func (x *cordisSeamFsImpl) WriteFile(ctx context.Context, arg1 string, arg2 string) error {
-	return x.seam.Call(ctx, 1, func(r *sandbox.Realm) []goja.Value {
-		return []goja.Value{r.Runtime().ToValue(arg1), r.Runtime().ToValue(arg2)}
-	}, nil)
+	return x.seam.Call(ctx, 1, func(r *sandbox.Realm) []goja.Value { return []goja.Value{bind.Value(r, arg1), bind.Value(r, arg2)} }, nil)
 }
 
 // List calls list of the JavaScript implementation.
 func (x *cordisSeamFsImpl) List(ctx context.Context, arg1 string) ([]agent.FileInfo, error) {
-	return bind.Ask(ctx, x.seam, 2, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, bind.Budgeted(bind.FromSlice(cordisFromJSFileInfo)), "fs.list(…)")
+	return bind.Ask(ctx, x.seam, 2, func(r *sandbox.Realm) []goja.Value { return []goja.Value{bind.Value(r, arg1)} }, bind.Budgeted(bind.FromSlice(cordisFromJSFileInfo)), "fs.list(…)")
 }
 
 // Stat calls stat of the JavaScript implementation.
 func (x *cordisSeamFsImpl) Stat(ctx context.Context, arg1 string) (agent.FileInfo, error) {
-	return bind.Ask(ctx, x.seam, 3, func(r *sandbox.Realm) []goja.Value { return []goja.Value{r.Runtime().ToValue(arg1)} }, bind.Budgeted(cordisFromJSFileInfo), "fs.stat(…)")
+	return bind.Ask(ctx, x.seam, 3, func(r *sandbox.Realm) []goja.Value { return []goja.Value{bind.Value(r, arg1)} }, bind.Budgeted(cordisFromJSFileInfo), "fs.stat(…)")
 }
 
 func cordisFromJSCommand(r *sandbox.Realm, b *bind.Budget, v goja.Value, path string) agent.Command {
@@ -156,29 +153,29 @@ func cordisFromJSFileInfo(r *sandbox.Realm, b *bind.Budget, v goja.Value, path s
 }
 
 func cordisToJSDecision(r *sandbox.Realm, x agent.Decision) goja.Value {
-	o := r.Runtime().NewObject()
-	_ = o.Set("allow", r.Runtime().ToValue(x.Allow))
-	_ = o.Set("reason", r.Runtime().ToValue(x.Reason))
-	_ = o.Set("input", r.Runtime().ToValue(x.Input))
-	return o
+	return bind.PlainObject(r,
+		bind.Prop("allow", bind.Value(r, x.Allow)),
+		bind.Prop("reason", bind.Value(r, x.Reason)),
+		bind.Prop("input", bind.Value(r, x.Input)),
+	)
 }
 
 func cordisToJSFileInfo(r *sandbox.Realm, x agent.FileInfo) goja.Value {
-	o := r.Runtime().NewObject()
-	_ = o.Set("name", r.Runtime().ToValue(x.Name))
-	_ = o.Set("path", r.Runtime().ToValue(x.Path))
-	_ = o.Set("size", r.Runtime().ToValue(x.Size))
-	_ = o.Set("dir", r.Runtime().ToValue(x.Dir))
-	return o
+	return bind.PlainObject(r,
+		bind.Prop("name", bind.Value(r, x.Name)),
+		bind.Prop("path", bind.Value(r, x.Path)),
+		bind.Prop("size", bind.Value(r, x.Size)),
+		bind.Prop("dir", bind.Value(r, x.Dir)),
+	)
 }
 
 func cordisToJSResult(r *sandbox.Realm, x agent.Result) goja.Value {
-	o := r.Runtime().NewObject()
-	_ = o.Set("stdout", r.Runtime().ToValue(x.Stdout))
-	_ = o.Set("stderr", r.Runtime().ToValue(x.Stderr))
-	_ = o.Set("exitCode", r.Runtime().ToValue(x.ExitCode))
-	_ = o.Set("timedOut", r.Runtime().ToValue(x.TimedOut))
-	_ = o.Set("truncated", r.Runtime().ToValue(x.Truncated))
-	_ = o.Set("duration", r.Runtime().ToValue(float64(x.Duration)/float64(time.Millisecond)))
-	return o
+	return bind.PlainObject(r,
+		bind.Prop("stdout", bind.Value(r, x.Stdout)),
+		bind.Prop("stderr", bind.Value(r, x.Stderr)),
+		bind.Prop("exitCode", bind.Value(r, x.ExitCode)),
+		bind.Prop("timedOut", bind.Value(r, x.TimedOut)),
+		bind.Prop("truncated", bind.Value(r, x.Truncated)),
+		bind.Prop("duration", bind.Millis(r, x.Duration)),
+	)
 }

@@ -43,9 +43,9 @@ var HandTools = kit.NewService[*kit.Tools]("bench-tools-by-hand")
 
 // benchFacade is the bench's own façade tier, merged by the toolset with the kit's core
 // tier. It is written exactly as the binding contract between generated façade code
-// (facade_gen.go) and package sandbox prescribes: Realm.Func, bind.String, Realm.Unlocked and a
-// primitive ToValue for the service; bind.DeliverEmit with positional primitive arguments
-// for the event.
+// (facade_gen.go) and package sandbox prescribes: bind.PlainObject, Realm.Func, bind.String,
+// Realm.Unlocked and a primitive bind.Value for the service; bind.DeliverEmit with
+// positional primitive arguments for the event.
 var benchFacade = &sandbox.Facade{
 	Services: map[string]sandbox.ServiceBinder{
 		"bench":               bindEcho,
@@ -60,14 +60,12 @@ func bindEcho(r *sandbox.Realm, v any) (*goja.Object, error) {
 	if !ok {
 		return nil, fmt.Errorf("service bench: expected a *Echo, got %T", v)
 	}
-	o := r.Runtime().NewObject()
-	_ = o.Set("hello", r.Func("bench.hello", func(call goja.FunctionCall) goja.Value {
+	return bind.PlainObject(r, bind.Prop("hello", r.Func("bench.hello", func(call goja.FunctionCall) goja.Value {
 		name := bind.String[string](r, call.Argument(0), "bench.hello", "name")
 		var res string
 		r.Unlocked(func() { res = svc.Hello(name) })
-		return r.Runtime().ToValue(res)
-	}))
-	return o, nil
+		return bind.Value(r, res)
+	}))), nil
 }
 
 // bindToolsByHand binds tools.owner as a person would following the binding contract, with
@@ -79,8 +77,7 @@ func bindToolsByHand(r *sandbox.Realm, v any) (*goja.Object, error) {
 	if !ok {
 		return nil, fmt.Errorf("service bench-tools-by-hand: expected a *kit.Tools, got %T", v)
 	}
-	o := r.Runtime().NewObject()
-	_ = o.Set("owner", r.Func("tools.owner", func(call goja.FunctionCall) goja.Value {
+	return bind.PlainObject(r, bind.Prop("owner", r.Func("tools.owner", func(call goja.FunctionCall) goja.Value {
 		name := bind.String[string](r, call.Argument(0), "tools.owner", "name")
 		var (
 			owner string
@@ -90,16 +87,14 @@ func bindToolsByHand(r *sandbox.Realm, v any) (*goja.Object, error) {
 		if !found {
 			return goja.Undefined()
 		}
-		return r.Runtime().ToValue(owner)
-	}))
-	return o, nil
+		return bind.Value(r, owner)
+	}))), nil
 }
 
 func adaptTick(r *sandbox.Realm, c *kit.Context, fn goja.Callable) (func(), error) {
 	return Tick.On(c, func(p TickEvent) {
 		bind.DeliverEmit(r, `a listener of "bench/tick"`, fn, func() []goja.Value {
-			rt := r.Runtime()
-			return []goja.Value{rt.ToValue(p.ID), rt.ToValue(p.Text)}
+			return []goja.Value{bind.Value(r, p.ID), bind.Value(r, p.Text)}
 		})
 	})
 }

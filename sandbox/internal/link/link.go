@@ -24,6 +24,10 @@ import (
 // Ops are the operations of a realm that only the binding contract uses. Their contracts
 // are those of the bind functions built on them.
 type Ops[R any] struct {
+	// Runtime is the realm's goja runtime, which a binding uses with the lock held (every
+	// bind helper that builds a value); package sandbox exports no accessor for it, only
+	// Realm.Do, which takes the lock.
+	Runtime func(r *R) *goja.Runtime
 	// Lock is the lock of the realm's engine, which is the realm's for its whole life: a
 	// synchronous method releases it around its Go call (engine.Lock's Suspend and Resume,
 	// the two halves of Realm.Unlocked without a closure).

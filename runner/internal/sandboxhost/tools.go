@@ -1,7 +1,8 @@
-package runner
+package sandboxhost
 
 import (
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/bind"
 	"github.com/dop251/goja"
 )
 
@@ -11,18 +12,17 @@ import (
 // marker, the run's private symbol, which is what harness.registerTool takes. Defining
 // registers nothing.
 func defineTool(r *sandbox.Realm, marker *goja.Symbol) func(goja.FunctionCall) goja.Value {
-	rt := r.Runtime()
 	return func(call goja.FunctionCall) goja.Value {
 		def := call.Argument(0)
 		r.CheckTool("harness.defineTool", def)
 		src := def.(*goja.Object) // CheckTool refuses anything else
-		tool := rt.NewObject()
+		tool := bind.PlainObject(r)
 		for _, k := range src.Keys() {
 			if v := src.Get(k); !goja.IsUndefined(v) {
 				_ = tool.DefineDataProperty(k, v, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 			}
 		}
-		_ = tool.DefineDataPropertySymbol(marker, rt.ToValue(true), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+		_ = tool.DefineDataPropertySymbol(marker, bind.Value(r, true), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 		return tool
 	}
 }
@@ -33,16 +33,16 @@ func defineTool(r *sandbox.Realm, marker *goja.Symbol) func(goja.FunctionCall) g
 // registration path, so the tool is an effect of the run's fiber (gone at stop, update and
 // undefine), counts toward Limits.MaxTools and is refused under a name another plugin
 // holds. It returns the registration's disposer.
-func registerTool(rt *goja.Runtime, marker *goja.Symbol) func(goja.FunctionCall) goja.Value {
+func registerTool(r *sandbox.Realm, marker *goja.Symbol) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		tool, ok := call.Argument(1).(*goja.Object)
 		if !ok || !stamped(tool, marker) {
-			panic(rt.NewTypeError("harness.registerTool(ctx, tool): tool must be what harness.defineTool returned in this host half (a copy made with spread or Object.assign is not one): " +
-				"const tool = harness.defineTool({ name, description, parameters, execute }); then harness.registerTool(ctx, tool) inside apply(ctx)"))
+			bind.ThrowTypeError(r, "harness.registerTool(ctx, tool): tool must be what harness.defineTool returned in this host half (a copy made with spread or Object.assign is not one): "+
+				"const tool = harness.defineTool({ name, description, parameters, execute }); then harness.registerTool(ctx, tool) inside apply(ctx)")
 		}
 		register, tools := ctxToolsRegister(call.Argument(0))
 		if register == nil {
-			panic(rt.NewTypeError("harness.registerTool(ctx, tool): ctx must be the ctx your plugin's apply(ctx) receives (the tool lives as long as that run), such as: return { name: 'clock', apply(ctx) { harness.registerTool(ctx, tool) } }"))
+			bind.ThrowTypeError(r, "harness.registerTool(ctx, tool): ctx must be the ctx your plugin's apply(ctx) receives (the tool lives as long as that run), such as: return { name: 'clock', apply(ctx) { harness.registerTool(ctx, tool) } }")
 		}
 		off, err := register(tools, tool)
 		if err != nil {

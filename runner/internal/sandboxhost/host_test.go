@@ -1,4 +1,4 @@
-package runner
+package sandboxhost
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 
 // newTestHost returns a sandbox host with short bounds and a kit runtime, both closed at
 // the end of the test.
-func newTestHost(t *testing.T) (*SandboxHost, *kit.Context) {
+func newTestHost(t *testing.T) (*Host, *kit.Context) {
 	t.Helper()
 	root := kit.New(nil)
-	h := NewSandboxHost(&sandbox.Options{Timeouts: &sandbox.Timeouts{VM: 300 * time.Millisecond, Mount: 300 * time.Millisecond, Call: 300 * time.Millisecond}})
+	h := New(&sandbox.Options{Timeouts: &sandbox.Timeouts{VM: 300 * time.Millisecond, Mount: 300 * time.Millisecond, Call: 300 * time.Millisecond}}, 256)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -32,9 +32,9 @@ func newTestHost(t *testing.T) (*SandboxHost, *kit.Context) {
 	return h, root
 }
 
-func startHost(t *testing.T, h *SandboxHost, root *kit.Context, code string) (HostRun, error) {
+func startHost(t *testing.T, h *Host, root *kit.Context, code string) (*Run, error) {
 	t.Helper()
-	return h.Start(context.Background(), root, HostSpec{PluginID: "clock-1", PackageID: "pkg-1", PluginRunID: "run-1", Code: code})
+	return h.Start(context.Background(), root, Spec{PluginID: "clock-1", Code: code})
 }
 
 func TestSandboxHostInvoke(t *testing.T) {

@@ -1,4 +1,4 @@
-package runner
+package sandboxhost
 
 import (
 	"context"
@@ -69,10 +69,10 @@ func TestSandboxHostCheckSyntaxAsCompile(t *testing.T) {
 		"return () => {} })(); (async () => {",
 		"break; return () => {}",
 		deep,
-		strings.Repeat("x", h.Loop().Limits().MaxBytes+1),
+		strings.Repeat("x", h.Sandbox().Limits().MaxBytes+1),
 	} {
 		err := h.Check("code.host", code)
-		_, cerr := h.Loop().Compile("code.host", code)
+		_, cerr := h.Sandbox().Compile("code.host", code)
 		if err == nil || cerr == nil || err.Error() != cerr.Error() {
 			t.Errorf("Check(%.40q) = %v\nwant Compile's error %v", code, err, cerr)
 		}

@@ -1,4 +1,4 @@
-package runner
+package sandboxhost
 
 import "github.com/dop251/goja/ast"
 

@@ -1,4 +1,4 @@
-package runner
+package sandboxhost
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 // or class, is refused at define time with the compiler's text; the same name in a
 // nested block or function is not a redeclaration.
 func TestCheckRefusesRedeclaredNames(t *testing.T) {
-	h := NewSandboxHost(nil)
+	h := New(nil, 256)
 	t.Cleanup(func() {
 		if err := h.Close(context.Background()); err != nil {
 			t.Error(err)

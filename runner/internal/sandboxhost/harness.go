@@ -1,4 +1,4 @@
-package runner
+package sandboxhost
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cordiskit/cordiskit/sandbox"
+	"github.com/cordiskit/cordiskit/sandbox/bind"
 	"github.com/dop251/goja"
 )
 
@@ -21,29 +22,13 @@ import (
 type handlerTable struct {
 	mu  sync.Mutex
 	m   map[string]*handlerEntry
-	max int // Options.MaxHandlersPerRun
-}
-
-// SetMaxHandlersPerRun bounds the handlers one run's harness.handle holds at once; a
-// registration past it throws a TypeError in the half that says so. n <= 0 means
-// DefaultMaxHandlersPerRun. It applies to the runs started after it; New calls it with
-// Options.MaxHandlersPerRun on the host it builds.
-func (h *SandboxHost) SetMaxHandlersPerRun(n int) {
-	if n <= 0 {
-		n = DefaultMaxHandlersPerRun
-	}
-	h.mu.Lock()
-	h.maxHandlers = n
-	h.mu.Unlock()
+	max int // Host.SetMaxHandlers (the runner's Options.MaxHandlersPerRun)
 }
 
 // newHandlerTable returns an empty table for one run, with the host's bound.
-func (h *SandboxHost) newHandlerTable() *handlerTable {
+func (h *Host) newHandlerTable() *handlerTable {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.maxHandlers <= 0 {
-		return &handlerTable{max: DefaultMaxHandlersPerRun}
-	}
 	return &handlerTable{max: h.maxHandlers}
 }
 
@@ -62,29 +47,28 @@ func (t *handlerTable) harnessGlobals() map[string]func(*sandbox.Realm) goja.Val
 // marker, so the half can neither redirect them nor reach the table except through them.
 // Lock held.
 func (t *handlerTable) harness(r *sandbox.Realm) goja.Value {
-	rt := r.Runtime()
 	marker := goja.NewSymbol("harness.defineTool")
-	h := rt.NewObject()
-	_ = h.Set("handle", t.handle(rt))
-	_ = h.Set("defineTool", defineTool(r, marker))
-	_ = h.Set("registerTool", registerTool(rt, marker))
-	return h
+	return bind.PlainObject(r,
+		bind.Prop("handle", r.Func("harness.handle", t.handle(r))),
+		bind.Prop("defineTool", r.Func("harness.defineTool", defineTool(r, marker))),
+		bind.Prop("registerTool", r.Func("harness.registerTool", registerTool(r, marker))),
+	)
 }
 
 // handle is harness.handle(method, fn): it refuses a blank method, a non-function, a
 // method this half already registered (the original replaced it silently) and a new
 // method once the table holds t.max, and returns a disposer that removes only its own
 // entry.
-func (t *handlerTable) handle(rt *goja.Runtime) func(goja.FunctionCall) goja.Value {
+func (t *handlerTable) handle(r *sandbox.Realm) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		mv := call.Argument(0)
 		if !goja.IsString(mv) || mv.String() == "" {
-			panic(rt.NewTypeError("harness.handle(method, fn): method must be a non-empty string, such as harness.handle('refresh', async (args) => ({ ok: true }))"))
+			bind.ThrowTypeError(r, "harness.handle(method, fn): method must be a non-empty string, such as harness.handle('refresh', async (args) => ({ ok: true }))")
 		}
 		method := mv.String()
 		fn, ok := goja.AssertFunction(call.Argument(1))
 		if !ok {
-			panic(rt.NewTypeError("harness.handle(" + jsQuote(method) + ", fn): fn must be a function that takes the JSON arguments and returns JSON data (or null)"))
+			bind.ThrowTypeError(r, "harness.handle("+jsQuote(method)+", fn): fn must be a function that takes the JSON arguments and returns JSON data (or null)")
 		}
 		e := &handlerEntry{fn: fn}
 		t.mu.Lock()
@@ -98,12 +82,12 @@ func (t *handlerTable) handle(rt *goja.Runtime) func(goja.FunctionCall) goja.Val
 		}
 		t.mu.Unlock()
 		if dup {
-			panic(rt.NewTypeError("harness.handle(" + jsQuote(method) + "): this host half already registered that method; register each method once (dispatch on the arguments inside one handler), or call the disposer the first harness.handle returned before registering it again"))
+			bind.ThrowTypeError(r, "harness.handle("+jsQuote(method)+"): this host half already registered that method; register each method once (dispatch on the arguments inside one handler), or call the disposer the first harness.handle returned before registering it again")
 		}
 		if full {
-			panic(rt.NewTypeError("harness.handle(" + jsQuote(method) + "): this run holds " + strconv.Itoa(t.max) + " handlers, the most one run may hold (runner.Options.MaxHandlersPerRun); register fewer methods and dispatch on the arguments inside one handler, or call the disposer of a handler you no longer need before registering another"))
+			bind.ThrowTypeError(r, "harness.handle("+jsQuote(method)+"): this run holds "+strconv.Itoa(t.max)+" handlers, the most one run may hold (runner.Options.MaxHandlersPerRun); register fewer methods and dispatch on the arguments inside one handler, or call the disposer of a handler you no longer need before registering another")
 		}
-		return rt.ToValue(func(goja.FunctionCall) goja.Value {
+		return r.Func("harness.handle disposer", func(goja.FunctionCall) goja.Value {
 			t.mu.Lock()
 			if t.m[method] == e {
 				delete(t.m, method)
