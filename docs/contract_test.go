@@ -48,12 +48,12 @@ const (
 // wirePackages hold the types the page protocol and the tools put on the wire: every
 // exported JSON-tagged struct type declared in one of them needs a table, or a
 // gen:skip marker that says why it is not on the wire.
-var wirePackages = []string{"runner", "tooldecl/dynamic", "panel"}
+var wirePackages = []string{"runner", "runner/page", "runner/inspect", "tooldecl/dynamic", "panel"}
 
 // The doc's Go references (`runner.New`, `Runner.Connect`, `panel.Options.MaxReplay`, …)
 // are checked against these packages and, unqualified, these types.
 var (
-	refPackages = []string{"runner", "tooldecl/dynamic", "panel", "kit"}
+	refPackages = []string{"runner", "runner/page", "runner/inspect", "tooldecl/dynamic", "panel", "kit"}
 	refTypes    = map[string][]string{"Runner": {"runner.Runner"}, "Handler": {"panel.Handler"}, "Store": {"runner.Store"},
 		"Options": {"runner.Options", "panel.Options"}}
 )
@@ -485,7 +485,7 @@ func jsonTagged(n *types.Named) bool {
 	return false
 }
 
-var refRE = regexp.MustCompile("`((?:tooldecl/dynamic|runner|panel|kit|Runner|Handler|Store|Options)(?:\\.[A-Z][A-Za-z0-9]*)+)`")
+var refRE = regexp.MustCompile("`((?:tooldecl/dynamic|runner/page|runner/inspect|runner|panel|kit|Runner|Handler|Store|Options)(?:\\.[A-Z][A-Za-z0-9]*)+)`")
 
 // references lists the doc's Go references that name nothing: a renamed function, type,
 // method or field.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/runner/sqlstore"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
@@ -51,7 +52,7 @@ func previousProcess(t *testing.T) string {
 		t.Fatalf("the previous process's requests = %+v, %v", qs, err)
 	}
 	for _, q := range qs {
-		h := r.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
+		h := r.RunHostHalf(ctx, page.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 		if acc := r.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: runner.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !h.OK || !acc.Accepted {
 			t.Fatalf("starting %s in the previous process: %+v, %s", q.PluginID, h, acc.Message)
 		}
@@ -140,8 +141,8 @@ func TestBootRequestsReachPages(t *testing.T) {
 	s := e.streamAs("tok-s1", "")
 	s.next()
 	for _, q := range []RequestRun{requestOn(t, s), requestOn(t, s)} {
-		var h runner.HostHalfResult
-		if _, en, body := e.callAs("tok-s1", "runHostHalf", runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode,
+		var h page.HostHalfResult
+		if _, en, body := e.callAs("tok-s1", "runHostHalf", page.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode,
 			RequestID: q.RequestID, Ticket: q.Ticket}); !en.OK || json.Unmarshal(en.Value, &h) != nil || !h.OK || !h.StartedHere {
 			t.Fatalf("runHostHalf of %s: %s", q.RequestID, body)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/inspect"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -140,7 +142,7 @@ func call[R any](ctx context.Context, c *Client, verb string, args any) (R, erro
 // (RequestID and the Ticket of its RequestRun event; approving it when it needs
 // approval) or, with no RequestID, as a person's direct run. A refusal is in the answer
 // (OK false, Reason, Message, and Settled when the request had already ended).
-func (c *Client) RunHostHalf(ctx context.Context, a runner.RunHostHalfArgs) (HostHalfAnswer, error) {
+func (c *Client) RunHostHalf(ctx context.Context, a page.RunHostHalfArgs) (HostHalfAnswer, error) {
 	return call[HostHalfAnswer](ctx, c, "runHostHalf", a)
 }
 
@@ -199,13 +201,13 @@ func (c *Client) Invoke(ctx context.Context, a InvokeArgs) (json.RawMessage, err
 
 // SyncInspectManifest replaces the client inspect providers of a page (the page id of
 // its stream's Connected event).
-func (c *Client) SyncInspectManifest(ctx context.Context, a runner.SyncInspectManifestArgs) error {
+func (c *Client) SyncInspectManifest(ctx context.Context, a inspect.SyncManifestArgs) error {
 	return c.Call(ctx, "syncInspectManifest", a, nil)
 }
 
 // ResolveInspectQuery answers a client inspect query the page was asked.
-func (c *Client) ResolveInspectQuery(ctx context.Context, a runner.ResolveInspectQueryArgs) (runner.Accepted, error) {
-	return call[runner.Accepted](ctx, c, "resolveInspectQuery", a)
+func (c *Client) ResolveInspectQuery(ctx context.Context, a inspect.ResolveQueryArgs) (page.Accepted, error) {
+	return call[page.Accepted](ctx, c, "resolveInspectQuery", a)
 }
 
 // Activity returns the activity list the token may see, newest first.

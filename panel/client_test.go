@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 )
 
 // A page of one session uses the Client's verbs against another session's ids (even with
@@ -44,11 +45,11 @@ func TestClientVerbsOfAnotherSession(t *testing.T) {
 			call func(id ids) (any, error)
 		}{
 			{"RunHostHalf for a request", func(id ids) (any, error) {
-				return bob.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: agent, PluginID: id.asking, PackageID: alice.asking.PackageID, Mode: "run",
+				return bob.RunHostHalf(ctx, page.RunHostHalfArgs{Session: agent, PluginID: id.asking, PackageID: alice.asking.PackageID, Mode: "run",
 					RequestID: id.request, Ticket: alice.ticket, ApproveFutureVersions: true})
 			}},
 			{"RunHostHalf direct", func(id ids) (any, error) {
-				return bob.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: agent, PluginID: id.running, PackageID: alice.running.PackageID, Mode: "run"})
+				return bob.RunHostHalf(ctx, page.RunHostHalfArgs{Session: agent, PluginID: id.running, PackageID: alice.running.PackageID, Mode: "run"})
 			}},
 			{"GetClientCode", func(id ids) (any, error) {
 				return bob.GetClientCode(ctx, runner.ClientCodeArgs{Session: agent, PluginID: id.running, PluginRunID: alice.runID})

@@ -150,7 +150,7 @@
 // before an upgrade sends it, and answering it as before would keep two names alive.
 //
 // In Go the arguments are the runner's argument structs where the runner answers the
-// verb (runner.RunHostHalfArgs, runner.ClientCodeArgs, …) and this package's where the
+// verb (page.RunHostHalfArgs, runner.ClientCodeArgs, …) and this package's where the
 // handler adds to them (RenderFailureArgs, GuardFailureArgs, InvokeArgs); the answers
 // are Answer with Error, carrying HostHalfAnswer, AcceptedAnswer, PackageReview,
 // Activity or the runner's types. Client has one method per verb (From Go, below).
@@ -180,7 +180,7 @@
 // poll for new definitions), and Activity, one card of the activity list (below). The
 // stream starts with "retry: 500" (a dropped stream's EventSource reconnects after
 // 0.5 s), then "event: cordis/connected" and data (Connected) {"resumed":bool, "page":id},
-// where page is the id the runner gave this connection (runner.Runner.ConnectPage) for
+// where page is the id the runner gave this connection (inspect.Registry.ConnectPage, through runner.Runner.Inspect) for
 // the page's client inspect providers; it expires when the stream ends (a session's page
 // may use only the page ids its own streams were given):
 //
@@ -220,7 +220,7 @@
 //		ev, err := events.Next()
 //		…
 //		if q, ok := ev.Payload.(panel.RequestRun); ok {
-//			hh, err := c.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID,
+//			hh, err := c.RunHostHalf(ctx, page.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID,
 //				PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 //			…
 //		}

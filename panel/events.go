@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/inspect"
 )
 
 // An entry is one event as it goes on the stream. Every event belongs to one session (the
@@ -101,7 +102,7 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 			})
 		},
 		func() (func(), error) {
-			return runner.InspectQuery.On(c, func(p runner.InspectQueryEvent) {
+			return inspect.Query.On(c, func(p inspect.QueryEvent) {
 				w := InspectQuery{RequestID: p.RequestID, Session: p.Session, Provider: p.Provider, Method: p.Method}
 				if json.Valid([]byte(p.Input)) {
 					w.Input = json.RawMessage(p.Input)
@@ -112,7 +113,7 @@ func (h *Handler) listenRunner(c *kit.Context) error {
 			})
 		},
 		func() (func(), error) {
-			return runner.InspectQueryResolved.On(c, func(p runner.InspectQueryResolvedEvent) {
+			return inspect.QueryResolved.On(c, func(p inspect.QueryResolvedEvent) {
 				var session string
 				hb.own(func(o *owners) { session = o.queries[p.RequestID]; delete(o.queries, p.RequestID) })
 				hb.publish(session, "", InspectQueryResolved{RequestID: p.RequestID})
@@ -430,7 +431,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, req *http.Request) {
 	defer hb.leave(wake, sc)
 	// The page's client inspect providers live as long as this stream (docs/dynamic-plugins.md,
 	// "Client providers and queries").
-	page := h.r.ConnectPage(req.Context())
+	page := h.r.Inspect().ConnectPage(req.Context())
 	hb.own(func(o *owners) { o.pages[page] = sc.session })
 	defer hb.own(func(o *owners) { delete(o.pages, page) })
 	s := &stream{w: w, rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout, hb: hb, sc: sc}

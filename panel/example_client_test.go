@@ -8,6 +8,7 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/panel"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -73,7 +74,7 @@ func ExampleClient_approve() {
 	fmt.Printf("%s asks to run %s (%s), approval needed: %v\n", q.Session, q.PluginID, q.Name, q.RequiresApproval)
 
 	// Approve it, and start the host half.
-	hh, err := c.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID,
+	hh, err := c.RunHostHalf(ctx, page.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID,
 		Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 	if err != nil {
 		panic(err)

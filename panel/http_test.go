@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -124,7 +125,7 @@ func TestVerbsOverHTTP(t *testing.T) {
 	if rows := inv.Rows; len(rows) != 1 || rows[0].PluginID != d.PluginID || rows[0].Session != "s1" || rows[0].ActiveRun != nil || inv.Plugins != 1 || inv.Omitted != 0 || inv.Truncated {
 		t.Fatalf("inventory = %+v", inv)
 	}
-	var hh runner.HostHalfResult
+	var hh page.HostHalfResult
 	e.value("runHostHalf", map[string]any{"session": "s1", "pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run", "requestId": nil, "approveFutureVersions": false}, &hh)
 	if !hh.OK || hh.Capability == "" || hh.PluginRunID != "run-1" {
 		t.Fatalf("runHostHalf = %+v", hh)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/cordiskit/cordiskit/internal/bodylimit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/inspect"
+	"github.com/cordiskit/cordiskit/runner/page"
 )
 
 // A verb is one page verb: its wire arguments (for error messages) and the call, made for
@@ -45,16 +47,16 @@ func handleH[A, R any](args string, session func(*A) *string, f func(*Handler, c
 }
 
 // The arguments that name the session, by verb argument type.
-func sessionOfRun(a *runner.RunHostHalfArgs) *string           { return &a.Session }
-func sessionOfCode(a *runner.ClientCodeArgs) *string           { return &a.Session }
-func sessionOfSettle(a *runner.SettleUserRunArgs) *string      { return &a.Session }
-func sessionOfPlugin(a *runner.PanelPluginArgs) *string        { return &a.Session }
-func sessionOfRevoke(a *runner.RevokeArgs) *string             { return &a.Session }
-func sessionOfRender(a *RenderFailureArgs) *string             { return &a.Session }
-func sessionOfGuard(a *GuardFailureArgs) *string               { return &a.Session }
-func sessionOfQuery(a *runner.ResolveInspectQueryArgs) *string { return &a.Session }
+func sessionOfRun(a *page.RunHostHalfArgs) *string        { return &a.Session }
+func sessionOfCode(a *runner.ClientCodeArgs) *string      { return &a.Session }
+func sessionOfSettle(a *runner.SettleUserRunArgs) *string { return &a.Session }
+func sessionOfPlugin(a *runner.PanelPluginArgs) *string   { return &a.Session }
+func sessionOfRevoke(a *runner.RevokeArgs) *string        { return &a.Session }
+func sessionOfRender(a *RenderFailureArgs) *string        { return &a.Session }
+func sessionOfGuard(a *GuardFailureArgs) *string          { return &a.Session }
+func sessionOfQuery(a *inspect.ResolveQueryArgs) *string  { return &a.Session }
 
-func runHostHalf(h *Handler, ctx context.Context, sc scope, a runner.RunHostHalfArgs) (HostHalfAnswer, error) {
+func runHostHalf(h *Handler, ctx context.Context, sc scope, a page.RunHostHalfArgs) (HostHalfAnswer, error) {
 	res := HostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}
 	if !res.OK && a.RequestID != "" {
 		res.Settled = h.hub.outcome(sc, a.RequestID)
@@ -94,22 +96,22 @@ func invoke(h *Handler, ctx context.Context, sc scope, a InvokeArgs) (json.RawMe
 
 // syncInspectManifest publishes the providers of a page of sc; another scope's page id
 // reads as one that is not connected.
-func syncInspectManifest(h *Handler, ctx context.Context, sc scope, a runner.SyncInspectManifestArgs) (any, error) {
+func syncInspectManifest(h *Handler, ctx context.Context, sc scope, a inspect.SyncManifestArgs) (any, error) {
 	if !h.mine(sc, pagesOf, a.Page) {
 		a.Page = "" // never connected: the runner's answer for an unknown page
 	}
-	return nil, h.r.SyncInspectManifest(ctx, a)
+	return nil, h.r.Inspect().SyncManifest(a)
 }
 
 // resolveInspectQuery takes an answer of a page of sc to a query of sc's session.
-func resolveInspectQuery(h *Handler, ctx context.Context, sc scope, a runner.ResolveInspectQueryArgs) (runner.Accepted, error) {
+func resolveInspectQuery(h *Handler, ctx context.Context, sc scope, a inspect.ResolveQueryArgs) (page.Accepted, error) {
 	if !h.mine(sc, queriesOf, a.RequestID) {
 		return queryNotPending(a.RequestID), nil
 	}
 	if !h.mine(sc, pagesOf, a.Page) {
 		a.Page = ""
 	}
-	return h.r.ResolveInspectQuery(ctx, a), nil
+	return h.r.Inspect().ResolveQuery(a), nil
 }
 
 // answer wraps a runner method that cannot fail at the transport level.

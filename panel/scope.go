@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/inspect"
 )
 
 // Sessions and people (package doc): a request's token grants a scope, every session
@@ -164,7 +165,7 @@ const otherSession = "this Cordis panel page is open for another session and doe
 // declineForOthers answers q, as each connected page of another session, with a failure:
 // those pages never see q, so without it a query of a session with no page of its own
 // would wait for them until it expires.
-func (h *Handler) declineForOthers(q runner.InspectQueryEvent) {
+func (h *Handler) declineForOthers(q inspect.QueryEvent) {
 	var pages []string
 	h.hub.own(func(o *owners) {
 		for id, s := range o.pages {
@@ -173,9 +174,9 @@ func (h *Handler) declineForOthers(q runner.InspectQueryEvent) {
 			}
 		}
 	})
-	for _, page := range pages {
+	for _, id := range pages {
 		// Refused when the runner did not ask that page: nothing to do then.
-		h.r.ResolveInspectQuery(context.Background(), runner.ResolveInspectQueryArgs{Page: page, Session: q.Session, RequestID: q.RequestID,
-			Resolution: runner.InspectResolution{Error: &runner.InspectFailure{Code: "provider-missing", Message: otherSession}}})
+		h.r.Inspect().ResolveQuery(inspect.ResolveQueryArgs{Page: id, Session: q.Session, RequestID: q.RequestID,
+			Resolution: inspect.Resolution{Error: &inspect.Failure{Code: "provider-missing", Message: otherSession}}})
 	}
 }

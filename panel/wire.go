@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // The page wire in Go: what a page and the handler exchange (package doc, "Verbs" and
 // "Events"). A verb's arguments are the runner's argument struct where the runner answers
-// it (runner.RunHostHalfArgs, …) and a type below where the handler adds to it; every
+// it (page.RunHostHalfArgs, …) and a type below where the handler adds to it; every
 // event's data is a type below, named after its event. The handler writes these types and
 // the Client reads them: the names on the wire are their JSON tags.
 
@@ -42,7 +43,7 @@ func (e *Error) Error() string { return "panel: " + e.Code + ": " + e.Message }
 // model withdrew it, it expired), how that request ended, so a late page can say what
 // happened instead of failing.
 type HostHalfAnswer struct {
-	runner.HostHalfResult
+	page.HostHalfResult
 	Settled runner.Outcome `json:"settled,omitempty"` // how the run request had already ended, when this answer came too late
 }
 
@@ -97,7 +98,7 @@ var payloads = []Payload{
 }
 
 // Connected starts every stream (cordis/connected). Page is the id the runner gave this
-// connection (runner.Runner.ConnectPage) for the page's client inspect providers: the page
+// connection (inspect.Registry.ConnectPage) for the page's client inspect providers: the page
 // passes it to syncInspectManifest and resolveInspectQuery, and it expires when the
 // stream ends. Resumed says that the events after the request's Last-Event-ID follow;
 // when false the page reads its inventory again, and the pending run requests follow.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
@@ -12,22 +13,22 @@ import (
 
 const clientCode = "return () => {}"
 
-// page is a test page driving the page verbs as the panel's client runner would.
-type page struct {
+// testPage is a test page driving the page verbs as the panel's client runner would.
+type testPage struct {
 	e *env
 }
 
-func (pg page) start(q RequestRunEvent, future bool) HostHalfResult {
-	return pg.e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID,
+func (pg testPage) start(q RequestRunEvent, future bool) page.HostHalfResult {
+	return pg.e.r.RunHostHalf(context.Background(), page.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID,
 		Mode: q.Mode, RequestID: q.RequestID, ApproveFutureVersions: future, Ticket: q.Ticket})
 }
 
-func (pg page) answer(q RequestRunEvent, res Resolution) Accepted {
+func (pg testPage) answer(q RequestRunEvent, res Resolution) Accepted {
 	return pg.e.r.ResolveRequestRun(context.Background(), ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: res})
 }
 
 // approve is the whole approve-once path: start, fetch the client half, report success.
-func (pg page) approve(t *testing.T, q RequestRunEvent, future bool) HostHalfResult {
+func (pg testPage) approve(t *testing.T, q RequestRunEvent, future bool) page.HostHalfResult {
 	t.Helper()
 	h := pg.start(q, future)
 	if !h.OK || !h.StartedHere || h.Token == "" {
@@ -46,7 +47,7 @@ func (pg page) approve(t *testing.T, q RequestRunEvent, future bool) HostHalfRes
 func TestApproveOnceAndFuture(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
 	out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if err != nil || out.Status != "awaiting-approval" || out.ApprovalRequestID != "approval-1" || out.NextPackageID != "pkg-1" || out.PluginRunID != "run-1" {
@@ -117,7 +118,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 func TestDeclineCancelExpire(t *testing.T) {
 	e := newEnv(t, &Options{ApprovalTimeout: 50 * time.Millisecond})
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
 	run := func() RequestRunEvent {
 		t.Helper()
@@ -199,9 +200,9 @@ func TestTwoPagesRace(t *testing.T) {
 		}
 		q := e.lastRequest()
 		var wg sync.WaitGroup
-		res := make([]HostHalfResult, 2)
+		res := make([]page.HostHalfResult, 2)
 		for j := range res {
-			wg.Go(func() { res[j] = page{e}.start(q, false) })
+			wg.Go(func() { res[j] = testPage{e}.start(q, false) })
 		}
 		wg.Wait()
 		starter, other := res[0], res[1]
@@ -211,10 +212,10 @@ func TestTwoPagesRace(t *testing.T) {
 		if !starter.OK || !other.OK || !starter.StartedHere || other.StartedHere || other.Token != "" || starter.PluginRunID != other.PluginRunID || other.Capability != starter.Capability {
 			t.Fatalf("round %d: answers %+v / %+v", i, starter, other)
 		}
-		if acc := (page{e}).answer(q, Resolution{Reason: ReasonClientHalfFailed, PluginRunID: other.PluginRunID, Token: other.Token, Message: "load failed"}); acc.Accepted {
+		if acc := (testPage{e}).answer(q, Resolution{Reason: ReasonClientHalfFailed, PluginRunID: other.PluginRunID, Token: other.Token, Message: "load failed"}); acc.Accepted {
 			t.Fatalf("round %d: the attached page's failure was accepted", i)
 		}
-		if acc := (page{e}).answer(q, Resolution{OK: true, PluginRunID: starter.PluginRunID, Token: starter.Token}); !acc.Accepted {
+		if acc := (testPage{e}).answer(q, Resolution{OK: true, PluginRunID: starter.PluginRunID, Token: starter.Token}); !acc.Accepted {
 			t.Fatalf("round %d: the starter's success was refused: %s", i, acc.Message)
 		}
 		if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != dynamic.RunRunning {
@@ -232,8 +233,8 @@ func TestStarterFailureRetracts(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := e.lastRequest()
-	h := page{e}.start(q, false)
-	if acc := (page{e}).answer(q, Resolution{Reason: ReasonClientHalfFailed, PluginRunID: h.PluginRunID, Token: h.Token, Message: "evaluate: boom"}); !acc.Accepted {
+	h := testPage{e}.start(q, false)
+	if acc := (testPage{e}).answer(q, Resolution{Reason: ReasonClientHalfFailed, PluginRunID: h.PluginRunID, Token: h.Token, Message: "evaluate: boom"}); !acc.Accepted {
 		t.Fatal(acc.Message)
 	}
 	p := e.plugin(d.PluginID)

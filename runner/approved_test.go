@@ -14,7 +14,7 @@ import (
 func TestReviewPackageBase(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	review := func(pkg string) Review {
 		t.Helper()
 		rv, err := e.r.ReviewPackage(ctx, ReviewArgs{Session: "s1", PluginID: "clock-1", PackageID: pkg})

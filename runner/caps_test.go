@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"strings"
 	"sync"
@@ -212,7 +213,7 @@ func TestPendingRequestsPerSessionCap(t *testing.T) {
 		t.Fatalf("B's run while A is at its cap = %+v, %v", out, err)
 	}
 	// A person runs A's fourth Plugin from the panel: a gesture, not a model's request.
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "A", PluginID: ds[3].PluginID, PackageID: ds[3].PackageID, Mode: dynamic.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), page.RunHostHalfArgs{Session: "A", PluginID: ds[3].PluginID, PackageID: ds[3].PackageID, Mode: dynamic.ModeRun})
 	if !h.OK {
 		t.Fatalf("a direct run from the panel at the cap = %+v", h)
 	}

@@ -78,7 +78,7 @@ func TestApprovalExpiresAtTheDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(DefaultApprovalTimeout - time.Minute)
-	if h := (page{e}).start(e.lastRequest(), false); !h.OK || !h.StartedHere {
+	if h := (testPage{e}).start(e.lastRequest(), false); !h.OK || !h.StartedHere {
 		t.Fatalf("runHostHalf = %+v", h)
 	}
 	if n := clock.Waiting(); n != 1 {

@@ -67,12 +67,15 @@
 // carry the wire's names (RunHostHalf, GetClientCode, ResolveRequestRun, SettleUserRun,
 // StopFromPanel, UndefineFromPanel, RevokeGrant, ReviewPackage, InvokeFromPanel,
 // ReportRenderFailure, ReportClientGuardFailure, InventoryPage), ready for the panel to
-// serve over HTTP. Ids are predictable, so three secrets authorise a page instead: a
-// request's ticket (in its RequestRun event, and listed by PendingRequests for the
-// runtime's own Go code) starts or declines it; the token RunHostHalf returns to the page
-// that started a run settles it (an attached page's answer never wins); the run
-// capability (from RunHostHalf or GetClientCode; RunCapability for a page the runtime
-// serves itself) binds InvokeFromPanel and reports to the run. Go code of the runtime is
+// serve over HTTP. What a page sends and gets back, the refusal reasons it branches on and
+// the secrets that authorise it are the page protocol, package runner/page (Reason, Error
+// and Accepted are its types under the runner's names); the state machine that answers
+// is here. Ids are predictable, so three secrets authorise a page instead: a request's
+// ticket (in its RequestRun event, and listed by PendingRequests for the runtime's own Go
+// code) starts or declines it; the token RunHostHalf returns to the page that started a
+// run settles it (an attached page's answer never wins); the run capability (from
+// RunHostHalf or GetClientCode; RunCapability for a page the runtime serves itself) binds
+// InvokeFromPanel and reports to the run. Go code of the runtime is
 // trusted and calls a run's handlers with Invoke and InvokeParams, no capability needed;
 // a session on its ctx scopes it to that session's Plugins.
 //
@@ -136,8 +139,8 @@
 // # Events and messages
 //
 // RequestRun, RequestRunResolved (with an Outcome that says what happened), DynamicPackage,
-// DynamicRetract, InspectQuery and InspectQueryResolved are kit events for Go code and the
-// panel; ToolCall announces each call of cordis_define, cordis_run, cordis_stop and
+// DynamicRetract, and the inspect registry's Query and QueryResolved (runner/inspect), are
+// kit events for Go code and the panel; ToolCall announces each call of cordis_define, cordis_run, cordis_stop and
 // cordis_undefine when it starts and when it answers (the panel's activity list), while
 // something listens. ModelMessage carries steer and inject messages to the owning session's model
 // while an agent loop in the process is connected for it (Connect); otherwise they are
@@ -147,15 +150,16 @@
 //
 // # Inspect providers, references and the prompt
 //
-// The inspect registry (InspectList, InspectQuery) belongs to the process: the
-// first-party host providers Service, Event, Builtin and Tool are registered once, by New,
-// over Options.Catalog merged with the core tier, with referencedTypes filled from the
-// signatures; RegisterInspectProvider adds more. A page gets an id from ConnectPage, valid
-// while the context the panel passes lives, and publishes its client providers with
-// SyncInspectManifest: each page's manifest is its own and leaves with the page. A client
-// query goes to the pages that publish its method (InspectQuery event) and settles on the
-// first valid ResolveInspectQuery answer, on a failure from every page asked, or after
-// Options.InspectQueryTimeout, which the model is told.
+// The inspect registry is its own package, runner/inspect; New makes the process's one
+// and Inspect returns it, and cordis_inspect_list and cordis_inspect_query (InspectList,
+// InspectQuery) read it. The first-party host providers Service, Event, Builtin and Tool
+// are registered once, by New, over Options.Catalog merged with the core tier, with
+// referencedTypes filled from the signatures; Inspect().Register adds more. A page gets
+// an id from Inspect().ConnectPage, valid while the context the panel passes lives, and
+// publishes its client providers with SyncManifest: each page's manifest is its own and
+// leaves with the page. A client query goes to the pages that publish its method (the
+// inspect.Query event) and settles on the first valid ResolveQuery answer, on a failure
+// from every page asked, or after Options.InspectQueryTimeout, which the model is told.
 //
 // FindReferences finds @pluginId mentions in user text; ReferenceBlocks renders the
 // context message for each. PromptSection is the text a runtime adds to its system prompt.

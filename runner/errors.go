@@ -1,70 +1,45 @@
 package runner
 
 import (
-	"errors"
-	"fmt"
+	"github.com/cordiskit/cordiskit/runner/page"
 )
 
-// Reason says why a verb refused; models and pages branch on it.
-type Reason string
+// The refusal vocabulary is the page protocol's (runner/page): one list of reasons for the
+// runner's verbs, its tools and its inspect registry. The names below are aliases, so the
+// runner's code and its callers read as before; the values and their meanings are
+// page's.
 
-// Refusal reasons.
+// Reason says why a verb refused; models and pages branch on it (page.Reason).
+type Reason = page.Reason
+
+// Refusal reasons (page.Reason's list).
 const (
-	// The call carries no session: a wiring fault of the runtime.
-	ReasonNoSession Reason = "no-session"
-	// An argument is missing, blank, too long or does not parse.
-	ReasonInvalid Reason = "invalid-input"
-	// No such Plugin in this session (removed, lost, or another session's).
-	ReasonPluginMissing Reason = "plugin-missing"
-	// The Plugin has no such Package.
-	ReasonPackageMissing Reason = "package-missing"
-	// The mode is not run or update, or not the one this Package needs.
-	ReasonInvalidMode Reason = "invalid-mode"
-	// Another start or run request of the Plugin is under way.
-	ReasonTransitionInFlight Reason = "transition-in-flight"
-	// A stop, an undefine or the caller's context ended it first.
-	ReasonCancelled Reason = "cancelled"
-	// The host half failed to evaluate or apply.
-	ReasonHostHalfFailed Reason = "host-half-failed"
-	// The page reports the client half failed to load or apply.
-	ReasonClientHalfFailed Reason = "client-half-failed"
-	// A person declined the run (a page's answer).
-	ReasonRejected Reason = "rejected"
-	// The Plugin has no live run, or not the run named.
-	ReasonNotRunning Reason = "not-running"
-	// The ticket, token or request does not authorise the page.
-	ReasonNotAuthorised Reason = "not-authorised"
-	// The Runner was disposed.
-	ReasonClosed Reason = "closed"
-	// ReasonLimit refuses what would take a session or a run past one of its caps
-	// (Options.MaxPluginsPerSession and the others of the package doc's Caps).
-	ReasonLimit Reason = "limit-reached"
+	ReasonNoSession          = page.ReasonNoSession
+	ReasonInvalid            = page.ReasonInvalid
+	ReasonPluginMissing      = page.ReasonPluginMissing
+	ReasonPackageMissing     = page.ReasonPackageMissing
+	ReasonInvalidMode        = page.ReasonInvalidMode
+	ReasonTransitionInFlight = page.ReasonTransitionInFlight
+	ReasonCancelled          = page.ReasonCancelled
+	ReasonHostHalfFailed     = page.ReasonHostHalfFailed
+	ReasonClientHalfFailed   = page.ReasonClientHalfFailed
+	ReasonRejected           = page.ReasonRejected
+	ReasonNotRunning         = page.ReasonNotRunning
+	ReasonNotAuthorised      = page.ReasonNotAuthorised
+	ReasonClosed             = page.ReasonClosed
+	ReasonLimit              = page.ReasonLimit
+	ReasonProviderError      = page.ReasonProviderError
+	ReasonExpired            = page.ReasonExpired
 )
 
-// An Error is a refusal of a runner verb: a Reason and a message that says what went wrong
-// and the exact next step. Stack is the JavaScript stack of a failed half, when known.
-type Error struct {
-	Reason  Reason
-	Message string
-	Stack   string
-	Err     error // the underlying error, if any
-}
+// An Error is a refusal of a runner verb (page.Error): a Reason and a message that says
+// what went wrong and the exact next step.
+type Error = page.Error
 
-func (e *Error) Error() string { return e.Message }
-func (e *Error) Unwrap() error { return e.Err }
+func refuse(r Reason, format string, args ...any) *Error { return page.Refuse(r, format, args...) }
 
-func refuse(r Reason, format string, args ...any) *Error {
-	return &Error{Reason: r, Message: fmt.Sprintf(format, args...)}
-}
-
-// ReasonOf returns the Reason of a runner *Error in err's chain, or "".
-func ReasonOf(err error) Reason {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Reason
-	}
-	return ""
-}
+// ReasonOf returns the Reason of a refusal (*Error) in err's chain, or "".
+func ReasonOf(err error) Reason { return page.ReasonOf(err) }
 
 // missing is the one message for a Plugin that is absent, whoever owns it, so nothing
 // leaks about other sessions' Plugins.

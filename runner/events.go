@@ -101,28 +101,6 @@ const (
 	Undefined DefinitionChange = "undefined" // the Plugin and its Packages were removed
 )
 
-// InspectQuery asks the pages to answer a client inspect query (cordis_inspect_query on
-// the client platform).
-var InspectQuery = kit.NewEvent[InspectQueryEvent]("cordis/inspect-query")
-
-// InspectQueryEvent is the payload of InspectQuery. Input is JSON ("" when absent).
-type InspectQueryEvent struct {
-	RequestID string // "inspect-4"
-	Session   string
-	Provider  string
-	Method    string
-	Input     string
-}
-
-// InspectQueryResolved reports that a client inspect query was settled (answered, failed,
-// cancelled or expired); pages drop it.
-var InspectQueryResolved = kit.NewEvent[InspectQueryResolvedEvent]("cordis/inspect-query-resolved")
-
-// InspectQueryResolvedEvent is the payload of InspectQueryResolved.
-type InspectQueryResolvedEvent struct {
-	RequestID string
-}
-
 // ModelMessage carries a message from the runner to the model of the session that owns a
 // Plugin (docs/dynamic-plugins.md, "Messages to the model"): an outcome that arrives after
 // cordis_run returned, a runtime failure, or what a person did in the panel. An agent loop

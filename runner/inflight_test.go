@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
@@ -67,16 +68,16 @@ func TestInFlightKeyedByPackage(t *testing.T) {
 	d := e.define(newPlugin("clock"), "return () => {}", "")
 	d2 := e.define(existing(d.PluginID), "return () => {}", "")
 	done := startBlocked(t, e, h, d.PluginID, d.PackageID)
-	res := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeRun})
+	res := e.r.RunHostHalf(context.Background(), page.RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeRun})
 	if res.OK || res.Reason != ReasonTransitionInFlight || !strings.HasPrefix(res.Message, "clock-1 is already starting pkg-1 (run-1)") {
 		t.Fatalf("conflicting start = %+v", res)
 	}
 	if p := e.plugin(d.PluginID); p.Latest.PluginRunID != "run-1" || p.Next != "pkg-1" {
 		t.Fatalf("the conflicting start touched the attempt: %+v next %s", p.Latest, p.Next)
 	}
-	attach := make(chan HostHalfResult, 1)
+	attach := make(chan page.HostHalfResult, 1)
 	go func() {
-		attach <- e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
+		attach <- e.r.RunHostHalf(context.Background(), page.RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	}()
 	close(h.gate)
 	if err := <-done; err != nil {
@@ -103,7 +104,7 @@ func TestApproveHostHalves(t *testing.T) {
 	if q.HasClientHalf || !q.RequiresApproval {
 		t.Fatalf("request = %+v", q)
 	}
-	if h := (page{e}).start(q, false); !h.OK || !h.StartedHere {
+	if h := (testPage{e}).start(q, false); !h.OK || !h.StartedHere {
 		t.Fatalf("approve = %+v", h)
 	}
 	if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != dynamic.RunRunning {
@@ -122,7 +123,7 @@ func TestApproveHostHalves(t *testing.T) {
 func TestDirectRunSettle(t *testing.T) {
 	e := newEnv(t, nil)
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), page.RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if !h.OK || !h.StartedHere || h.Token == "" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}

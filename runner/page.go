@@ -2,60 +2,23 @@ package runner
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
+
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
-// The page-facing verbs (docs/dynamic-plugins.md, "Verbs"). Their argument structs carry
-// the wire's argument names as JSON tags, so the panel decodes a POST body straight into
-// them. Pages are anonymous; what authorises them is what only a page that took part
-// holds: the ticket of a cordis/request-run event (to start or decline that request), the
-// token runHostHalf returned to the page that started a run (to settle it), and the run
-// capability (to invoke handlers and report on the run).
-
-// RunHostHalfArgs are the arguments of runHostHalf.
-type RunHostHalfArgs struct {
-	Session               string       `json:"session"`               // the Plugin's session (on a session's page, its own)
-	PluginID              string       `json:"pluginId"`              // the Plugin
-	PackageID             string       `json:"packageId"`             // the Package to run
-	Mode                  dynamic.Mode `json:"mode"`                  // as cordis_run: run or update
-	RequestID             string       `json:"requestId,omitempty"`   // "" (wire null): a direct gesture in the panel
-	ApproveFutureVersions bool         `json:"approveFutureVersions"` // also grant the Plugin's later Packages (when it needs approval)
-	Ticket                string       `json:"ticket,omitempty"`      // the request's ticket, from cordis/request-run
-}
-
-// HostHalfResult is the answer of runHostHalf. Token is set only for the page that
-// started the run (StartedHere); a page that attached gets the capability but cannot
-// settle the run.
-type HostHalfResult struct {
-	OK          bool     `json:"ok"`                    // the host half started, or this page attached to it
-	PluginID    string   `json:"pluginId,omitempty"`    // the Plugin
-	PackageID   string   `json:"packageId,omitempty"`   // the Package that runs
-	PluginRunID string   `json:"pluginRunId,omitempty"` // the run
-	WaitingFor  []string `json:"waitingFor,omitempty"`  // services the host half waits for
-	StartedHere bool     `json:"startedHere"`           // this page started the run: it holds Token and must settle it
-	Token       string   `json:"token,omitempty"`       // settles the run; only for the page that started it
-	Capability  string   `json:"capability,omitempty"`  // the run's capability: invoke and reports
-	Reason      Reason   `json:"reason,omitempty"`      // why not, when not OK
-	Message     string   `json:"message,omitempty"`     // what happened and what to do, when not OK
-	Stack       string   `json:"stack,omitempty"`       // the JavaScript stack of a failed host half
-}
-
-func hostHalfFailed(err error) HostHalfResult {
-	res := HostHalfResult{Reason: ReasonOf(err), Message: err.Error()}
-	if e, ok := err.(*Error); ok {
-		res.Stack = e.Stack
-	}
-	return res
-}
+// The page-facing verbs (docs/dynamic-plugins.md, "Verbs") that start a run. What a page
+// sends and gets back, and the secrets that authorise it, are the page protocol's
+// (runner/page); the state machine that answers is here: a pending request (request.go)
+// approved and started, or a direct gesture in the panel.
 
 // RunHostHalf starts (or attaches to) the host half of a run for a page: for a pending
 // request (approving it when it needs approval) or as a direct gesture in the panel.
-func (r *Runner) RunHostHalf(ctx context.Context, a RunHostHalfArgs) HostHalfResult {
+func (r *Runner) RunHostHalf(ctx context.Context, a page.RunHostHalfArgs) page.HostHalfResult {
 	p, k, err := r.plan(ctx, a.Session, a.PluginID, a.PackageID, a.Mode)
 	if err != nil {
-		return hostHalfFailed(err)
+		return page.HostHalfFailed(err)
 	}
 	if a.RequestID != "" {
 		return r.runForRequest(ctx, p, k, a)
@@ -64,9 +27,9 @@ func (r *Runner) RunHostHalf(ctx context.Context, a RunHostHalfArgs) HostHalfRes
 }
 
 // runForRequest is runHostHalf for request a.RequestID.
-func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHostHalfArgs) HostHalfResult {
+func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a page.RunHostHalfArgs) page.HostHalfResult {
 	if err := r.lock(); err != nil {
-		return hostHalfFailed(err)
+		return page.HostHalfFailed(err)
 	}
 	l := r.liveOf(p.ID)
 	q := l.req
@@ -74,13 +37,13 @@ func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHo
 	case q == nil || q.id != a.RequestID || q.pkg != k.ID || q.mode != a.Mode:
 		r.tidy(p.ID)
 		r.mu.Unlock()
-		return hostHalfFailed(refuse(ReasonNotAuthorised, "request %s does not authorise %s/%s in mode %q: it was answered, cancelled or expired, or names another Package; reload the panel", a.RequestID, p.ID, k.ID, a.Mode))
-	case subtle.ConstantTimeCompare([]byte(a.Ticket), []byte(q.ticket)) != 1:
+		return page.HostHalfFailed(refuse(ReasonNotAuthorised, "request %s does not authorise %s/%s in mode %q: it was answered, cancelled or expired, or names another Package; reload the panel", a.RequestID, p.ID, k.ID, a.Mode))
+	case !page.SameSecret(a.Ticket, q.ticket):
 		r.mu.Unlock()
-		return hostHalfFailed(refuse(ReasonNotAuthorised, "runHostHalf: the ticket does not match request %s; pass the ticket of its cordis/request-run event", q.id))
+		return page.HostHalfFailed(refuse(ReasonNotAuthorised, "runHostHalf: the ticket does not match request %s; pass the ticket of its cordis/request-run event", q.id))
 	case p.Latest == nil || p.Latest.PluginRunID != q.runID:
 		r.mu.Unlock()
-		return hostHalfFailed(refuse(ReasonNotAuthorised, "request %s no longer identifies the latest run of %s", q.id, p.ID))
+		return page.HostHalfFailed(refuse(ReasonNotAuthorised, "request %s no longer identifies the latest run of %s", q.id, p.ID))
 	}
 	att := cloneAttempt(p.Latest)
 	if q.started {
@@ -102,7 +65,7 @@ func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHo
 	if _, err := r.store.Update(ctx, p.ID, c); err != nil {
 		q.started, q.token = false, ""
 		r.mu.Unlock()
-		return hostHalfFailed(err)
+		return page.HostHalfFailed(err)
 	}
 	r.arm(q, r.opts.ClientTimeout)
 	r.mu.Unlock()
@@ -110,7 +73,7 @@ func (r *Runner) runForRequest(ctx context.Context, p Plugin, k Package, a RunHo
 }
 
 // afterRequestStart records the start of q's host half and answers the page.
-func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *request, res startResult) HostHalfResult {
+func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *request, res startResult) page.HostHalfResult {
 	var ob outbox
 	defer ob.flush()
 	r.mu.Lock()
@@ -123,11 +86,11 @@ func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *
 			r.steer(&ob, q.session, p.ID, requestFailedText(q, p, ReasonHostHalfFailed, res.err.Message, res.err.Stack))
 		}
 		r.tidy(p.ID)
-		return hostHalfFailed(res.err)
+		return page.HostHalfFailed(res.err)
 	}
 	if l.req != q || l.run != res.run {
 		// Cancelled or expired while starting: whoever ended it retracts the run.
-		return hostHalfFailed(refuse(ReasonCancelled, "request %s ended while its host half was starting (stopped, removed or expired); nothing of it runs", q.id))
+		return page.HostHalfFailed(refuse(ReasonCancelled, "request %s ended while its host half was starting (stopped, removed or expired); nothing of it runs", q.id))
 	}
 	_, _ = r.updateAttempt(ctx, p.ID, q.runID, Change{}, func(a *dynamic.Attempt) {
 		hostStarted(a, res)
@@ -135,7 +98,7 @@ func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *
 			a.Status = dynamic.RunClientPending
 		}
 	})
-	ok := HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: q.runID, WaitingFor: nonNil(res.waitingFor),
+	ok := page.HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: q.runID, WaitingFor: nonNil(res.waitingFor),
 		StartedHere: true, Token: q.token, Capability: res.run.capability}
 	if !k.HasClient() {
 		// A gated host-only Package: the page's approval was all it waited for.
@@ -149,44 +112,44 @@ func (r *Runner) afterRequestStart(ctx context.Context, p Plugin, k Package, q *
 }
 
 // attached answers a page that joined a run another page started.
-func attached(p Plugin, k Package, res startResult) HostHalfResult {
+func attached(p Plugin, k Package, res startResult) page.HostHalfResult {
 	if res.err != nil {
-		return hostHalfFailed(res.err)
+		return page.HostHalfFailed(res.err)
 	}
-	return HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: res.run.id, WaitingFor: nonNil(res.waitingFor), Capability: res.run.capability}
+	return page.HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: res.run.id, WaitingFor: nonNil(res.waitingFor), Capability: res.run.capability}
 }
 
 // runDirect is runHostHalf for a direct gesture: the person ran the Package from the panel,
 // which grants it.
-func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfResult {
+func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) page.HostHalfResult {
 	if err := r.lock(); err != nil {
-		return hostHalfFailed(err)
+		return page.HostHalfFailed(err)
 	}
 	l := r.liveOf(p.ID)
 	if l.req != nil {
 		q := l.req
 		r.mu.Unlock()
 		if q.id != "" {
-			return hostHalfFailed(refuse(ReasonTransitionInFlight, "%s has a pending run request %s; approve or decline it instead of starting the Plugin directly", p.ID, q.id))
+			return page.HostHalfFailed(refuse(ReasonTransitionInFlight, "%s has a pending run request %s; approve or decline it instead of starting the Plugin directly", p.ID, q.id))
 		}
-		return hostHalfFailed(pendingRefusal(p.ID, q))
+		return page.HostHalfFailed(pendingRefusal(p.ID, q))
 	}
 	if a := l.start; a != nil {
 		r.mu.Unlock()
 		if a.pkg != k.ID {
-			return hostHalfFailed(inFlight(p.ID, a))
+			return page.HostHalfFailed(inFlight(p.ID, a))
 		}
 		return attached(p, k, r.activate(ctx, p, k, &dynamic.Attempt{PluginRunID: a.runID, PackageID: k.ID}, "", ""))
 	}
 	if run := l.run; run != nil && run.pkg == k.ID && p.Latest != nil && p.Latest.PluginRunID == run.id {
 		r.mu.Unlock()
-		return HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: run.id, WaitingFor: waitingFor(run), Capability: run.capability}
+		return page.HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: run.id, WaitingFor: waitingFor(run), Capability: run.capability}
 	}
 	runID, err := r.store.Mint(ctx, CounterRun)
 	if err != nil {
 		r.tidy(p.ID)
 		r.mu.Unlock()
-		return hostHalfFailed(err)
+		return page.HostHalfFailed(err)
 	}
 	att := newAttempt(runID, k, dynamic.ModeRun)
 	if p.Current != "" && p.Current != k.ID {
@@ -195,7 +158,7 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 	if _, err := r.store.Update(ctx, p.ID, Change{Attempt: att, Next: ptr(k.ID), Grant: k.ID}); err != nil {
 		r.tidy(p.ID)
 		r.mu.Unlock()
-		return hostHalfFailed(err)
+		return page.HostHalfFailed(err)
 	}
 	token := secret()
 	var q *request
@@ -211,23 +174,23 @@ func (r *Runner) runDirect(ctx context.Context, p Plugin, k Package) HostHalfRes
 }
 
 // afterDirectStart records a direct start and answers the page.
-func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, q *request, token string, res startResult) HostHalfResult {
+func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, q *request, token string, res startResult) page.HostHalfResult {
 	var ob outbox
 	defer ob.flush()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.liveOf(p.ID)
 	if q != nil && !r.claim(q) && res.err == nil {
-		return hostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
+		return page.HostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
 	}
 	if res.err != nil {
 		r.failStart(ctx, p.ID, att.PluginRunID, res)
 		r.tidy(p.ID)
 		r.inject(&ob, p, fmt.Sprintf("The user ran %s/%s (%s) from the Cordis panel, and its host half failed: %s", p.ID, k.ID, att.PluginRunID, res.err.Message))
-		return hostHalfFailed(res.err)
+		return page.HostHalfFailed(res.err)
 	}
 	if l.run != res.run {
-		return hostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
+		return page.HostHalfFailed(refuse(ReasonCancelled, "%s/%s (%s) was stopped while it started; nothing of it runs", p.ID, k.ID, att.PluginRunID))
 	}
 	_, _ = r.updateAttempt(ctx, p.ID, att.PluginRunID, Change{}, func(a *dynamic.Attempt) {
 		hostStarted(a, res)
@@ -241,7 +204,7 @@ func (r *Runner) afterDirectStart(ctx context.Context, p Plugin, k Package, att 
 	} else if cur, err := r.commit(ctx, p.ID, res.run, nil); err == nil {
 		r.inject(&ob, p, fmt.Sprintf("The user ran %s/%s (%s) from the Cordis panel; it is running. currentPackageId is %s.", p.ID, k.ID, att.PluginRunID, cur.Current))
 	}
-	return HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, WaitingFor: nonNil(res.waitingFor), StartedHere: true, Token: token, Capability: res.run.capability}
+	return page.HostHalfResult{OK: true, PluginID: p.ID, PackageID: k.ID, PluginRunID: att.PluginRunID, WaitingFor: nonNil(res.waitingFor), StartedHere: true, Token: token, Capability: res.run.capability}
 }
 
 // inject queues an inject message to p's owner.

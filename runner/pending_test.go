@@ -9,6 +9,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/runner/sqlstore"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
@@ -56,7 +57,7 @@ func (p *process) end() {
 func (p *process) approve(t *testing.T, q runner.RequestRunEvent) {
 	t.Helper()
 	ctx := context.Background()
-	h := p.r.RunHostHalf(ctx, runner.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
+	h := p.r.RunHostHalf(ctx, page.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
 	if !h.OK || !h.StartedHere {
 		t.Fatalf("runHostHalf of %s = %+v", q.RequestID, h)
 	}

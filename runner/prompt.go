@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cordiskit/cordiskit/runner/inspect"
 )
 
 // PromptConfig is what the system-prompt section says about one runtime's runner.
@@ -37,7 +39,7 @@ func PromptSection(c PromptConfig) string {
 		c.ApprovalTimeout = DefaultApprovalTimeout
 	}
 	if c.InspectQueryTimeout <= 0 {
-		c.InspectQueryTimeout = DefaultInspectQueryTimeout
+		c.InspectQueryTimeout = inspect.DefaultQueryTimeout
 	}
 	storage := "Plugins and Packages live only in this process's memory: a restart loses them all."
 	if c.Durable {

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"github.com/cordiskit/cordiskit/catalog"
 	"github.com/cordiskit/cordiskit/generated"
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/inspect"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
@@ -129,12 +130,12 @@ func (o *Options) withDefaults() Options {
 	def(&c.ApprovalTimeout, DefaultApprovalTimeout)
 	def(&c.ClientTimeout, DefaultClientTimeout)
 	def(&c.StopTimeout, DefaultStopTimeout)
-	def(&c.InspectQueryTimeout, DefaultInspectQueryTimeout)
+	def(&c.InspectQueryTimeout, inspect.DefaultQueryTimeout)
 	if c.Clock == nil {
 		c.Clock = realClock{}
 	}
 	if c.MaxInspectMethods <= 0 {
-		c.MaxInspectMethods = DefaultMaxInspectMethods
+		c.MaxInspectMethods = inspect.DefaultMaxMethods
 	}
 	for _, f := range []struct {
 		p *int
@@ -174,8 +175,8 @@ type Runner struct {
 	queued    map[string]*mailbox
 	restarts  map[string]dynamic.BootRestart // what boot did per Plugin (RestartAtBoot); msgMu
 
-	inspect *inspectRegistry // inspect providers and client queries (inspect*.go)
-	leases  *leases          // with a SessionOwner store (lease.go)
+	inspect *inspect.Registry // inspect providers and client queries (inspect.go)
+	leases  *leases           // with a SessionOwner store (lease.go)
 	// unwatchChanges ends the relay of a ChangeNotifier store's changes (lease.go).
 	unwatchChanges func()
 }
@@ -239,7 +240,7 @@ func New(c *kit.Context, opts *Options) (*Runner, error) {
 	r := &Runner{opts: o, store: o.Store, host: o.Host, logger: o.Logger, live: map[string]*live{},
 		connected: map[string]int{}, queued: map[string]*mailbox{}}
 	r.stopped.L = &r.mu
-	if err := r.initInspect(o.Catalog); err != nil {
+	if err := r.initInspect(o); err != nil {
 		return nil, err
 	}
 	if r.logger == nil {
@@ -318,7 +319,7 @@ func (r *Runner) Dispose(ctx context.Context) error {
 		delete(r.live, id)
 	}
 	r.mu.Unlock()
-	r.closeInspect()
+	r.inspect.Close()
 	var errs []error
 	for _, a := range starts {
 		if err := a.wait(ctx); err != nil {
@@ -387,7 +388,7 @@ func (r *Runner) lock() error {
 }
 
 // secret returns an unguessable token.
-func secret() string { return rand.Text() }
+func secret() string { return page.NewSecret() }
 
 // An outbox collects events and messages to send once r.mu is released: kit listeners run
 // on the emitting goroutine and may call back into the Runner.

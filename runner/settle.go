@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // ClientCodeArgs are the arguments of getClientCode.
@@ -68,11 +70,9 @@ type ResolveArgs struct {
 	Resolution Resolution `json:"resolution"`       // the page's answer
 }
 
-// Accepted is the answer of resolveRequestRun; Message says why an answer was refused.
-type Accepted struct {
-	Accepted bool   `json:"accepted"`          // the answer counted
-	Message  string `json:"message,omitempty"` // why it did not
-}
+// Accepted is the answer of resolveRequestRun and settleUserRun (page.Accepted); Message
+// says why an answer was refused.
+type Accepted = page.Accepted
 
 // ResolveRequestRun settles a pending run request with a page's answer. A decline is
 // accepted from a page holding the request's ticket while nobody has started it; any

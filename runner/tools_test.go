@@ -286,7 +286,7 @@ func TestInspectSelfTool(t *testing.T) {
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"panel"}`, `"Panel"`, `"A panel."`, `{"client":"return () => {}"}`), &d)
 	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"panel-2","packageId":"pkg-3","mode":"run"}`, &dynamic.RunOutput{})
 	q := e.lastRequest()
-	if acc := (page{e}).answer(q, Resolution{Reason: ReasonRejected}); !acc.Accepted {
+	if acc := (testPage{e}).answer(q, Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatal(acc.Message)
 	}
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"note"}`, `"Note"`, `"A note."`, `{"client":"return () => {}"}`), &d)

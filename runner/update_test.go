@@ -129,7 +129,7 @@ func TestUpdateReplacesTheWorkingRun(t *testing.T) {
 func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	d1 := e.define(newPlugin("clock"), "harness.handle('now', () => 42);\nreturn () => {}", "")
 	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d1.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)

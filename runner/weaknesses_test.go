@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
@@ -72,7 +73,7 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	clock := &ManualClock{}
 	e := newEnv(t, &Options{ClientTimeout: 200 * time.Millisecond, Clock: clock})
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
 	// The Package was granted before (as an approval with future versions would have).
 	if _, err := e.r.Store().Update(context.Background(), d.PluginID, Change{Grant: d.PackageID}); err != nil {
@@ -112,7 +113,7 @@ func TestWeaknessClientTimeout(t *testing.T) {
 	}
 
 	// A direct run from the panel: its page starts it and never reports.
-	h := e.r.RunHostHalf(context.Background(), RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
+	h := e.r.RunHostHalf(context.Background(), page.RunHostHalfArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun})
 	if !h.OK || !h.StartedHere || h.PluginRunID != "run-2" {
 		t.Fatalf("direct runHostHalf = %+v", h)
 	}
@@ -149,7 +150,7 @@ func TestWeaknessClientTimeout(t *testing.T) {
 func TestWeaknessRevokePackageGrant(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	d := e.define(newPlugin("clock"), clockHost, clientCode)
 	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
@@ -196,7 +197,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	h := &fakeHost{}
 	e := newEnv(t, &Options{Host: h})
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	d := e.define(newPlugin("clock"), "return () => {}", clientCode)
 	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
@@ -292,7 +293,7 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
-	h := page{e}.approve(t, e.lastRequest(), false)
+	h := testPage{e}.approve(t, e.lastRequest(), false)
 	disconnect := e.r.Connect("s1")
 	defer disconnect()
 	e.takeMessages() // the run's completion
@@ -335,7 +336,7 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := as("s1")
-	pg := page{e}
+	pg := testPage{e}
 	a := e.define(newPlugin("clock"), clockHost, clientCode)
 	b := e.define(newPlugin("note"), clockHost, clientCode)
 	for _, d := range []dynamic.DefineOutput{a, b} {

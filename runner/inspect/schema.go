@@ -1,4 +1,4 @@
-package runner
+package inspect
 
 import (
 	"bytes"
@@ -10,41 +10,41 @@ import (
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
-// An inspectSchema is a method's input or output JSON Schema, compiled once when its
+// An schemaOf is a method's input or output JSON Schema, compiled once when its
 // manifest is registered or published (schema.Compile: a page publishes its manifests, and
 // a schema that refers to itself without descending into the value would overflow the
 // validator's stack on the first query), so a query only validates.
-type inspectSchema struct{ s *schema.Schema }
+type schemaOf struct{ s *schema.Schema }
 
-func compileInspectSchema(raw json.RawMessage, path string) (*inspectSchema, error) {
+func compileSchema(raw json.RawMessage, path string) (*schemaOf, error) {
 	s, err := schema.Compile(raw, path, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &inspectSchema{s}, nil
+	return &schemaOf{s}, nil
 }
 
 // validate checks doc, a JSON document, against s.
-func (s *inspectSchema) validate(doc json.RawMessage) error { return s.s.Validate(doc) }
+func (s *schemaOf) validate(doc json.RawMessage) error { return s.s.Validate(doc) }
 
-// An inspectEntry is a checked copy of an InspectManifest with its schemas resolved.
-type inspectEntry struct {
-	manifest InspectManifest
-	methods  map[string]*inspectMethodSchemas
+// An entry is a checked copy of an Manifest with its schemas resolved.
+type entry struct {
+	manifest Manifest
+	methods  map[string]*methodSchemas
 }
 
-type inspectMethodSchemas struct {
-	in, out *inspectSchema
+type methodSchemas struct {
+	in, out *schemaOf
 }
 
 // method returns the schemas of the method called name.
-func (c *inspectEntry) method(name string) (*inspectMethodSchemas, bool) {
+func (c *entry) method(name string) (*methodSchemas, bool) {
 	m, ok := c.methods[name]
 	return m, ok
 }
 
 // methodNames lists the manifest's method names, for teaching errors.
-func (c *inspectEntry) methodNames() string {
+func (c *entry) methodNames() string {
 	names := make([]string, len(c.manifest.Methods))
 	for i, m := range c.manifest.Methods {
 		names[i] = m.Name
@@ -52,13 +52,13 @@ func (c *inspectEntry) methodNames() string {
 	return strings.Join(names, ", ")
 }
 
-// compileInspectManifest checks m (docs/dynamic-plugins.md, "Inspect providers": a
+// compileManifest checks m (docs/dynamic-plugins.md, "Inspect providers": a
 // non-empty trimmed id and description, method names non-empty and unique, each with a
 // description and supported schemas) and returns a copy the caller cannot change. where
 // names the manifest in errors.
-func compileInspectManifest(m InspectManifest, where string) (*inspectEntry, error) {
-	c := &inspectEntry{manifest: InspectManifest{ID: strings.TrimSpace(m.ID), Description: strings.TrimSpace(m.Description)},
-		methods: map[string]*inspectMethodSchemas{}}
+func compileManifest(m Manifest, where string) (*entry, error) {
+	c := &entry{manifest: Manifest{ID: strings.TrimSpace(m.ID), Description: strings.TrimSpace(m.Description)},
+		methods: map[string]*methodSchemas{}}
 	id := c.manifest.ID
 	switch {
 	case id == "":
@@ -79,15 +79,15 @@ func compileInspectManifest(m InspectManifest, where string) (*inspectEntry, err
 		case strings.TrimSpace(dm.Description) == "":
 			return nil, fmt.Errorf("%s: provider %q method %q has no description; say what it returns", where, id, name)
 		}
-		in, err := compileInspectSchema(dm.InputSchema, id+"."+name+".inputSchema")
+		in, err := compileSchema(dm.InputSchema, id+"."+name+".inputSchema")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		out, err := compileInspectSchema(dm.OutputSchema, id+"."+name+".outputSchema")
+		out, err := compileSchema(dm.OutputSchema, id+"."+name+".outputSchema")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		c.methods[name] = &inspectMethodSchemas{in: in, out: out}
+		c.methods[name] = &methodSchemas{in: in, out: out}
 		c.manifest.Methods = append(c.manifest.Methods, dynamic.InspectMethod{Name: name, Description: strings.TrimSpace(dm.Description),
 			InputSchema: bytes.Clone(dm.InputSchema), OutputSchema: bytes.Clone(dm.OutputSchema)})
 	}
@@ -96,7 +96,7 @@ func compileInspectManifest(m InspectManifest, where string) (*inspectEntry, err
 
 // view is the manifest as cordis_inspect_list shows it. The schemas are copied: the
 // caller may keep (and change) the result.
-func (c *inspectEntry) view(p dynamic.InspectPlatform) dynamic.InspectProvider {
+func (c *entry) view(p dynamic.InspectPlatform) dynamic.InspectProvider {
 	v := dynamic.InspectProvider{Platform: p, ID: c.manifest.ID, Description: c.manifest.Description,
 		Methods: make([]dynamic.InspectMethod, len(c.manifest.Methods))}
 	for i, m := range c.manifest.Methods {

@@ -1,4 +1,4 @@
-package runner
+package inspect
 
 import (
 	"context"
@@ -16,24 +16,8 @@ import (
 
 // The first-party host providers (docs/dynamic-plugins.md, "Host providers"): Service,
 // Event, Builtin and Tool, built from the merged catalog and the live runtime. They are
-// registered once, when the Runner starts, so every session reads the same providers (the
+// registered once, when the Registry is made, so every session reads the same providers (the
 // original registers them per session, and a second session's registration fails).
-
-// initInspect builds the inspect registry over cat merged with the kit's core tier, and
-// registers the first-party host providers.
-func (r *Runner) initInspect(cat *catalog.Catalog) error {
-	merged, err := withCoreTier(cat)
-	if err != nil {
-		return fmt.Errorf("runner: Options.Catalog: %w", err)
-	}
-	r.inspect = &inspectRegistry{cat: merged, queries: map[string]*clientQuery{}}
-	for _, p := range r.firstPartyProviders() {
-		if _, err := r.RegisterInspectProvider(p); err != nil {
-			return fmt.Errorf("runner: first-party inspect provider: %w", err)
-		}
-	}
-	return nil
-}
 
 // withCoreTier merges the kit's core tier into cat. cat may already hold it (the merged
 // catalog of a Toolset, toolset.Catalog()): entries declared by the same Go declaration as
@@ -91,22 +75,22 @@ func oneMethod(name, desc, in, out string) []dynamic.InspectMethod {
 }
 
 // firstPartyProviders are Service, Event, Builtin and Tool, in that order.
-func (r *Runner) firstPartyProviders() []InspectProvider {
-	return []InspectProvider{
-		{Manifest: InspectManifest{ID: "Service", Description: "The catalogued services a host half can inject: their methods with JavaScript signatures, and for one service its documentation, how to reach it and the shapes of the types its signatures name.",
+func (reg *Registry) firstPartyProviders() []Provider {
+	return []Provider{
+		{Manifest: Manifest{ID: "Service", Description: "The catalogued services a host half can inject: their methods with JavaScript signatures, and for one service its documentation, how to reach it and the shapes of the types its signatures name.",
 			Methods: oneMethod("listService", "List every catalogued service, or describe one ({service: key}) with its docs, access expression and referencedTypes. Call it before writing code that uses a service; never guess a method or a field.", serviceInput, serviceOutput)},
-			Query: r.queryService},
-		{Manifest: InspectManifest{ID: "Event", Description: "The catalogued events a host half can listen to with ctx.on: dispatch mode and exact listener signature, and for one event its parameters and the shapes of the types they name.",
+			Query: reg.queryService},
+		{Manifest: Manifest{ID: "Event", Description: "The catalogued events a host half can listen to with ctx.on: dispatch mode and exact listener signature, and for one event its parameters and the shapes of the types they name.",
 			Methods: oneMethod("listEvents", "List every catalogued event, or describe one ({event: name}) with its parameters and referencedTypes.", eventInput, eventOutput)},
-			Query: r.queryEvent},
-		{Manifest: InspectManifest{ID: "Builtin", Description: "The globals a host half has (ctx verbs, harness, console, btoa/atob, TextEncoder/TextDecoder) and the Node.js APIs that throw and what to use instead.",
+			Query: reg.queryEvent},
+		{Manifest: Manifest{ID: "Builtin", Description: "The globals a host half has (ctx verbs, harness, console, btoa/atob, TextEncoder/TextDecoder) and the Node.js APIs that throw and what to use instead.",
 			Methods: oneMethod("listBuiltins", "List the host half's globals and ctx verbs.", emptyInput, builtinOutput)},
-			Query: func(context.Context, InspectCall) (any, error) {
+			Query: func(context.Context, Call) (any, error) {
 				return builtinsOut{Builtins: hostBuiltins(), ReferencedTypes: []typeShape{}}, nil
 			}},
-		{Manifest: InspectManifest{ID: "Tool", Description: "The model-facing tools registered now, including those dynamic plugins registered: what you can call.",
+		{Manifest: Manifest{ID: "Tool", Description: "The model-facing tools registered now, including those dynamic plugins registered: what you can call.",
 			Methods: oneMethod("listTools", "List the registered tools with their input and output schemas.", emptyInput, toolOutput)},
-			Query: r.queryTools},
+			Query: reg.queryTools},
 	}
 }
 
@@ -158,14 +142,14 @@ type serviceOut struct {
 	ReferencedTypes []typeShape   `json:"referencedTypes"`
 }
 
-func (r *Runner) queryService(ctx context.Context, call InspectCall) (any, error) {
+func (reg *Registry) queryService(ctx context.Context, call Call) (any, error) {
 	var in struct {
 		Service *string `json:"service"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return nil, err
 	}
-	cat, live := r.inspect.cat, liveServices(ctx, r.ctx())
+	cat, live := reg.cat, liveServices(ctx, reg.host())
 	if in.Service == nil {
 		out := serviceCatalogOut{Mode: "catalog", Services: []serviceSummary{}}
 		for i := range cat.Services {
@@ -288,14 +272,14 @@ type eventOut struct {
 // events, which the panel consumes (docs/dynamic-plugins.md, "Events").
 func hiddenEvent(name string) bool { return strings.HasPrefix(name, "cordis/") }
 
-func (r *Runner) queryEvent(_ context.Context, call InspectCall) (any, error) {
+func (reg *Registry) queryEvent(_ context.Context, call Call) (any, error) {
 	var in struct {
 		Event *string `json:"event"`
 	}
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return nil, err
 	}
-	cat := r.inspect.cat
+	cat := reg.cat
 	if in.Event == nil {
 		out := eventCatalogOut{Mode: "catalog", Events: []eventSummary{}}
 		for _, ev := range cat.Events {
@@ -329,8 +313,8 @@ type toolsOut struct {
 	Tools []kit.ToolSchema `json:"tools"`
 }
 
-func (r *Runner) queryTools(ctx context.Context, _ InspectCall) (any, error) {
-	tools, ok := kit.ToolsService.Get(r.ctx())
+func (reg *Registry) queryTools(ctx context.Context, _ Call) (any, error) {
+	tools, ok := kit.ToolsService.Get(reg.host())
 	if !ok {
 		return nil, fmt.Errorf("the tools registry is not running, so no tool can be listed or called now")
 	}

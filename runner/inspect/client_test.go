@@ -1,4 +1,4 @@
-package runner
+package inspect
 
 import (
 	"context"
@@ -11,21 +11,22 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // queryWatch records the client inspect events of an env.
 type queryWatch struct {
-	asked    chan InspectQueryEvent
+	asked    chan QueryEvent
 	mu       sync.Mutex
 	resolved []string
 }
 
 func (e *env) watchQueries() *queryWatch {
-	q := &queryWatch{asked: make(chan InspectQueryEvent, 16)}
+	q := &queryWatch{asked: make(chan QueryEvent, 16)}
 	e.root.Plugin(&kit.Plugin{Name: "query-watcher", Apply: func(c *kit.Context) error {
-		_, _ = InspectQuery.On(c, func(ev InspectQueryEvent) { q.asked <- ev })
-		_, _ = InspectQueryResolved.On(c, func(ev InspectQueryResolvedEvent) {
+		_, _ = Query.On(c, func(ev QueryEvent) { q.asked <- ev })
+		_, _ = QueryResolved.On(c, func(ev QueryResolvedEvent) {
 			q.mu.Lock()
 			q.resolved = append(q.resolved, ev.RequestID)
 			q.mu.Unlock()
@@ -35,7 +36,7 @@ func (e *env) watchQueries() *queryWatch {
 	return q
 }
 
-func (q *queryWatch) next(t *testing.T) InspectQueryEvent {
+func (q *queryWatch) next(t *testing.T) QueryEvent {
 	t.Helper()
 	select {
 	case ev := <-q.asked:
@@ -61,31 +62,31 @@ type testPage struct {
 	cancel context.CancelFunc
 }
 
-func (e *env) connect(providers ...InspectManifest) *testPage {
+func (e *env) connect(providers ...Manifest) *testPage {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	e.t.Cleanup(cancel)
-	p := &testPage{e: e, id: e.r.ConnectPage(ctx), cancel: cancel}
+	p := &testPage{e: e, id: e.reg.ConnectPage(ctx), cancel: cancel}
 	p.publish(providers...)
 	return p
 }
 
-func (p *testPage) publish(providers ...InspectManifest) {
+func (p *testPage) publish(providers ...Manifest) {
 	p.e.t.Helper()
-	if err := p.e.r.SyncInspectManifest(context.Background(), SyncInspectManifestArgs{Page: p.id, Providers: providers}); err != nil {
+	if err := p.e.reg.SyncManifest(SyncManifestArgs{Page: p.id, Providers: providers}); err != nil {
 		p.e.t.Fatal(err)
 	}
 }
 
-func (p *testPage) answer(ev InspectQueryEvent, res InspectResolution) Accepted {
-	return p.e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: p.id, Session: ev.Session, RequestID: ev.RequestID, Resolution: res})
+func (p *testPage) answer(ev QueryEvent, res Resolution) page.Accepted {
+	return p.e.reg.ResolveQuery(ResolveQueryArgs{Page: p.id, Session: ev.Session, RequestID: ev.RequestID, Resolution: res})
 }
 
-func okAnswer(data string) InspectResolution {
-	return InspectResolution{OK: true, Data: json.RawMessage(data)}
+func okAnswer(data string) Resolution {
+	return Resolution{OK: true, Data: json.RawMessage(data)}
 }
-func failAnswer(code, msg string) InspectResolution {
-	return InspectResolution{Error: &InspectFailure{Code: code, Message: msg}}
+func failAnswer(code, msg string) Resolution {
+	return Resolution{Error: &Failure{Code: code, Message: msg}}
 }
 
 // gone disconnects the page and waits until its manifest has left the list.
@@ -93,9 +94,9 @@ func (p *testPage) gone() {
 	p.e.t.Helper()
 	p.cancel()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		p.e.r.inspect.mu.Lock()
-		connected := p.e.r.inspect.pageByID(p.id) != nil
-		p.e.r.inspect.mu.Unlock()
+		p.e.reg.mu.Lock()
+		connected := p.e.reg.pageByID(p.id) != nil
+		p.e.reg.mu.Unlock()
 		if !connected {
 			return
 		}
@@ -116,7 +117,7 @@ func (e *env) ask(ctx context.Context, provider, method, input string) <-chan qu
 		in.Input = json.RawMessage(input)
 	}
 	go func() {
-		out, err := e.r.InspectQuery(ctx, in)
+		out, err := e.inspectQuery(ctx, in)
 		done <- queryResult{out, err}
 	}()
 	return done
@@ -134,11 +135,11 @@ func waitQuery(t *testing.T, c <-chan queryResult) queryResult {
 }
 
 func TestClientManifestsPerPage(t *testing.T) {
-	e := newInspectEnv(t, nil)
+	e := newEnv(t, nil)
 	a := e.connect(manifest("Slots", "listSubTree"))
 	b := e.connect(manifest("Theme", "listTokens"), manifest("Slots", "listSubTree", "describe"))
 	list := func() string {
-		out, _ := e.r.InspectList(context.Background(), dynamic.InspectListInput{})
+		out := e.reg.List()
 		s := providerIDs(out)
 		for _, p := range out.Providers {
 			if p.ID == "Slots" {
@@ -162,42 +163,42 @@ func TestClientManifestsPerPage(t *testing.T) {
 	if got := list(); got != host {
 		t.Fatalf("after b disconnected: %q, want the host providers only", got)
 	}
-	err := e.r.SyncInspectManifest(context.Background(), SyncInspectManifestArgs{Page: b.id, Providers: []InspectManifest{manifest("Theme", "listTokens")}})
-	if ReasonOf(err) != ReasonNotAuthorised || !strings.Contains(err.Error(), "the page is not connected") {
+	err := e.reg.SyncManifest(SyncManifestArgs{Page: b.id, Providers: []Manifest{manifest("Theme", "listTokens")}})
+	if page.ReasonOf(err) != page.ReasonNotAuthorised || !strings.Contains(err.Error(), "the page is not connected") {
 		t.Fatalf("publish after disconnect: %v", err)
 	}
 }
 
-func TestSyncInspectManifestChecks(t *testing.T) {
-	e := newInspectEnv(t, &Options{MaxInspectMethods: 3})
+func TestSyncManifestChecks(t *testing.T) {
+	e := newEnv(t, &Options{MaxMethods: 3})
 	p := e.connect(manifest("Slots", "listSubTree"))
 	for _, tc := range []struct {
 		name      string
 		page      string
-		providers []InspectManifest
+		providers []Manifest
 		want      string
 	}{
 		{"unknown page", "page-guessed", nil, "the page is not connected"},
-		{"twice", p.id, []InspectManifest{manifest("Slots", "a"), manifest("Slots", "b")}, `provider "Slots" is listed twice`},
-		{"too many", p.id, []InspectManifest{manifest("A", "a", "b"), manifest("B", "c", "d")}, "lists 4 methods; a page may publish at most 3 (Options.MaxInspectMethods)"},
-		{"invalid", p.id, []InspectManifest{{ID: "Theme", Description: "d"}}, `syncInspectManifest: providers[0]: provider "Theme" has no methods`},
+		{"twice", p.id, []Manifest{manifest("Slots", "a"), manifest("Slots", "b")}, `provider "Slots" is listed twice`},
+		{"too many", p.id, []Manifest{manifest("A", "a", "b"), manifest("B", "c", "d")}, "lists 4 methods; a page may publish at most 3 (runner.Options.MaxInspectMethods)"},
+		{"invalid", p.id, []Manifest{{ID: "Theme", Description: "d"}}, `syncInspectManifest: providers[0]: provider "Theme" has no methods`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := e.r.SyncInspectManifest(context.Background(), SyncInspectManifestArgs{Page: tc.page, Providers: tc.providers})
+			err := e.reg.SyncManifest(SyncManifestArgs{Page: tc.page, Providers: tc.providers})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
 	}
 	// A refused manifest changed nothing.
-	out, _ := e.r.InspectList(context.Background(), dynamic.InspectListInput{})
+	out := e.reg.List()
 	if got := providerIDs(out); !strings.HasSuffix(got, "host:Tool client:Slots") {
 		t.Fatalf("list = %q after refused manifests", got)
 	}
 }
 
 func TestClientQueryAnswered(t *testing.T) {
-	e := newInspectEnv(t, nil)
+	e := newEnv(t, nil)
 	qs := e.watchQueries()
 	p := e.connect(manifest("Slots", "listSubTree"))
 	res := e.ask(as("s1"), "Slots", "listSubTree", `{"root":"main"}`)
@@ -225,7 +226,7 @@ func TestClientQueryAnswered(t *testing.T) {
 		{"Slots", "list", "", `client inspect provider Slots has no method "list"; its methods: listSubTree`},
 		{"Slots", "listSubTree", `"main"`, "client inspect provider Slots.listSubTree rejected input"},
 	} {
-		if r := waitQuery(t, e.ask(as("s1"), tc.provider, tc.method, tc.input)); ReasonOf(r.err) != ReasonInvalid || !strings.Contains(r.err.Error(), tc.want) {
+		if r := waitQuery(t, e.ask(as("s1"), tc.provider, tc.method, tc.input)); page.ReasonOf(r.err) != page.ReasonInvalid || !strings.Contains(r.err.Error(), tc.want) {
 			t.Errorf("%s.%s: %v, want %q", tc.provider, tc.method, r.err, tc.want)
 		}
 	}
@@ -235,7 +236,7 @@ func TestClientQueryAnswered(t *testing.T) {
 }
 
 func TestClientQueryAnswerRules(t *testing.T) {
-	e := newInspectEnv(t, nil)
+	e := newEnv(t, nil)
 	qs := e.watchQueries()
 	a := e.connect(manifest("Slots", "listSubTree"))
 	b := e.connect(manifest("Slots", "listSubTree"))
@@ -247,11 +248,11 @@ func TestClientQueryAnswerRules(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		acc  Accepted
+		acc  page.Accepted
 		want string
 	}{
-		{"wrong agent", e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: a.id, Session: "s2", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), `was not asked for agent "s2"`},
-		{"unknown page", e.r.ResolveInspectQuery(context.Background(), ResolveInspectQueryArgs{Page: "page-x", Session: "s1", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), "this page may not answer"},
+		{"wrong agent", e.reg.ResolveQuery(ResolveQueryArgs{Page: a.id, Session: "s2", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), `was not asked for agent "s2"`},
+		{"unknown page", e.reg.ResolveQuery(ResolveQueryArgs{Page: "page-x", Session: "s1", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), "this page may not answer"},
 		{"page not asked", other.answer(ev, okAnswer(`{"ok":true}`)), "did not publish Slots.listSubTree"},
 		{"invalid data", a.answer(ev, okAnswer(`{"nope":1}`)), "counted as this page's failure: the page answered data its outputSchema rejects"},
 		{"second answer", a.answer(ev, okAnswer(`{"ok":true}`)), "already answered"},
@@ -274,17 +275,17 @@ func TestClientQueryAnswerRules(t *testing.T) {
 }
 
 func TestClientQueryFailsOnEveryPage(t *testing.T) {
-	e := newInspectEnv(t, nil)
+	e := newEnv(t, nil)
 	qs := e.watchQueries()
 	a := e.connect(manifest("Slots", "listSubTree"))
 	b := e.connect(manifest("Slots", "listSubTree"))
 	res := e.ask(as("s1"), "Slots", "listSubTree", "")
 	ev := qs.next(t)
 	a.answer(ev, failAnswer("provider-error", "Client Slots service is not running"))
-	b.answer(ev, InspectResolution{})
+	b.answer(ev, Resolution{})
 	r := waitQuery(t, res)
 	want := "client inspect provider Slots.listSubTree failed on every connected page that publishes it: provider-error: Client Slots service is not running; provider-error: the page gave no reason. Do not repeat the same query unchanged"
-	if ReasonOf(r.err) != ReasonProviderError || !strings.Contains(r.err.Error(), want) {
+	if page.ReasonOf(r.err) != page.ReasonProviderError || !strings.Contains(r.err.Error(), want) {
 		t.Fatalf("err = %v, want %q", r.err, want)
 	}
 	if got := qs.takeResolved(); len(got) != 1 {
@@ -303,13 +304,13 @@ func TestClientQueryFailsOnEveryPage(t *testing.T) {
 }
 
 func TestClientQueryEnds(t *testing.T) {
-	e := newInspectEnv(t, &Options{InspectQueryTimeout: 50 * time.Millisecond})
+	e := newEnv(t, &Options{QueryTimeout: 50 * time.Millisecond})
 	qs := e.watchQueries()
 	p := e.connect(manifest("Slots", "listSubTree"))
 
 	r := waitQuery(t, e.ask(as("s1"), "Slots", "listSubTree", ""))
 	ev := qs.next(t)
-	if ReasonOf(r.err) != ReasonExpired || !strings.Contains(r.err.Error(), "client inspect query Slots.listSubTree ("+ev.RequestID+") expired: no connected panel page answered within 50ms") {
+	if page.ReasonOf(r.err) != page.ReasonExpired || !strings.Contains(r.err.Error(), "client inspect query Slots.listSubTree ("+ev.RequestID+") expired: no connected panel page answered within 50ms") {
 		t.Fatalf("expiry: %v", r.err)
 	}
 	if acc := p.answer(ev, okAnswer(`{"ok":true}`)); acc.Accepted {
@@ -320,16 +321,16 @@ func TestClientQueryEnds(t *testing.T) {
 	res := e.ask(ctx, "Slots", "listSubTree", "")
 	qs.next(t)
 	cancel()
-	if r := waitQuery(t, res); ReasonOf(r.err) != ReasonCancelled || !strings.Contains(r.err.Error(), "inspect query Slots.listSubTree was cancelled") {
+	if r := waitQuery(t, res); page.ReasonOf(r.err) != page.ReasonCancelled || !strings.Contains(r.err.Error(), "inspect query Slots.listSubTree was cancelled") {
 		t.Fatalf("cancel: %v", r.err)
 	}
 
 	// The only page asked goes away: the query settles at once, not at its deadline.
-	e.r.opts.InspectQueryTimeout = time.Minute
+	e.reg.opts.QueryTimeout = time.Minute
 	res = e.ask(as("s1"), "Slots", "listSubTree", "")
 	qs.next(t)
 	p.gone()
-	if r := waitQuery(t, res); ReasonOf(r.err) != ReasonProviderError || !strings.Contains(r.err.Error(), "every panel page that publishes it closed before answering") {
+	if r := waitQuery(t, res); page.ReasonOf(r.err) != page.ReasonProviderError || !strings.Contains(r.err.Error(), "every panel page that publishes it closed before answering") {
 		t.Fatalf("page gone: %v", r.err)
 	}
 	if got := qs.takeResolved(); len(got) != 3 {
@@ -338,19 +339,17 @@ func TestClientQueryEnds(t *testing.T) {
 }
 
 func TestClientQueryDispose(t *testing.T) {
-	e := newInspectEnv(t, &Options{InspectQueryTimeout: time.Minute})
+	e := newEnv(t, &Options{QueryTimeout: time.Minute})
 	qs := e.watchQueries()
 	e.connect(manifest("Slots", "listSubTree"))
 	res := e.ask(as("s1"), "Slots", "listSubTree", "")
 	qs.next(t)
-	if err := e.r.Dispose(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if r := waitQuery(t, res); ReasonOf(r.err) != ReasonClosed {
+	e.reg.Close()
+	if r := waitQuery(t, res); page.ReasonOf(r.err) != page.ReasonClosed {
 		t.Fatalf("a query pending at Dispose: %v", r.err)
 	}
-	id := e.r.ConnectPage(context.Background())
-	if err := e.r.SyncInspectManifest(context.Background(), SyncInspectManifestArgs{Page: id, Providers: []InspectManifest{manifest("Slots", "x")}}); ReasonOf(err) != ReasonClosed {
+	id := e.reg.ConnectPage(context.Background())
+	if err := e.reg.SyncManifest(SyncManifestArgs{Page: id, Providers: []Manifest{manifest("Slots", "x")}}); page.ReasonOf(err) != page.ReasonClosed {
 		t.Fatalf("publish after Dispose: %v", err)
 	}
 }
@@ -358,7 +357,7 @@ func TestClientQueryDispose(t *testing.T) {
 // Pages answering, failing and leaving while queries are asked and cancelled: every query
 // returns, the first valid answer wins, and nothing is left pending.
 func TestClientQueryStorm(t *testing.T) {
-	e := newInspectEnv(t, &Options{InspectQueryTimeout: time.Second})
+	e := newEnv(t, &Options{QueryTimeout: time.Second})
 	var pages []*testPage
 	for range 4 {
 		pages = append(pages, e.connect(manifest("Slots", "listSubTree")))
@@ -366,7 +365,7 @@ func TestClientQueryStorm(t *testing.T) {
 	var answering sync.WaitGroup
 	defer answering.Wait()
 	e.root.Plugin(&kit.Plugin{Name: "answering-pages", Apply: func(c *kit.Context) error {
-		_, err := InspectQuery.On(c, func(ev InspectQueryEvent) {
+		_, err := Query.On(c, func(ev QueryEvent) {
 			for i, p := range pages {
 				answering.Go(func() {
 					if i%2 == 0 {
@@ -394,14 +393,14 @@ func TestClientQueryStorm(t *testing.T) {
 			if i%4 == 0 {
 				cancel()
 			}
-			out, err := e.r.InspectQuery(ctx, dynamic.InspectQueryInput{Platform: dynamic.InspectClient, Provider: "Slots", Method: "listSubTree"})
+			out, err := e.inspectQuery(ctx, dynamic.InspectQueryInput{Platform: dynamic.InspectClient, Provider: "Slots", Method: "listSubTree"})
 			if err == nil && string(out.Data) != `{"ok":1}` && string(out.Data) != `{"ok":3}` {
 				t.Errorf("data %s is no page's valid answer", out.Data)
 			}
 			if err == nil {
 				answered.Add(1)
 			}
-			if err != nil && ReasonOf(err) != ReasonCancelled {
+			if err != nil && page.ReasonOf(err) != page.ReasonCancelled {
 				t.Errorf("query failed: %v", err)
 			}
 		}()
@@ -410,9 +409,9 @@ func TestClientQueryStorm(t *testing.T) {
 	if answered.Load() == 0 {
 		t.Error("no query got an answer")
 	}
-	e.r.inspect.mu.Lock()
-	left := len(e.r.inspect.queries)
-	e.r.inspect.mu.Unlock()
+	e.reg.mu.Lock()
+	left := len(e.reg.queries)
+	e.reg.mu.Unlock()
 	if left != 0 {
 		t.Errorf("%d queries left pending", left)
 	}
