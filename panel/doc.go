@@ -176,7 +176,7 @@
 // event is a type of this package named after it (a Payload): RequestRun (with its
 // ticket), RequestRunResolved, DynamicPackage, DynamicRetract, InspectQuery,
 // InspectQueryResolved, DefinitionChanged {session, pluginId, packageId, change:
-// "defined" | "undefined"} (a define starts nothing, so without it a page would have to
+// "defined" | "undefined" | "updated"} (a define starts nothing, so without it a page would have to
 // poll for new definitions), and Activity, one card of the activity list (below). The
 // stream starts with "retry: 500" (a dropped stream's EventSource reconnects after
 // 0.5 s), then "event: cordis/connected" and data (Connected) {"resumed":bool, "page":id},

@@ -156,13 +156,14 @@ type DynamicRetract struct {
 }
 
 // DefinitionChanged (cordis/definition-changed) says a session defined a Package or
-// removed a Plugin: pages read their inventory again. A define starts nothing, so no
-// other event would tell them.
+// removed a Plugin, or, on a store several processes share, that another process changed
+// one (updated: a run, a stop, a grant): pages read their inventory again. A define
+// starts nothing, so no other event would tell them.
 type DefinitionChanged struct {
 	Session   string                  `json:"session"`             // the Plugin's session
-	PluginID  string                  `json:"pluginId"`            // the Plugin
-	PackageID string                  `json:"packageId,omitempty"` // "" for a removal
-	Change    runner.DefinitionChange `json:"change"`              // defined or undefined
+	PluginID  string                  `json:"pluginId"`            // the Plugin; "" for an update that names none (any of the session's)
+	PackageID string                  `json:"packageId,omitempty"` // the new Package of a define
+	Change    runner.DefinitionChange `json:"change"`              // defined, undefined or updated
 }
 
 // InspectQuery (cordis/inspect-query) asks the pages that published Provider.Method for

@@ -81,14 +81,18 @@ type DynamicRetractEvent struct {
 // DefinitionChanged reports that a session's definitions changed: a define recorded a new
 // Package (on a new Plugin or an existing one), or a Plugin was undefined (by the model or
 // from a panel). Pages read their inventory again instead of polling for it; a define
-// starts nothing, so no other event would tell them.
+// starts nothing, so no other event would tell them. On a Store that several processes
+// share (a ChangeNotifier) the Runner emits it for the other processes' changes too,
+// their runs, stops and grants as Updated, once its Store confirms the session.
 var DefinitionChanged = kit.NewEvent[DefinitionChangedEvent]("cordis/definition-changed")
 
 // DefinitionChangedEvent is the payload of DefinitionChanged.
 type DefinitionChangedEvent struct {
-	Session   string // the owning session
+	Session string // the owning session
+	// PluginID is the Plugin; "" for an Updated that names none (any of the session's
+	// Plugins may have changed).
 	PluginID  string
-	PackageID string // the new Package; "" for a removal
+	PackageID string // the new Package of a define; "" otherwise
 	Change    DefinitionChange
 }
 
@@ -99,6 +103,7 @@ type DefinitionChange string
 const (
 	Defined   DefinitionChange = "defined"   // a new Package was recorded
 	Undefined DefinitionChange = "undefined" // the Plugin and its Packages were removed
+	Updated   DefinitionChange = "updated"   // another process changed the Plugin (a run, a stop, a grant) or may have: read it again
 )
 
 // ModelMessage carries a message from the runner to the model of the session that owns a

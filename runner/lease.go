@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -69,14 +71,216 @@ func (r *Runner) TakeSession(ctx context.Context, session string) error {
 }
 
 // A ChangeNotifier is a Store that several processes share and that tells each of them
-// the defines and removals the others recorded. A Runner on one emits DefinitionChanged
-// for each, as for its own, so that panels read their inventory again; runner/pgstore
-// implements it (PostgreSQL's LISTEN/NOTIFY). cordis_inspect_self needs no notice: it
-// reads the Store every time.
+// what the others recorded: defines, removals, and every other change of a Plugin (a run
+// started or stopped, a grant, a version pointer moved). A Runner on one tells its
+// listeners as DefinitionChanged, so that a panel on this process shows another
+// process's change; runner/pgstore implements it (PostgreSQL's LISTEN/NOTIFY).
+// cordis_inspect_self needs no notice: it reads the Store every time.
+//
+// A notice is a claim, not a fact (on a shared database whoever can connect may send
+// one), so the Runner believes only what its Store says: it reads the session a notice
+// names before it tells anyone, tells only that session, and names a Plugin only when the
+// Store gives it to that session (or, for a removal, holds it no more). So a forged notice
+// makes a session's pages read their own inventory again, and nothing else.
 type ChangeNotifier interface {
-	// WatchChanges calls changed with each define and removal another process recorded,
-	// until cancel is called; cancel waits for a call in progress. changed must not block.
-	WatchChanges(changed func(DefinitionChangedEvent)) (cancel func())
+	// WatchChanges calls changed with each change another process recorded, and with a
+	// notice whose Missed is set when notices may have been lost (the notifier's
+	// connection dropped and came back: it calls once it listens again), until cancel is
+	// called; cancel waits for a call in progress. changed must not block.
+	WatchChanges(changed func(ChangeNotice)) (cancel func())
+}
+
+// A ChangeNotice is what a ChangeNotifier heard of another process's change.
+type ChangeNotice struct {
+	Session   string
+	PluginID  string
+	PackageID string           // the new Package of a define; "" otherwise
+	Change    DefinitionChange // Defined, Undefined or Updated
+	// Missed says that notices may have been lost while the notifier was not listening:
+	// any session's Plugins may have changed. The other fields are empty.
+	Missed bool
+}
+
+// maxQueuedNotices bounds the notices a Runner keeps while it checks earlier ones; past
+// it, it drops them and reads every session again (resync), as after a Missed notice.
+const maxQueuedNotices = 1024
+
+// minResync is the least time between two resyncs, so that a flood of notices (or of
+// forged ones) costs the Store one read of every Plugin's listing per interval at most.
+const minResync = time.Second
+
+// relay carries a ChangeNotifier's notices to the goroutine that checks them against the
+// Store and emits DefinitionChanged (relayLoop).
+type relay struct {
+	mu     sync.Mutex
+	queue  []ChangeNotice
+	missed bool // notices were lost (the notifier's or this queue's): resync
+	wake   chan struct{}
+
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+	unwatch func()
+	stop    sync.Once
+}
+
+// push queues n for the relay loop; it never blocks.
+func (rl *relay) push(n ChangeNotice) {
+	rl.mu.Lock()
+	switch {
+	case n.Missed || len(rl.queue) >= maxQueuedNotices:
+		rl.missed, rl.queue = true, nil
+	default:
+		rl.queue = append(rl.queue, n)
+	}
+	rl.mu.Unlock()
+	select {
+	case rl.wake <- struct{}{}:
+	default: // already woken
+	}
+}
+
+// take returns the queued notices and whether a resync is due, and empties the queue.
+func (rl *relay) take() ([]ChangeNotice, bool) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	q, m := rl.queue, rl.missed
+	rl.queue, rl.missed = nil, false
+	return q, m
+}
+
+// startRelay relays the changes of the other processes that n announces.
+func (r *Runner) startRelay(n ChangeNotifier) {
+	ctx, cancel := context.WithCancel(context.Background())
+	rl := &relay{wake: make(chan struct{}, 1), cancel: cancel}
+	rl.unwatch = n.WatchChanges(rl.push)
+	rl.done.Go(func() { r.relayLoop(ctx, rl) })
+	r.unwatchChanges = func() {
+		rl.stop.Do(func() {
+			rl.unwatch()
+			rl.cancel()
+			rl.done.Wait()
+		})
+	}
+}
+
+// relayLoop checks each batch of notices against the Store and emits what it says
+// (relayBatch), and reads every session again when notices were lost (resync): at most
+// once per minResync, and, while the Store does not answer, again after a pause that
+// grows to 5 s.
+func (r *Runner) relayLoop(ctx context.Context, rl *relay) {
+	known := map[string]bool{} // sessions told since the last resync, and those it found
+	var (
+		due   bool             // a resync is due
+		retry <-chan time.Time // when it may be made; nil: now
+		last  time.Time        // the last resync's start
+		pause = minResync
+	)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-rl.wake:
+		case <-retry:
+			retry = nil
+		}
+		batch, missed := rl.take()
+		if !r.relayBatch(ctx, batch, known) {
+			missed = true
+		}
+		if due = due || missed; !due || retry != nil {
+			continue
+		}
+		if early := minResync - time.Since(last); early > 0 {
+			retry = time.After(early)
+			continue
+		}
+		last = time.Now()
+		if err := r.resync(ctx, known); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			r.logger.Warn("cordis runner: reading the store to catch up with other processes' changes; retrying", "in", pause, "err", err)
+			retry, pause = time.After(pause), min(pause*2, 5*time.Second)
+			continue
+		}
+		due, pause = false, minResync
+	}
+}
+
+// relayBatch emits DefinitionChanged for each notice of batch, in order, as the Store
+// says: for the session the notice names, with the notice's Plugin only when the Store
+// gives that Plugin to that session (a define keeps its change and Package), or, for a
+// removal, when the Store holds the Plugin no more; else a plain reload (Updated, no
+// Plugin). It reads each session's listing once. It reports false when a read failed: the
+// notices it could not check are dropped, and a resync covers them.
+func (r *Runner) relayBatch(ctx context.Context, batch []ChangeNotice, known map[string]bool) bool {
+	owned := map[string]map[string]bool{} // session → its Plugins' ids; nil when unread
+	ok := true
+	for _, n := range batch {
+		ids, read := owned[n.Session]
+		if !read {
+			ls, err := r.store.Listings(ctx, n.Session)
+			if err == nil {
+				ids = make(map[string]bool, len(ls))
+				for _, l := range ls {
+					ids[l.ID] = true
+				}
+			}
+			owned[n.Session], ok = ids, ok && err == nil
+		}
+		if ids == nil {
+			continue
+		}
+		ev := DefinitionChangedEvent{Session: n.Session, Change: Updated}
+		switch {
+		case ids[n.PluginID]:
+			ev.PluginID = n.PluginID
+			if n.Change == Defined {
+				ev.Change, ev.PackageID = Defined, n.PackageID
+			}
+		case n.Change == Undefined && n.PluginID != "":
+			// Another session's Plugin is not this session's to drop: only one the Store
+			// holds no more.
+			_, err := r.store.Plugin(ctx, n.PluginID)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				ev.PluginID, ev.Change = n.PluginID, Undefined
+			case err != nil:
+				ok = false
+				continue
+			}
+		}
+		known[n.Session] = true
+		DefinitionChanged.Emit(r.ctx(), ev)
+	}
+	return ok
+}
+
+// resync tells every session that has Plugins in the Store, and every one told since the
+// last resync (whose last Plugin may have gone), to read its inventory again: Updated,
+// naming no Plugin. known becomes the sessions found.
+func (r *Runner) resync(ctx context.Context, known map[string]bool) error {
+	ls, err := r.store.Listings(ctx, "")
+	if err != nil {
+		return err
+	}
+	found := map[string]bool{}
+	for _, l := range ls {
+		found[l.Session] = true
+	}
+	sessions := slices.Sorted(maps.Keys(found))
+	for s := range known {
+		if !found[s] {
+			sessions = append(sessions, s)
+		}
+	}
+	clear(known)
+	maps.Copy(known, found)
+	for _, s := range sessions {
+		DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{Session: s, Change: Updated})
+	}
+	r.logger.Info("cordis runner: caught up with other processes' changes after missing some; every session's pages read their inventory again", "sessions", len(sessions))
+	return nil
 }
 
 // leases is the Runner's side of a SessionOwner store: the loop that adopts orphaned
@@ -118,7 +322,7 @@ func (r *Runner) mayBoot(ctx context.Context, taken map[string]bool, session str
 // other processes' changes when it is a ChangeNotifier.
 func (r *Runner) startLeases() {
 	if n, ok := r.store.(ChangeNotifier); ok {
-		r.unwatchChanges = n.WatchChanges(func(ev DefinitionChangedEvent) { DefinitionChanged.Emit(r.ctx(), ev) })
+		r.startRelay(n)
 	}
 	o, ok := r.store.(SessionOwner)
 	if !ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 var _ runner.ChangeNotifier = (*Store)(nil)
@@ -17,10 +18,11 @@ var _ runner.ChangeNotifier = (*Store)(nil)
 // notification names its schema, so stores in several schemas of one database share it.
 const changesChannel = "cordis_store_changes"
 
-// notifyChange is the statement that announces a define or a removal, in the change's
+// notifyChange is the statement that announces a removal or an Update, in the change's
 // transaction (PostgreSQL delivers it only once the transaction commits): $1 the
-// schema, $2 the Store's token, $3 the session, $4 the Plugin, $5 the Package ("" for a
-// removal), $6 the change.
+// schema, $2 the Store's token, $3 the session, $4 the Plugin, $5 the Package ("" but
+// for a define, whose statements announce it themselves), $6 the change
+// (runner.DefinitionChange).
 const notifyChange = `SELECT pg_notify('` + changesChannel + `', json_build_object('schema', $1::text, 'origin', $2::text, 'session', $3::text, 'plugin', $4::text, 'package', $5::text, 'change', $6::text)::text)`
 
 // noticeSession is session as a notification names it: "" (no session to tell) for a
@@ -107,20 +109,28 @@ type notice struct {
 	Schema, Origin, Session, Plugin, Package, Change string
 }
 
+// listenHeartbeat is how long the listening connection may stay silent before the Store
+// checks it with a ping (bounded by as much again): a connection that died without a
+// word (a network partition) is replaced within twice this.
+const listenHeartbeat = 5 * time.Second
+
 // watchState is the Store's LISTEN connection and who hears it.
 type watchState struct {
 	mu       sync.RWMutex
-	watchers map[int]func(runner.DefinitionChangedEvent)
+	watchers map[int]func(runner.ChangeNotice)
 	next     int
 	stop     context.CancelFunc
 	done     sync.WaitGroup
 }
 
-// WatchChanges calls changed with each define and removal another process's Store
-// recorded in this store's schema, within a round trip of its commit, until cancel is
-// called (cancel waits for a call in progress). changed runs on the Store's listening
-// goroutine and must not block.
-func (s *Store) WatchChanges(changed func(runner.DefinitionChangedEvent)) (cancel func()) {
+// WatchChanges calls changed with each change another process's Store recorded in this
+// store's schema (runner.ChangeNotifier) — a define, a removal, an Update — within a
+// round trip of its commit, until cancel is called (cancel waits for a call in
+// progress). When the listening connection was lost and the Store listens again, it calls
+// changed with a notice whose Missed is set: what was committed meanwhile was announced
+// to no one, and is in the store for a read made after that call. changed runs on the
+// Store's listening goroutine and must not block.
+func (s *Store) WatchChanges(changed func(runner.ChangeNotice)) (cancel func()) {
 	s.watch.mu.Lock()
 	defer s.watch.mu.Unlock()
 	k := s.watch.next
@@ -133,11 +143,22 @@ func (s *Store) WatchChanges(changed func(runner.DefinitionChangedEvent)) (cance
 	}
 }
 
+// tell calls every watcher with n.
+func (s *Store) tell(n runner.ChangeNotice) {
+	s.watch.mu.RLock()
+	defer s.watch.mu.RUnlock()
+	for _, w := range s.watch.watchers {
+		w(n)
+	}
+}
+
 // startListening LISTENs for the changes of other Stores on a connection of its own,
 // before it returns (so that a change committed after Open is heard), and starts the
-// goroutine that waits for them, reconnecting while the server is away; Close stops it.
+// goroutine that waits for them, reconnecting while the server is away (after 0.1 s,
+// then twice as long each time, up to 5 s) and telling the watchers Missed each time it
+// listens again; Close stops it.
 func (s *Store) startListening(ctx context.Context) {
-	s.watch.watchers = map[int]func(runner.DefinitionChangedEvent){}
+	s.watch.watchers = map[int]func(runner.ChangeNotice){}
 	conn, err := s.connectListener(ctx)
 	if err != nil {
 		s.logger().Warn("pgstore: listening for other processes' changes; retrying", "dsn", s.dsn, "err", s.scrubbed(err))
@@ -161,14 +182,22 @@ func (s *Store) startListening(ctx context.Context) {
 			}
 			if conn, err = s.connectListener(lctx); err == nil {
 				wait = 100 * time.Millisecond
+				s.logger().Info("pgstore: listening for other processes' changes again; what they changed meanwhile is read again", "dsn", s.dsn)
+				s.tell(runner.ChangeNotice{Missed: true})
 			}
 		}
 	})
 }
 
-// connectListener opens a connection that LISTENs on changesChannel.
+// listenerName is the application_name of a Store's listening connection, as
+// pg_stat_activity shows it.
+const listenerName = "cordis pgstore listener"
+
+// connectListener opens a connection that LISTENs on changesChannel and handoffChannel.
 func (s *Store) connectListener(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	cfg := s.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = listenerName
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -179,28 +208,44 @@ func (s *Store) connectListener(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// listen delivers conn's notifications until it fails or ctx ends, and closes it.
+// listen delivers conn's notifications until it fails or ctx ends, and closes it. A
+// connection silent for listenHeartbeat is pinged, so that one that died without a word
+// fails too.
 func (s *Store) listen(ctx context.Context, conn *pgx.Conn) error {
 	defer conn.Close(context.WithoutCancel(ctx))
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		wctx, cancel := context.WithTimeout(ctx, listenHeartbeat)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err != nil && ctx.Err() == nil && pgconn.Timeout(err) {
+			pctx, cancel := context.WithTimeout(ctx, listenHeartbeat)
+			err = conn.Ping(pctx)
+			cancel()
+			if err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return err
 		}
-		var c notice
-		if json.Unmarshal([]byte(n.Payload), &c) != nil || c.Schema != s.schema || c.Origin == s.token || c.Session == "" {
-			continue
-		}
-		if n.Channel == handoffChannel {
-			s.handOver(c.Session, c.Origin)
-			continue
-		}
-		ev := runner.DefinitionChangedEvent{Session: c.Session, PluginID: c.Plugin, PackageID: c.Package, Change: runner.DefinitionChange(c.Change)}
-		s.watch.mu.RLock()
-		for _, w := range s.watch.watchers {
-			w(ev)
-		}
-		s.watch.mu.RUnlock()
+		s.deliver(n)
+	}
+}
+
+// deliver hands notification n to the watchers, or, on handoffChannel, hands a session
+// over: unless it is another schema's, this Store's own, or not a notice at all.
+func (s *Store) deliver(n *pgconn.Notification) {
+	var c notice
+	if json.Unmarshal([]byte(n.Payload), &c) != nil || c.Schema != s.schema || c.Origin == s.token || c.Session == "" {
+		return
+	}
+	if n.Channel == handoffChannel {
+		s.handOver(c.Session, c.Origin)
+		return
+	}
+	switch ch := runner.DefinitionChange(c.Change); ch {
+	case runner.Defined, runner.Undefined, runner.Updated:
+		s.tell(runner.ChangeNotice{Session: c.Session, PluginID: c.Plugin, PackageID: c.Package, Change: ch})
 	}
 }
 

@@ -204,10 +204,11 @@ func (s *Store) lockPlugin(ctx context.Context, tx pgx.Tx, id string) (stored, e
 	return recs[0], nil
 }
 
-// Update applies c to Plugin id in one transaction, with the Plugin's row locked. It
-// refuses (runner.ErrSessionElsewhere) while another live Store holds the lease of the
-// Plugin's session; a change that starts a run takes the lease for this Store when no
-// live Store holds it (runner.SessionOwner).
+// Update applies c to Plugin id in one transaction, with the Plugin's row locked, and
+// announces it to the other processes' Stores as it commits (notify.go). It refuses
+// (runner.ErrSessionElsewhere) while another live Store holds the lease of the Plugin's
+// session; a change that starts a run takes the lease for this Store when no live Store
+// holds it (runner.SessionOwner).
 func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.Plugin, error) {
 	if err := s.usable(); err != nil {
 		return runner.Plugin{}, err
@@ -257,6 +258,7 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 		for _, r := range revoked {
 			b.Queue("INSERT INTO revocations (plugin, package) VALUES ($1, $2)", rec.n, r)
 		}
+		b.Queue(notifyChange, s.schema, s.token, noticeSession(old.Session), id, "", string(runner.Updated))
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
-	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -306,60 +305,6 @@ func BenchmarkTakeover(b *testing.B) {
 	b.ReportMetric(float64(slices.Max(beyond).Milliseconds()), "max-beyond-expiry-ms")
 	b.ReportMetric(float64(p50(beyond).Milliseconds()), "p50-beyond-expiry-ms")
 	b.ReportMetric(float64(ttl.Milliseconds()), "lease-ttl-ms")
-}
-
-// TestRunnerRelaysChanges: a Runner on the store emits DefinitionChanged for a define and
-// an undefine that a Runner in another process (here another Store) made, as a panel of
-// that session needs to read its inventory again.
-func TestRunnerRelaysChanges(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	newRunner := func() (*kit.Context, *runner.Runner) {
-		root := kit.New(nil)
-		r, err := runner.New(root, &runner.Options{Store: open(t, dsn, nil), Host: &recordingHost{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(bg, 30*time.Second)
-			defer cancel()
-			if err := errors.Join(r.Dispose(ctx), root.Fiber().Dispose(ctx)); err != nil {
-				t.Error(err)
-			}
-		})
-		return root, r
-	}
-	_, a := newRunner()
-	rootB, _ := newRunner()
-	heard := make(chan runner.DefinitionChangedEvent, 8)
-	rootB.Plugin(&kit.Plugin{Name: "panel-like", Apply: func(c *kit.Context) error {
-		_, err := runner.DefinitionChanged.On(c, func(ev runner.DefinitionChangedEvent) { heard <- ev })
-		return err
-	}})
-	ctx := kit.WithSession(bg, "alice")
-	host := "return (ctx) => {}"
-	d, err := a.Define(ctx, dynamic.DefineInput{Plugin: dynamic.Target{Kind: dynamic.TargetNew, IDPrefix: "clock"}, Name: "Clock", Purpose: "Ticks.", Code: dynamic.Code{Host: &host}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Undefine(ctx, dynamic.UndefineInput{PluginID: d.PluginID}); err != nil {
-		t.Fatal(err)
-	}
-	var got []runner.DefinitionChangedEvent
-	for range 2 {
-		select {
-		case ev := <-heard:
-			got = append(got, ev)
-		case <-time.After(time.Minute):
-			t.Fatalf("heard %+v within a minute, want two changes", got)
-		}
-	}
-	want := []runner.DefinitionChangedEvent{
-		{Session: "alice", PluginID: d.PluginID, PackageID: d.PackageID, Change: runner.Defined},
-		{Session: "alice", PluginID: d.PluginID, Change: runner.Undefined},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("DefinitionChanged in the other runner (-want +got):\n%s", diff)
-	}
 }
 
 // TestSessionMoves: a session's client moves to another live process (the balancer moved
