@@ -35,7 +35,8 @@ import (
 //	CORDIS_PGLOAD=10s go test -run '^TestLoad$' -v ./runner/pgstore
 //
 // runs 1, 2, 4 and 8 processes of 8 sessions each for 10 s per step, on a cluster of its
-// own with pg_stat_statements, and logs a table. Without CORDIS_PGLOAD it runs 1 and 2
+// own with pg_stat_statements, and logs a table (CORDIS_PGLOAD_PROCS=1,8 chooses other
+// steps). Without CORDIS_PGLOAD it runs 1 and 2
 // processes of 2 sessions for half a second each and checks what they did (skipped with
 // -short).
 const (
@@ -82,8 +83,8 @@ type loadResult struct {
 }
 
 // loadChild runs a runtime on dsn with sessions sessions: it prints "ready", waits for
-// "go DURATION" on in, runs the mix for DURATION, prints its loadResult as one JSON line
-// and shuts the runtime down.
+// "go DURATION" on in, runs the mix for DURATION, prints its loadResult as one JSON line,
+// waits for "stop" and shuts the runtime down.
 func loadChild(dsn string, sessions int, in io.Reader, out io.Writer) int {
 	ctx := context.Background()
 	fail := func(err error) int {
@@ -95,7 +96,7 @@ func loadChild(dsn string, sessions int, in io.Reader, out io.Writer) int {
 		return fail(err)
 	}
 	defer s.Close()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	root := kit.New(&kit.Options{Logger: logger})
 	r, err := runner.New(root, &runner.Options{Store: s, RestartAtBoot: true, Logger: logger})
 	if err != nil {
@@ -113,7 +114,8 @@ func loadChild(dsn string, sessions int, in io.Reader, out io.Writer) int {
 		}
 	}()
 	fmt.Fprintln(out, "ready")
-	line, err := bufio.NewReader(in).ReadString('\n')
+	stdin := bufio.NewReader(in)
+	line, err := stdin.ReadString('\n')
 	arg, ok := strings.CutPrefix(strings.TrimSpace(line), "go ")
 	if err != nil || !ok {
 		return fail(fmt.Errorf("want \"go DURATION\" on stdin, got %q (%v)", line, err))
@@ -163,6 +165,11 @@ func loadChild(dsn string, sessions int, in io.Reader, out io.Writer) int {
 	}
 	b, _ := json.Marshal(res)
 	fmt.Fprintln(out, string(b))
+	// Stay until every child has reported: a runtime that shuts down leaves its running
+	// sessions to the others (Close gives up its leases), which would adopt them.
+	if line, err := stdin.ReadString('\n'); err != nil || line != "stop\n" {
+		return fail(fmt.Errorf("want \"stop\" on stdin, got %q (%v)", line, err))
+	}
 	return 0
 }
 
@@ -187,7 +194,10 @@ func (l *sessionLoad) loop(ctx context.Context, end time.Time) {
 			continue
 		}
 		if round%loadRunEvery == 0 {
-			l.call(ctx, &l.res.Run, "cordis_run", map[string]any{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"}, nil)
+			var run struct{ Status string }
+			if l.call(ctx, &l.res.Run, "cordis_run", map[string]any{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"}, &run) && run.Status != "running" {
+				l.fail(fmt.Errorf("%s cordis_run %s: status %q, want running", l.session, d.PluginID, run.Status))
+			}
 		}
 		if len(l.kept) > loadKeep {
 			if l.call(ctx, &l.res.Undefine, "cordis_undefine", map[string]any{"pluginId": l.kept[0]}, nil) {
@@ -211,13 +221,18 @@ func (l *sessionLoad) call(ctx context.Context, lat *[]int64, tool string, args 
 		err = json.Unmarshal(ans, out)
 	}
 	if err != nil {
-		if l.res.Errors == 0 {
-			l.res.FirstError = fmt.Sprintf("%s %s: %v", l.session, tool, err)
-		}
-		l.res.Errors++
+		l.fail(fmt.Errorf("%s %s: %w", l.session, tool, err))
 		return false
 	}
 	return true
+}
+
+// fail counts a call that failed, and keeps the first error.
+func (l *sessionLoad) fail(err error) {
+	if l.res.Errors == 0 {
+		l.res.FirstError = err.Error()
+	}
+	l.res.Errors++
 }
 
 // loadStep is one row of the load test's table.
@@ -230,8 +245,10 @@ type loadStep struct {
 	serverCPU       float64    // the server's processes' CPU time meanwhile, in seconds
 	loadavg         string     // /proc/loadavg as the step began
 	stats           *stepStats // nil without pg_stat_statements
-	// held and running are each child's Held and Running.
+	// held and running are each child's Held and Running; logs its stderr (Info and
+	// above).
 	held, running [][]string
+	logs          []string
 }
 
 func (st loadStep) definesPerSecond() float64 { return float64(len(st.res.Define)) / st.seconds }
@@ -249,6 +266,16 @@ func TestLoad(t *testing.T) {
 	newDB := func(t *testing.T) (string, *statsDB) { return pgtest.DSN(t), nil }
 	if full != "" {
 		steps, sessions, window = []int{1, 2, 4, 8}, 8, 10*time.Second
+		if v := os.Getenv(loadEnv + "_PROCS"); v != "" {
+			steps = nil
+			for f := range strings.SplitSeq(v, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || n < 1 {
+					t.Fatalf("%s_PROCS=%q: want process counts separated by commas, such as 1,2,4,8", loadEnv, v)
+				}
+				steps = append(steps, n)
+			}
+		}
 		if full != "1" {
 			d, err := time.ParseDuration(full)
 			if err != nil {
@@ -277,6 +304,11 @@ func TestLoad(t *testing.T) {
 			news := len(st.res.Define) / 2    // each round defines a new Plugin and a Package of it
 			if got := queryInt(t, dsn, "SELECT count(*) FROM cordis.plugins"); got != int64(news-undefined) {
 				t.Errorf("the database holds %d Plugins; the sessions defined %d new and undefined %d", got, news, undefined)
+			}
+			if t.Failed() {
+				for i, l := range st.logs {
+					t.Logf("process %d's log:\n%s", i, l)
+				}
 			}
 			rows = append(rows, st)
 		})
@@ -381,10 +413,16 @@ func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, 
 		st.stats = stats.read(t)
 	}
 	for _, c := range children {
+		if _, err := io.WriteString(c.stdin, "stop\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range children {
 		c.stdin.Close()
 		if err := c.cmd.Wait(); err != nil {
 			t.Fatalf("a load child: %v\n%s", err, c.log)
 		}
+		st.logs = append(st.logs, c.log.String())
 	}
 	return st
 }
