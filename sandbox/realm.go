@@ -23,7 +23,9 @@ import (
 // native functions, call Go and call back into JavaScript.
 //
 // Methods documented "lock held" are for native functions (JavaScript is calling Go);
-// Deliver is for Go code on any goroutine that does not hold the lock.
+// Deliver and Do are for Go code on any goroutine that does not hold the lock. No method
+// hands out the goja runtime: a binding builds values with sandbox/bind, and Go code
+// outside one runs a closure with the runtime through Do.
 type Realm struct {
 	engine *sessionEngine // its session's engine, for its whole life
 	id     string

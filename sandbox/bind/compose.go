@@ -132,11 +132,12 @@ func SliceValue[T any](r *sandbox.Realm, xs []T, elem Result[T]) goja.Value {
 }
 
 // MapValue is the JavaScript object of m, each value built by elem, its keys in sorted
-// order, so the object's key order does not depend on map iteration. Lock held.
+// order, so the object's key order does not depend on map iteration. Every key is an own
+// property: a "__proto__" key does not set the object's prototype. Lock held.
 func MapValue[K ~string, V any](r *sandbox.Realm, m map[K]V, elem Result[V]) goja.Value {
 	o := realms.Runtime(r).NewObject()
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		_ = o.Set(string(k), elem(r, m[k]))
+		define(o, string(k), elem(r, m[k])) // a key from Go data, "__proto__" too, is an own key
 	}
 	return o
 }
