@@ -36,9 +36,8 @@ import (
 //
 // runs 1, 2, 4 and 8 processes of 8 sessions each for 10 s per step, on a cluster of its
 // own with pg_stat_statements, and logs a table (CORDIS_PGLOAD_PROCS=1,8 chooses other
-// steps). Without CORDIS_PGLOAD it runs 1 and 2
-// processes of 2 sessions for half a second each and checks what they did (skipped with
-// -short).
+// steps). Without CORDIS_PGLOAD it runs 2 processes of 2 sessions for half a second
+// and checks what they did (skipped with -short).
 const (
 	loadEnv      = "CORDIS_PGLOAD"       // the full run: how long each step lasts ("1" means 10s)
 	loadChildEnv = "CORDIS_PGLOAD_CHILD" // "SESSIONS" in a child; the DSN is in loadChildEnv_DSN
@@ -262,7 +261,7 @@ func TestLoad(t *testing.T) {
 	if full == "" && testing.Short() {
 		t.Skipf("the load test is skipped with -short; %s=10s go test -run '^TestLoad$' -v ./runner/pgstore runs it in full", loadEnv)
 	}
-	steps, sessions, window := []int{1, 2}, 2, 500*time.Millisecond
+	steps, sessions, window := []int{2}, 2, 500*time.Millisecond
 	newDB := func(t *testing.T) (string, *statsDB) { return pgtest.DSN(t), nil }
 	if full != "" {
 		steps, sessions, window = []int{1, 2, 4, 8}, 8, 10*time.Second

@@ -108,8 +108,3 @@ func (s *statsDB) read(t testing.TB) *stepStats {
 	}
 	return out
 }
-
-// is reports whether st is the statement that starts with prefix.
-func (st stmtStat) is(prefix string) bool {
-	return strings.HasPrefix(strings.TrimSpace(st.query), prefix)
-}
