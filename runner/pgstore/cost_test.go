@@ -27,7 +27,8 @@ import (
 // The tools go through a runner on the Store and an Invoker (cordis_define of a new
 // Plugin and of a new Package, cordis_run and cordis_stop of a host-only Package,
 // cordis_inspect_self {}); the Store's background work is called as its loops call it
-// (a renewal of 16 leases, a look for orphans, a NOTIFY of a change). Per operation:
+// (a renewal of 1, 16 and 64 leases, a look for orphans, a NOTIFY of a change). Per
+// operation:
 //
 //   - stmts/op: statements the server ran (pg_stat_statements' calls, BEGIN and COMMIT
 //     included);
@@ -38,7 +39,8 @@ import (
 //     same proxy (the floor of one round trip).
 //
 // The runner's look for orphans (every 500 ms) runs meanwhile; its statements and round
-// trips are taken out of the other operations' figures.
+// trips are taken out of the other operations' figures, and counted with the
+// orphan-poll operations' own.
 func BenchmarkOperationCost(b *testing.B) {
 	srv := statsCluster(b)
 	dsn, stats := srv.database(b)
@@ -138,29 +140,51 @@ func BenchmarkOperationCost(b *testing.B) {
 	b.Run("inspect-self", func(b *testing.B) {
 		m.measure(b, false, nil, func(i int) { tool(b, session(i%len(plugins)), "cordis_inspect_self", map[string]any{}, nil) })
 	})
-	b.Run("renew-16", func(b *testing.B) {
-		m.measure(b, false, func() {
-			for i := range 16 {
-				d := define(b, fmt.Sprint("lease-", i))
-				tool(b, fmt.Sprint("lease-", i), "cordis_run", map[string]any{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"}, nil)
-			}
-		}, func(int) {
-			s.renew(bg)
-			s.leases.mu.Lock()
-			n := len(s.leases.held)
-			s.leases.mu.Unlock()
-			if n < 16 {
-				b.Fatalf("the Store holds %d leases after a renewal, want 16 or more", n)
-			}
+	leased := 0 // sessions lease-0… with a Plugin running
+	for _, k := range []int{1, 16, 64} {
+		b.Run(fmt.Sprint("renew-", k), func(b *testing.B) {
+			m.measure(b, false, func() {
+				for ; leased < k; leased++ {
+					d := define(b, fmt.Sprint("lease-", leased))
+					tool(b, d.session, "cordis_run", map[string]any{"pluginId": d.PluginID, "packageId": d.PackageID, "mode": "run"}, nil)
+				}
+				s.renew(bg) // gives up the leases of the sessions "stop" left idle
+			}, func(int) {
+				s.renew(bg)
+				s.leases.mu.Lock()
+				n := len(s.leases.held)
+				s.leases.mu.Unlock()
+				if n != k {
+					b.Fatalf("the Store holds %d leases after a renewal, want %d", n, k)
+				}
+			})
 		})
-	})
-	b.Run("orphan-poll", func(b *testing.B) {
-		m.measure(b, true, nil, func(int) {
-			if _, err := s.OrphanedSessions(bg); err != nil {
-				b.Fatal(err)
-			}
+	}
+	// The look for orphans reads every running Plugin: it is measured with the 64 the
+	// renewals left running, then with Plugins of other live processes' sessions added
+	// in SQL (two per session, each session leased), up to 1,000 and 10,000.
+	bulk := 0
+	for _, running := range []int{64, 1000, 10000} {
+		b.Run(fmt.Sprint("orphan-poll-", running), func(b *testing.B) {
+			m.measure(b, true, func() {
+				if add := running - 64 - bulk; add > 0 {
+					execSQL(b, dsn, fmt.Sprintf(`INSERT INTO cordis.plugins (n, id, session, prefix, defined_by, listing_name, package_count, running)
+						SELECT 1000000 + g, 'bulk-' || g, 'bulk-s' || g / 2, 'bulk', 'another process', 'Bulk', 0, true FROM generate_series(%d, %d) g`, bulk+1, bulk+add),
+						fmt.Sprintf(`INSERT INTO cordis.leases (session, owner, fence, expires)
+						SELECT DISTINCT 'bulk-s' || g / 2, 'another process', 1, now() + interval '1 hour' FROM generate_series(%d, %d) g ON CONFLICT DO NOTHING`, bulk+1, bulk+add),
+						"ANALYZE")
+					bulk += add
+				}
+				if got := queryInt(b, dsn, "SELECT count(*) FROM cordis.plugins WHERE running"); got != int64(running) {
+					b.Fatalf("%d Plugins are running, want %d", got, running)
+				}
+			}, func(int) {
+				if _, err := s.OrphanedSessions(bg); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
-	})
+	}
 	b.Run("notify", func(b *testing.B) {
 		m.measure(b, false, nil, func(i int) {
 			if _, err := floor.Exec(bg, notifyChange, "another-schema", "cost", "s", "cost-1", "pkg-1", "defined"); err != nil {
@@ -202,12 +226,16 @@ func (m *costMeter) measure(b *testing.B, orphanPoll bool, setup func(), op func
 	turns := m.px.turns.Load() - turns0
 	st := m.stats.read(b)
 	calls, ms := st.calls, st.totalMS
+	n := float64(b.N)
 	for _, x := range st.stmts {
-		if orphansQuery.MatchString(x.query) && !orphanPoll {
+		switch {
+		case !orphansQuery.MatchString(x.query):
+		case orphanPoll:
+			n = float64(x.calls) // op's calls and the runner's own, alike
+		default:
 			calls, ms, turns = calls-x.calls, ms-x.ms, turns-x.calls
 		}
 	}
-	n := float64(b.N)
 	b.ReportMetric(float64(calls)/n, "stmts/op")
 	b.ReportMetric(float64(turns)/n, "round-trips/op")
 	b.ReportMetric(ms*1e3/n, "server-µs/op")
