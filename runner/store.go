@@ -143,7 +143,7 @@ const (
 )
 
 func (e *CapError) Error() string {
-	return fmt.Sprintf("runner: the session holds %d Plugins and %d Packages, at its cap of %s", e.Plugins, e.Packages, e.Cap)
+	return fmt.Sprintf("runner: the session is at its cap of %s: it holds %d Plugins and %d Packages", e.Cap, e.Plugins, e.Packages)
 }
 
 // A Change is one atomic update of a Plugin. Unset fields change nothing.

@@ -42,6 +42,9 @@
 //     *pgstore.Error with Unknown set, and says the change may have been recorded.
 //   - Writes of one Plugin from several processes are serialized: Update and a Define of
 //     a new Package lock the Plugin's row (SELECT … FOR UPDATE) for their transaction.
+//     So are the defines of one session: each takes the session's advisory lock before
+//     it counts the session's Plugins and Packages, so runner.Options' caps on them hold
+//     across processes.
 //   - Calls do not end when their caller's context is cancelled, only after
 //     Options.Timeout (30 s): a write the server received is seen through rather than
 //     abandoned by a client that went away, and a read answers as the other stores' do,
@@ -49,11 +52,12 @@
 //   - Reads go to the database every time, in one round trip each (a read-only
 //     repeatable-read transaction, so one snapshot): a Plugin another process defined,
 //     changed or removed reads as it is now. The store keeps nothing in memory but its
-//     pool. A list (Listings, what cordis_define counts and cordis_inspect_self {} shows)
+//     pool. A list (Listings, what cordis_inspect_self {} shows)
 //     reads the Plugins' rows alone, whose listing columns every change keeps, so it
 //     costs the same however many Packages each Plugin has.
-//   - A new Plugin's define is one statement; a new Package's define is one statement
-//     and the read of the Plugin it returns, in one round trip.
+//   - A define is two statements in one round trip: the session's lock, then one
+//     statement that counts, mints, inserts and returns the Plugin's listing. It reads
+//     no Package's source, so it costs the same however many Packages the Plugin has.
 //   - The store survives the server going away: calls fail with a *pgstore.Error while it
 //     is gone (naming the DSN and saying the store reconnects by itself), and succeed
 //     again once it is back, with the same Store; nothing needs reopening. A write that
