@@ -11,7 +11,7 @@ import (
 
 // runWith runs the mount body src in a fresh sandbox with globals, closing both when the
 // test ends.
-func runWith(t *testing.T, globals map[string]func(*sandbox.Realm) goja.Value, src string) *sandbox.Mount {
+func runWith(t testing.TB, globals map[string]func(*sandbox.Realm) goja.Value, src string) *sandbox.Mount {
 	t.Helper()
 	ctx := context.Background()
 	sb := sandbox.New(nil)
