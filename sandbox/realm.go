@@ -111,7 +111,9 @@ func (r *Realm) ID() string { return r.id }
 // Do takes the engine's lock, as [Realm.Deliver] does, so it is for a goroutine that does
 // not hold it: any goroutine outside a native function (a native function's Go call out in
 // [Realm.Unlocked] is outside). It waits while another goroutine runs JavaScript of the
-// engine, never runs beside it. What fn runs is bounded by CallTimeout and ctx: JavaScript
+// engine, never runs beside it. Called with the lock held — from a binding, or from fn
+// itself — it would wait for itself: the lock is a plain mutex and knows no goroutine, so
+// that is the caller's to avoid, as with Deliver. What fn runs is bounded by CallTimeout and ctx: JavaScript
 // it calls is interrupted at the bound. fn must keep neither rt nor any value of the
 // realm past its return: they are the engine's, and fn holds it only while it runs.
 //
