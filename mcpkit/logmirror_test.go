@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/mcpkit"
-	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -148,7 +148,7 @@ func TestLogCopiesStayInTheirSessionOverHTTP(t *testing.T) {
 			t.Fatal("define failed")
 		}
 	}
-	if err := hs.r.StopFromPanel(ctx, runner.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
+	if err := hs.r.StopFromPanel(ctx, page.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
 		t.Fatal(err)
 	}
 	stopped := msg{"inject", "clock-1", "The user stopped clock-1 from the Cordis panel; its Packages remain. currentPackageId is none."}
@@ -156,7 +156,7 @@ func TestLogCopiesStayInTheirSessionOverHTTP(t *testing.T) {
 		t.Errorf("alice's notification %+v", got)
 	}
 	bobs := msg{"inject", "clock-2", "The user removed clock-2 and all of its Packages from the Cordis panel; it no longer exists."}
-	if _, err := hs.r.UndefineFromPanel(ctx, runner.PanelPluginArgs{Session: "bob", PluginID: "clock-2"}); err != nil {
+	if _, err := hs.r.UndefineFromPanel(ctx, page.PanelPluginArgs{Session: "bob", PluginID: "clock-2"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := bob.next(t); got != bobs {

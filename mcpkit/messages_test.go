@@ -14,6 +14,7 @@ import (
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/mcpkit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -315,7 +316,7 @@ func TestRunnerMessagesOverHTTP(t *testing.T) {
 		t.Fatal("define failed")
 	}
 	for range 3 {
-		if err := hs.r.StopFromPanel(ctx, runner.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
+		if err := hs.r.StopFromPanel(ctx, page.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -330,7 +331,7 @@ func TestRunnerMessagesOverHTTP(t *testing.T) {
 
 	flood := runner.DefaultMaxQueuedMessages + 50
 	for range flood {
-		if err := hs.r.StopFromPanel(ctx, runner.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
+		if err := hs.r.StopFromPanel(ctx, page.PanelPluginArgs{Session: "alice", PluginID: "clock-1"}); err != nil {
 			t.Fatal(err)
 		}
 	}

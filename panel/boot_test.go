@@ -53,11 +53,11 @@ func previousProcess(t *testing.T) string {
 	}
 	for _, q := range qs {
 		h := r.RunHostHalf(ctx, page.RunHostHalfArgs{Session: q.Session, PluginID: q.PluginID, PackageID: q.PackageID, Mode: q.Mode, RequestID: q.RequestID, Ticket: q.Ticket})
-		if acc := r.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: runner.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !h.OK || !acc.Accepted {
+		if acc := r.ResolveRequestRun(ctx, page.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: page.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !h.OK || !acc.Accepted {
 			t.Fatalf("starting %s in the previous process: %+v, %s", q.PluginID, h, acc.Message)
 		}
 	}
-	if _, err := r.RevokeGrant(ctx, runner.RevokeArgs{Session: "s1", PluginID: "gate-2", PackageID: "pkg-2"}); err != nil {
+	if _, err := r.RevokeGrant(ctx, page.RevokeArgs{Session: "s1", PluginID: "gate-2", PackageID: "pkg-2"}); err != nil {
 		t.Fatal(err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -146,12 +146,12 @@ func TestBootRequestsReachPages(t *testing.T) {
 			RequestID: q.RequestID, Ticket: q.Ticket}); !en.OK || json.Unmarshal(en.Value, &h) != nil || !h.OK || !h.StartedHere {
 			t.Fatalf("runHostHalf of %s: %s", q.RequestID, body)
 		}
-		if _, en, body := e.callAs("tok-s1", "getClientCode", runner.ClientCodeArgs{Session: "s1", PluginID: q.PluginID, PluginRunID: h.PluginRunID}); !en.OK {
+		if _, en, body := e.callAs("tok-s1", "getClientCode", page.ClientCodeArgs{Session: "s1", PluginID: q.PluginID, PluginRunID: h.PluginRunID}); !en.OK {
 			t.Fatalf("getClientCode of %s: %s", q.PluginID, body)
 		}
 		var acc runner.Accepted
-		if _, en, body := e.callAs("tok-s1", "resolveRequestRun", runner.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket,
-			Resolution: runner.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !en.OK || json.Unmarshal(en.Value, &acc) != nil || !acc.Accepted {
+		if _, en, body := e.callAs("tok-s1", "resolveRequestRun", page.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket,
+			Resolution: page.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !en.OK || json.Unmarshal(en.Value, &acc) != nil || !acc.Accepted {
 			t.Fatalf("resolveRequestRun of %s: %s", q.RequestID, body)
 		}
 	}

@@ -147,34 +147,34 @@ func (c *Client) RunHostHalf(ctx context.Context, a page.RunHostHalfArgs) (HostH
 }
 
 // GetClientCode returns the client half of a live run with its capability.
-func (c *Client) GetClientCode(ctx context.Context, a runner.ClientCodeArgs) (runner.ClientCode, error) {
-	return call[runner.ClientCode](ctx, c, "getClientCode", a)
+func (c *Client) GetClientCode(ctx context.Context, a page.ClientCodeArgs) (page.ClientCode, error) {
+	return call[page.ClientCode](ctx, c, "getClientCode", a)
 }
 
 // ResolveRequestRun answers a run request: a decline (the request's ticket), or the
 // starting page's result (the token RunHostHalf returned, and the run id).
-func (c *Client) ResolveRequestRun(ctx context.Context, a runner.ResolveArgs) (AcceptedAnswer, error) {
+func (c *Client) ResolveRequestRun(ctx context.Context, a page.ResolveArgs) (AcceptedAnswer, error) {
 	return call[AcceptedAnswer](ctx, c, "resolveRequestRun", a)
 }
 
 // SettleUserRun settles a direct run with the result of the page that started it.
-func (c *Client) SettleUserRun(ctx context.Context, a runner.SettleUserRunArgs) (runner.Accepted, error) {
+func (c *Client) SettleUserRun(ctx context.Context, a page.SettleUserRunArgs) (runner.Accepted, error) {
 	return call[runner.Accepted](ctx, c, "settleUserRun", a)
 }
 
 // StopFromPanel stops a Plugin as a person in the panel does; its model is told.
-func (c *Client) StopFromPanel(ctx context.Context, a runner.PanelPluginArgs) error {
+func (c *Client) StopFromPanel(ctx context.Context, a page.PanelPluginArgs) error {
 	return c.Call(ctx, "stopFromPanel", a, nil)
 }
 
 // UndefineFromPanel removes a Plugin with its Packages as a person in the panel does.
-func (c *Client) UndefineFromPanel(ctx context.Context, a runner.PanelPluginArgs) (dynamic.UndefineOutput, error) {
+func (c *Client) UndefineFromPanel(ctx context.Context, a page.PanelPluginArgs) (dynamic.UndefineOutput, error) {
 	return call[dynamic.UndefineOutput](ctx, c, "undefineFromPanel", a)
 }
 
 // RevokeGrant withdraws a Package's grant, the grant for future versions, or both, and
 // returns the Plugin's grants.
-func (c *Client) RevokeGrant(ctx context.Context, a runner.RevokeArgs) (runner.Grants, error) {
+func (c *Client) RevokeGrant(ctx context.Context, a page.RevokeArgs) (runner.Grants, error) {
 	return call[runner.Grants](ctx, c, "revokeGrant", a)
 }
 
@@ -195,7 +195,7 @@ func (c *Client) Inventory(ctx context.Context) (runner.InventoryPage, error) {
 
 // Invoke calls a handler of a live run with the run's capability and returns its JSON
 // result; a failure is an *Error whose code is a runner.InvokeCode.
-func (c *Client) Invoke(ctx context.Context, a InvokeArgs) (json.RawMessage, error) {
+func (c *Client) Invoke(ctx context.Context, a page.InvokeArgs) (json.RawMessage, error) {
 	return call[json.RawMessage](ctx, c, "invoke", a)
 }
 
@@ -217,6 +217,6 @@ func (c *Client) Activity(ctx context.Context) ([]Activity, error) {
 
 // ReviewPackage returns a Package as its approval card shows it: both halves, and what
 // changed since the version the person last let run.
-func (c *Client) ReviewPackage(ctx context.Context, a runner.ReviewArgs) (PackageReview, error) {
+func (c *Client) ReviewPackage(ctx context.Context, a page.ReviewArgs) (PackageReview, error) {
 	return call[PackageReview](ctx, c, "reviewPackage", a)
 }

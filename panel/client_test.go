@@ -37,7 +37,7 @@ func TestClientVerbsOfAnotherSession(t *testing.T) {
 	type ids struct{ asking, request, running string }
 	theirs := ids{alice.asking.PluginID, alice.request, alice.running.PluginID}
 	missing := ids{ghost(theirs.asking), ghost(theirs.request), ghost(theirs.running)}
-	report := runner.ReportArgs{PluginRunID: alice.runID, Capability: alice.capability}
+	report := page.ReportArgs{PluginRunID: alice.runID, Capability: alice.capability}
 	before := e.rowOf(alice.running.PluginID)
 	for _, agent := range []string{"alice", "bob"} {
 		for _, c := range []struct {
@@ -52,16 +52,16 @@ func TestClientVerbsOfAnotherSession(t *testing.T) {
 				return bob.RunHostHalf(ctx, page.RunHostHalfArgs{Session: agent, PluginID: id.running, PackageID: alice.running.PackageID, Mode: "run"})
 			}},
 			{"GetClientCode", func(id ids) (any, error) {
-				return bob.GetClientCode(ctx, runner.ClientCodeArgs{Session: agent, PluginID: id.running, PluginRunID: alice.runID})
+				return bob.GetClientCode(ctx, page.ClientCodeArgs{Session: agent, PluginID: id.running, PluginRunID: alice.runID})
 			}},
 			{"ResolveRequestRun", func(id ids) (any, error) {
-				return bob.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: id.request, Ticket: alice.ticket, Resolution: runner.Resolution{Reason: "rejected"}})
+				return bob.ResolveRequestRun(ctx, page.ResolveArgs{RequestID: id.request, Ticket: alice.ticket, Resolution: page.Resolution{Reason: "rejected"}})
 			}},
 			{"SettleUserRun", func(id ids) (any, error) {
-				return bob.SettleUserRun(ctx, runner.SettleUserRunArgs{Session: agent, PluginID: id.running, Resolution: runner.Resolution{OK: true, PluginRunID: alice.runID, Token: "x"}})
+				return bob.SettleUserRun(ctx, page.SettleUserRunArgs{Session: agent, PluginID: id.running, Resolution: page.Resolution{OK: true, PluginRunID: alice.runID, Token: "x"}})
 			}},
 			{"RevokeGrant", func(id ids) (any, error) {
-				return bob.RevokeGrant(ctx, runner.RevokeArgs{Session: agent, PluginID: id.running, PackageID: alice.running.PackageID, Future: true})
+				return bob.RevokeGrant(ctx, page.RevokeArgs{Session: agent, PluginID: id.running, PackageID: alice.running.PackageID, Future: true})
 			}},
 			{"ReportRenderFailure", func(id ids) (any, error) {
 				a := RenderFailureArgs{ReportArgs: report}
@@ -74,13 +74,13 @@ func TestClientVerbsOfAnotherSession(t *testing.T) {
 				return nil, bob.ReportClientGuardFailure(ctx, a)
 			}},
 			{"Invoke", func(id ids) (any, error) {
-				return bob.Invoke(ctx, InvokeArgs{PluginID: id.running, PluginRunID: alice.runID, Capability: alice.capability, Method: "now", Args: json.RawMessage(`{}`)})
+				return bob.Invoke(ctx, page.InvokeArgs{PluginID: id.running, PluginRunID: alice.runID, Capability: alice.capability, Method: "now", Args: json.RawMessage(`{}`)})
 			}},
 			{"StopFromPanel", func(id ids) (any, error) {
-				return nil, bob.StopFromPanel(ctx, runner.PanelPluginArgs{Session: agent, PluginID: id.running})
+				return nil, bob.StopFromPanel(ctx, page.PanelPluginArgs{Session: agent, PluginID: id.running})
 			}},
 			{"UndefineFromPanel", func(id ids) (any, error) {
-				return bob.UndefineFromPanel(ctx, runner.PanelPluginArgs{Session: agent, PluginID: id.running})
+				return bob.UndefineFromPanel(ctx, page.PanelPluginArgs{Session: agent, PluginID: id.running})
 			}},
 		} {
 			got, want := outcome(c.call(theirs)), outcome(c.call(missing))

@@ -149,9 +149,9 @@
 // and saying to reload: the page and the handler ship together, so only a page loaded
 // before an upgrade sends it, and answering it as before would keep two names alive.
 //
-// In Go the arguments are the runner's argument structs where the runner answers the
-// verb (page.RunHostHalfArgs, runner.ClientCodeArgs, …) and this package's where the
-// handler adds to them (RenderFailureArgs, GuardFailureArgs, InvokeArgs); the answers
+// In Go the arguments are the page protocol's structs (package runner/page:
+// page.RunHostHalfArgs, page.ClientCodeArgs, page.InvokeArgs, …) and this package's where
+// the handler adds to them (RenderFailureArgs, GuardFailureArgs); the answers
 // are Answer with Error, carrying HostHalfAnswer, AcceptedAnswer, PackageReview,
 // Activity or the runner's types. Client has one method per verb (From Go, below).
 //

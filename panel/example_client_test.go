@@ -82,13 +82,13 @@ func ExampleClient_approve() {
 	fmt.Println("started here:", hh.OK && hh.StartedHere)
 
 	// A page would load the client half now (getClientCode) and report how it went.
-	code, err := c.GetClientCode(ctx, runner.ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: hh.PluginRunID})
+	code, err := c.GetClientCode(ctx, page.ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: hh.PluginRunID})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("client half:", code.Code)
-	acc, err := c.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: q.RequestID,
-		Resolution: runner.Resolution{OK: true, PluginRunID: hh.PluginRunID, Token: hh.Token}})
+	acc, err := c.ResolveRequestRun(ctx, page.ResolveArgs{RequestID: q.RequestID,
+		Resolution: page.Resolution{OK: true, PluginRunID: hh.PluginRunID, Token: hh.Token}})
 	if err != nil {
 		panic(err)
 	}

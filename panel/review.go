@@ -9,6 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 )
 
 // The approval card shows what would run (package doc, "Approvals"): the verb
@@ -93,12 +94,12 @@ type ReviewLine struct {
 	Text string `json:"text"`          // the line, without its end
 }
 
-func sessionOfReview(a *runner.ReviewArgs) *string { return &a.Session }
+func sessionOfReview(a *page.ReviewArgs) *string { return &a.Session }
 
 // reviewPackage answers the approval card of a Package of sc's session. The runner's
 // ownership check answers another session's Plugin as one that does not exist (handle
 // has set Session to sc's session).
-func reviewPackage(r *runner.Runner, ctx context.Context, a runner.ReviewArgs) (PackageReview, error) {
+func reviewPackage(r *runner.Runner, ctx context.Context, a page.ReviewArgs) (PackageReview, error) {
 	rv, err := r.ReviewPackage(ctx, a)
 	if err != nil {
 		return PackageReview{}, err

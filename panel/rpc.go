@@ -47,14 +47,14 @@ func handleH[A, R any](args string, session func(*A) *string, f func(*Handler, c
 }
 
 // The arguments that name the session, by verb argument type.
-func sessionOfRun(a *page.RunHostHalfArgs) *string        { return &a.Session }
-func sessionOfCode(a *runner.ClientCodeArgs) *string      { return &a.Session }
-func sessionOfSettle(a *runner.SettleUserRunArgs) *string { return &a.Session }
-func sessionOfPlugin(a *runner.PanelPluginArgs) *string   { return &a.Session }
-func sessionOfRevoke(a *runner.RevokeArgs) *string        { return &a.Session }
-func sessionOfRender(a *RenderFailureArgs) *string        { return &a.Session }
-func sessionOfGuard(a *GuardFailureArgs) *string          { return &a.Session }
-func sessionOfQuery(a *inspect.ResolveQueryArgs) *string  { return &a.Session }
+func sessionOfRun(a *page.RunHostHalfArgs) *string       { return &a.Session }
+func sessionOfCode(a *page.ClientCodeArgs) *string       { return &a.Session }
+func sessionOfSettle(a *page.SettleUserRunArgs) *string  { return &a.Session }
+func sessionOfPlugin(a *page.PanelPluginArgs) *string    { return &a.Session }
+func sessionOfRevoke(a *page.RevokeArgs) *string         { return &a.Session }
+func sessionOfRender(a *RenderFailureArgs) *string       { return &a.Session }
+func sessionOfGuard(a *GuardFailureArgs) *string         { return &a.Session }
+func sessionOfQuery(a *inspect.ResolveQueryArgs) *string { return &a.Session }
 
 func runHostHalf(h *Handler, ctx context.Context, sc scope, a page.RunHostHalfArgs) (HostHalfAnswer, error) {
 	res := HostHalfAnswer{HostHalfResult: h.r.RunHostHalf(ctx, a)}
@@ -67,7 +67,7 @@ func runHostHalf(h *Handler, ctx context.Context, sc scope, a page.RunHostHalfAr
 // resolveRequestRun answers a session's page about another session's request exactly as
 // about one that does not exist, without asking the runner: the ticket alone is not
 // enough.
-func resolveRequestRun(h *Handler, ctx context.Context, sc scope, a runner.ResolveArgs) (AcceptedAnswer, error) {
+func resolveRequestRun(h *Handler, ctx context.Context, sc scope, a page.ResolveArgs) (AcceptedAnswer, error) {
 	if !h.mine(sc, requestsOf, a.RequestID) && h.hub.outcome(sc, a.RequestID) == "" {
 		return AcceptedAnswer{Accepted: requestNotPending(a.RequestID)}, nil
 	}
@@ -87,11 +87,11 @@ func inventory(h *Handler, ctx context.Context, sc scope, _ noArgs) (runner.Inve
 
 // invoke calls a handler of a run of sc's session; another session's Plugin reads as not
 // running, with or without its capability.
-func invoke(h *Handler, ctx context.Context, sc scope, a InvokeArgs) (json.RawMessage, error) {
+func invoke(h *Handler, ctx context.Context, sc scope, a page.InvokeArgs) (json.RawMessage, error) {
 	if !h.mine(sc, pluginsOf, a.PluginID) {
 		return nil, pluginNotRunning(a.PluginID)
 	}
-	return h.r.InvokeFromPanel(ctx, runner.InvokeArgs{PluginID: a.PluginID, PluginRunID: a.PluginRunID, Capability: a.Capability, Method: a.Method, Args: a.Args})
+	return h.r.InvokeFromPanel(ctx, a)
 }
 
 // syncInspectManifest publishes the providers of a page of sc; another scope's page id
@@ -128,7 +128,7 @@ var verbs = map[string]verb{
 	"getClientCode":     handle("session, pluginId, pluginRunId", sessionOfCode, (*runner.Runner).GetClientCode),
 	"resolveRequestRun": handleH("requestId, ticket, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", nil, resolveRequestRun),
 	"settleUserRun":     handle("session, pluginId, resolution {ok, reason, pluginRunId, token, waitingFor, message, stack}", sessionOfSettle, answer((*runner.Runner).SettleUserRun)),
-	"stopFromPanel": handle("session, pluginId", sessionOfPlugin, func(r *runner.Runner, ctx context.Context, a runner.PanelPluginArgs) (any, error) {
+	"stopFromPanel": handle("session, pluginId", sessionOfPlugin, func(r *runner.Runner, ctx context.Context, a page.PanelPluginArgs) (any, error) {
 		return map[string]bool{"ok": true}, r.StopFromPanel(ctx, a)
 	}),
 	"undefineFromPanel": handle("session, pluginId", sessionOfPlugin, (*runner.Runner).UndefineFromPanel),

@@ -57,14 +57,14 @@ type AcceptedAnswer struct {
 // RenderFailureArgs are the arguments of reportRenderFailure: the live run, with its
 // capability, and how its client UI crashed.
 type RenderFailureArgs struct {
-	runner.ReportArgs
+	page.ReportArgs
 	Failure dynamic.RenderFailure `json:"failure"` // what crashed, and whether the UI gave up its slot
 }
 
 // GuardFailureArgs are the arguments of reportClientGuardFailure: the live run, with its
 // capability, and what the page's client guard refused.
 type GuardFailureArgs struct {
-	runner.ReportArgs
+	page.ReportArgs
 	Failure GuardFailure `json:"failure"` // what the guard refused
 }
 
@@ -72,16 +72,6 @@ type GuardFailureArgs struct {
 type GuardFailure struct {
 	Message string `json:"message"`         // what the guard refused, and why
 	Stack   string `json:"stack,omitempty"` // the JavaScript stack, when known
-}
-
-// InvokeArgs are the arguments of invoke: a handler of a live run, called with the run's
-// capability (from runHostHalf or getClientCode) and its JSON arguments.
-type InvokeArgs struct {
-	PluginID    string          `json:"pluginId"`    // the Plugin
-	PluginRunID string          `json:"pluginRunId"` // the live run the page loaded
-	Capability  string          `json:"capability"`  // the run's capability, from runHostHalf or getClientCode
-	Method      string          `json:"method"`      // the handler, as the host half registered it with harness.handle
-	Args        json.RawMessage `json:"args"`        // the JSON argument; absent or empty means null
 }
 
 // A Payload is the data of one event of the stream; its type says which event, and

@@ -2,13 +2,14 @@ package runner
 
 import (
 	"context"
-	"github.com/cordiskit/cordiskit/runner/page"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 const clientCode = "return () => {}"
@@ -23,8 +24,8 @@ func (pg testPage) start(q RequestRunEvent, future bool) page.HostHalfResult {
 		Mode: q.Mode, RequestID: q.RequestID, ApproveFutureVersions: future, Ticket: q.Ticket})
 }
 
-func (pg testPage) answer(q RequestRunEvent, res Resolution) Accepted {
-	return pg.e.r.ResolveRequestRun(context.Background(), ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: res})
+func (pg testPage) answer(q RequestRunEvent, res page.Resolution) Accepted {
+	return pg.e.r.ResolveRequestRun(context.Background(), page.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: res})
 }
 
 // approve is the whole approve-once path: start, fetch the client half, report success.
@@ -34,11 +35,11 @@ func (pg testPage) approve(t *testing.T, q RequestRunEvent, future bool) page.Ho
 	if !h.OK || !h.StartedHere || h.Token == "" {
 		t.Fatalf("runHostHalf = %+v", h)
 	}
-	code, err := pg.e.r.GetClientCode(context.Background(), ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: h.PluginRunID})
+	code, err := pg.e.r.GetClientCode(context.Background(), page.ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: h.PluginRunID})
 	if err != nil || code.Code != clientCode || code.Capability != h.Capability {
 		t.Fatalf("getClientCode = %+v, %v", code, err)
 	}
-	if acc := pg.answer(q, Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}); !acc.Accepted {
+	if acc := pg.answer(q, page.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}); !acc.Accepted {
 		t.Fatalf("answer refused: %s", acc.Message)
 	}
 	return h
@@ -106,7 +107,7 @@ func TestApproveOnceAndFuture(t *testing.T) {
 
 	// Revoking the future grant (pkg-3 was granted by it alone): its next run needs
 	// approval again.
-	g, err := e.r.RevokeGrant(ctx, RevokeArgs{Session: "s1", PluginID: d.PluginID, Future: true})
+	g, err := e.r.RevokeGrant(ctx, page.RevokeArgs{Session: "s1", PluginID: d.PluginID, Future: true})
 	if err != nil || g.Future || slices.Contains(g.Packages, d3.PackageID) {
 		t.Fatalf("RevokeGrant = %+v, %v", g, err)
 	}
@@ -135,10 +136,10 @@ func TestDeclineCancelExpire(t *testing.T) {
 		err.Error() != "clock-1 already has a pending run request approval-1 for pkg-1 (run-1); wait for the outcome (it arrives as a message), or cordis_stop clock-1 to cancel it" {
 		t.Fatalf("second Run = %v", err)
 	}
-	if acc := pg.answer(q, Resolution{Reason: ReasonRejected}); !acc.Accepted {
+	if acc := pg.answer(q, page.Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatalf("decline refused: %s", acc.Message)
 	}
-	if acc := pg.answer(q, Resolution{Reason: ReasonRejected}); acc.Accepted {
+	if acc := pg.answer(q, page.Resolution{Reason: ReasonRejected}); acc.Accepted {
 		t.Fatal("a second answer was accepted")
 	}
 	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "rejected" {
@@ -152,7 +153,7 @@ func TestDeclineCancelExpire(t *testing.T) {
 	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.State != "cancelled" {
 		t.Fatalf("state after stop = %s", s.State)
 	}
-	if acc := pg.answer(q, Resolution{Reason: ReasonRejected}); acc.Accepted {
+	if acc := pg.answer(q, page.Resolution{Reason: ReasonRejected}); acc.Accepted {
 		t.Fatal("an answer to a cancelled request was accepted")
 	}
 
@@ -212,10 +213,10 @@ func TestTwoPagesRace(t *testing.T) {
 		if !starter.OK || !other.OK || !starter.StartedHere || other.StartedHere || other.Token != "" || starter.PluginRunID != other.PluginRunID || other.Capability != starter.Capability {
 			t.Fatalf("round %d: answers %+v / %+v", i, starter, other)
 		}
-		if acc := (testPage{e}).answer(q, Resolution{Reason: ReasonClientHalfFailed, PluginRunID: other.PluginRunID, Token: other.Token, Message: "load failed"}); acc.Accepted {
+		if acc := (testPage{e}).answer(q, page.Resolution{Reason: ReasonClientHalfFailed, PluginRunID: other.PluginRunID, Token: other.Token, Message: "load failed"}); acc.Accepted {
 			t.Fatalf("round %d: the attached page's failure was accepted", i)
 		}
-		if acc := (testPage{e}).answer(q, Resolution{OK: true, PluginRunID: starter.PluginRunID, Token: starter.Token}); !acc.Accepted {
+		if acc := (testPage{e}).answer(q, page.Resolution{OK: true, PluginRunID: starter.PluginRunID, Token: starter.Token}); !acc.Accepted {
 			t.Fatalf("round %d: the starter's success was refused: %s", i, acc.Message)
 		}
 		if p := e.plugin(d.PluginID); p.Current != "pkg-1" || p.Latest.Status != dynamic.RunRunning {
@@ -234,7 +235,7 @@ func TestStarterFailureRetracts(t *testing.T) {
 	}
 	q := e.lastRequest()
 	h := testPage{e}.start(q, false)
-	if acc := (testPage{e}).answer(q, Resolution{Reason: ReasonClientHalfFailed, PluginRunID: h.PluginRunID, Token: h.Token, Message: "evaluate: boom"}); !acc.Accepted {
+	if acc := (testPage{e}).answer(q, page.Resolution{Reason: ReasonClientHalfFailed, PluginRunID: h.PluginRunID, Token: h.Token, Message: "evaluate: boom"}); !acc.Accepted {
 		t.Fatal(acc.Message)
 	}
 	p := e.plugin(d.PluginID)

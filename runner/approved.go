@@ -3,15 +3,9 @@ package runner
 import (
 	"context"
 	"slices"
-)
 
-// ReviewArgs name the Package a person is asked to approve: Package PackageID of Plugin
-// PluginID, owned by session Session.
-type ReviewArgs struct {
-	Session   string `json:"session"`   // the Plugin's session
-	PluginID  string `json:"pluginId"`  // the Plugin
-	PackageID string `json:"packageId"` // the Package to review
-}
+	"github.com/cordiskit/cordiskit/runner/page"
+)
 
 // A Review is what a person deciding whether a Package may run reads: its source, and the
 // version of the same Plugin to show the changes against.
@@ -30,7 +24,7 @@ type Review struct {
 // ReviewPackage returns Package a.PackageID of Plugin a.PluginID with the Package a person
 // last approved, for the panel's approval card. A Plugin of another session reads as one
 // that does not exist (plugin-missing); an unknown Package is package-missing.
-func (r *Runner) ReviewPackage(ctx context.Context, a ReviewArgs) (Review, error) {
+func (r *Runner) ReviewPackage(ctx context.Context, a page.ReviewArgs) (Review, error) {
 	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
 		return Review{}, err

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/google/go-cmp/cmp"
 )
@@ -17,7 +18,7 @@ func TestReviewPackageBase(t *testing.T) {
 	pg := testPage{e}
 	review := func(pkg string) Review {
 		t.Helper()
-		rv, err := e.r.ReviewPackage(ctx, ReviewArgs{Session: "s1", PluginID: "clock-1", PackageID: pkg})
+		rv, err := e.r.ReviewPackage(ctx, page.ReviewArgs{Session: "s1", PluginID: "clock-1", PackageID: pkg})
 		if err != nil {
 			t.Fatalf("ReviewPackage %s: %v", pkg, err)
 		}
@@ -50,7 +51,7 @@ func TestReviewPackageBase(t *testing.T) {
 	}
 
 	// Revoked, pkg-1 still runs: it is what the person last let run.
-	if _, err := e.r.RevokeGrant(ctx, RevokeArgs{Session: "s1", PluginID: "clock-1", PackageID: "pkg-1"}); err != nil {
+	if _, err := e.r.RevokeGrant(ctx, page.RevokeArgs{Session: "s1", PluginID: "clock-1", PackageID: "pkg-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := base(review("pkg-2")); got != "pkg-1" {
@@ -79,15 +80,15 @@ func TestReviewPackageBase(t *testing.T) {
 func TestReviewPackageOfAnotherSession(t *testing.T) {
 	e := newEnv(t, nil)
 	e.define(newPlugin("clock"), clockHost, clientCode)
-	_, theirs := e.r.ReviewPackage(as("s2"), ReviewArgs{Session: "s2", PluginID: "clock-1", PackageID: "pkg-1"})
-	_, none := e.r.ReviewPackage(as("s2"), ReviewArgs{Session: "s2", PluginID: "clock-9", PackageID: "pkg-1"})
+	_, theirs := e.r.ReviewPackage(as("s2"), page.ReviewArgs{Session: "s2", PluginID: "clock-1", PackageID: "pkg-1"})
+	_, none := e.r.ReviewPackage(as("s2"), page.ReviewArgs{Session: "s2", PluginID: "clock-9", PackageID: "pkg-1"})
 	if theirs == nil || none == nil {
 		t.Fatalf("errors = %v, %v; want both refused", theirs, none)
 	}
 	if got, want := strings.ReplaceAll(theirs.Error(), "clock-1", "clock-9"), none.Error(); got != want || ReasonOf(theirs) != ReasonPluginMissing {
 		t.Fatalf("another session's Plugin reads %q (%s), a missing one %q", theirs, ReasonOf(theirs), none)
 	}
-	_, err := e.r.ReviewPackage(as("s1"), ReviewArgs{Session: "s1", PluginID: "clock-1", PackageID: "pkg-7"})
+	_, err := e.r.ReviewPackage(as("s1"), page.ReviewArgs{Session: "s1", PluginID: "clock-1", PackageID: "pkg-7"})
 	if ReasonOf(err) != ReasonPackageMissing {
 		t.Fatalf("an unknown Package: %v (%s), want package-missing", err, ReasonOf(err))
 	}

@@ -3,11 +3,12 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/cordiskit/cordiskit/runner/page"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // defineAs defines a Package for session on ref (host-only unless client is set).

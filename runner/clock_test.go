@@ -1,10 +1,11 @@
 package runner
 
 import (
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // A ManualClock calls each deadline once its time comes, in the order they fall (ties in

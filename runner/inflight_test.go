@@ -3,11 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/cordiskit/cordiskit/runner/page"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // startBlocked begins a host-only run whose host start blocks in the fake host; it
@@ -130,10 +131,10 @@ func TestDirectRunSettle(t *testing.T) {
 	if _, err := e.r.Run(as("s1"), dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); ReasonOf(err) != ReasonTransitionInFlight {
 		t.Fatalf("model run while a page loads it = %v", err)
 	}
-	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{Session: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: "guess"}}); acc.Accepted {
+	if acc := e.r.SettleUserRun(context.Background(), page.SettleUserRunArgs{Session: "s1", PluginID: d.PluginID, Resolution: page.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: "guess"}}); acc.Accepted {
 		t.Fatal("a settle without the starter's token was accepted")
 	}
-	if acc := e.r.SettleUserRun(context.Background(), SettleUserRunArgs{Session: "s1", PluginID: d.PluginID, Resolution: Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !acc.Accepted {
+	if acc := e.r.SettleUserRun(context.Background(), page.SettleUserRunArgs{Session: "s1", PluginID: d.PluginID, Resolution: page.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !acc.Accepted {
 		t.Fatal(acc.Message)
 	}
 	if p := e.plugin(d.PluginID); p.Current != "pkg-1" || !p.Grants.Covers("pkg-1") {
@@ -143,7 +144,7 @@ func TestDirectRunSettle(t *testing.T) {
 	if len(m) != 1 || m[0].Kind != dynamic.MessageInject || m[0].Text != "The user ran clock-1/pkg-1 (run-1) from the Cordis panel; it is running. currentPackageId is pkg-1." {
 		t.Fatalf("messages = %+v", m)
 	}
-	if err := e.r.StopFromPanel(context.Background(), PanelPluginArgs{Session: "s1", PluginID: d.PluginID}); err != nil {
+	if err := e.r.StopFromPanel(context.Background(), page.PanelPluginArgs{Session: "s1", PluginID: d.PluginID}); err != nil {
 		t.Fatal(err)
 	}
 	if m := e.r.Messages("s1"); len(m) != 2 || m[1].Text != "The user stopped clock-1 from the Cordis panel; its Packages remain. currentPackageId is pkg-1." {

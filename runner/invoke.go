@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -63,24 +64,13 @@ func (r *Runner) Invoke(ctx context.Context, p *InvokeParams) (json.RawMessage, 
 	return r.invoke(ctx, p.PluginID, run.id, p.Method, args, run)
 }
 
-// InvokeArgs are the arguments of the invoke page verb: the run a page loaded, its
-// capability (from RunHostHalf or GetClientCode), and the handler's method and JSON
-// argument (empty means null).
-type InvokeArgs struct {
-	PluginID    string          `json:"pluginId"`
-	PluginRunID string          `json:"pluginRunId"`
-	Capability  string          `json:"capability"`
-	Method      string          `json:"method"`
-	Args        json.RawMessage `json:"args"`
-}
-
 // InvokeFromPanel calls a handler of a live run for a page (its host.call): only a page
 // that loaded the run holds its capability, so predictable ids are not enough to call a
 // handler. Failures are an *InvokeError whose Code is checked in this order:
 // plugin-not-running, stale-run, invalid-capability, method-not-found (also
 // invalid-args), handler-error. A handler error also steers the owning session's model,
 // once per run and (method, message).
-func (r *Runner) InvokeFromPanel(ctx context.Context, a InvokeArgs) (json.RawMessage, error) {
+func (r *Runner) InvokeFromPanel(ctx context.Context, a page.InvokeArgs) (json.RawMessage, error) {
 	run, ie := r.invokedRun(a.PluginID, a.PluginRunID, a.Method)
 	switch {
 	case ie != nil:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/google/go-cmp/cmp"
 )
@@ -68,14 +69,14 @@ func TestInvokeFromPanelNeedsTheCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		args InvokeArgs
+		args page.InvokeArgs
 		want InvokeCode
 	}{
-		{InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Method: "now"}, InvokeForbidden},
-		{InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa + "x", Method: "now"}, InvokeForbidden},
-		{InvokeArgs{PluginID: d.PluginID, Capability: capa, Method: "now"}, InvokeStaleRun},
-		{InvokeArgs{PluginID: d.PluginID, PluginRunID: "run-7", Method: "now"}, InvokeStaleRun},
-		{InvokeArgs{PluginID: "nope-9", PluginRunID: runID, Capability: capa, Method: "now"}, InvokePluginNotRunning},
+		{page.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Method: "now"}, InvokeForbidden},
+		{page.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa + "x", Method: "now"}, InvokeForbidden},
+		{page.InvokeArgs{PluginID: d.PluginID, Capability: capa, Method: "now"}, InvokeStaleRun},
+		{page.InvokeArgs{PluginID: d.PluginID, PluginRunID: "run-7", Method: "now"}, InvokeStaleRun},
+		{page.InvokeArgs{PluginID: "nope-9", PluginRunID: runID, Capability: capa, Method: "now"}, InvokePluginNotRunning},
 	} {
 		for _, ctx := range []context.Context{context.Background(), as("s1")} {
 			if out, err := e.r.InvokeFromPanel(ctx, tt.args); out != nil || !hasCode(err, tt.want) {
@@ -83,7 +84,7 @@ func TestInvokeFromPanelNeedsTheCapability(t *testing.T) {
 			}
 		}
 	}
-	out, err := e.r.InvokeFromPanel(context.Background(), InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "now", Args: json.RawMessage(`[1]`)})
+	out, err := e.r.InvokeFromPanel(context.Background(), page.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "now", Args: json.RawMessage(`[1]`)})
 	if diff := cmp.Diff(`{"t":42,"args":[1]}`, string(out)); err != nil || diff != "" {
 		t.Errorf("InvokeFromPanel with the capability: %v (-want +got):\n%s", err, diff)
 	}

@@ -61,10 +61,10 @@ func (p *process) approve(t *testing.T, q runner.RequestRunEvent) {
 	if !h.OK || !h.StartedHere {
 		t.Fatalf("runHostHalf of %s = %+v", q.RequestID, h)
 	}
-	if _, err := p.r.GetClientCode(ctx, runner.ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: h.PluginRunID}); err != nil {
+	if _, err := p.r.GetClientCode(ctx, page.ClientCodeArgs{Session: q.Session, PluginID: q.PluginID, PluginRunID: h.PluginRunID}); err != nil {
 		t.Fatal(err)
 	}
-	if acc := p.r.ResolveRequestRun(ctx, runner.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: runner.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !acc.Accepted {
+	if acc := p.r.ResolveRequestRun(ctx, page.ResolveArgs{RequestID: q.RequestID, Ticket: q.Ticket, Resolution: page.Resolution{OK: true, PluginRunID: h.PluginRunID, Token: h.Token}}); !acc.Accepted {
 		t.Fatalf("resolveRequestRun of %s: %s", q.RequestID, acc.Message)
 	}
 }
@@ -111,7 +111,7 @@ func TestPendingRequestsAfterARestart(t *testing.T) {
 	for _, q := range before.pending(t, runner.InventoryScope{Every: true}) {
 		before.approve(t, q)
 	}
-	if _, err := before.r.RevokeGrant(context.Background(), runner.RevokeArgs{Session: "s2", PluginID: "page-2", PackageID: "pkg-2"}); err != nil {
+	if _, err := before.r.RevokeGrant(context.Background(), page.RevokeArgs{Session: "s2", PluginID: "page-2", PackageID: "pkg-2"}); err != nil {
 		t.Fatal(err)
 	}
 	before.end()

@@ -5,20 +5,12 @@ import (
 	"crypto/subtle"
 	"fmt"
 
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
-// ReportArgs identify the live run a page reports on; Capability is the run's (from
-// getClientCode), so only a page that loaded the run can report on it.
-type ReportArgs struct {
-	Session     string `json:"session"`     // the Plugin's session
-	PluginID    string `json:"pluginId"`    // the Plugin
-	PluginRunID string `json:"pluginRunId"` // the live run reported on
-	Capability  string `json:"capability"`  // the run's capability, from getClientCode
-}
-
 // liveFor returns the live run a report names, if the report may speak for it.
-func (r *Runner) liveFor(ctx context.Context, a ReportArgs) (*liveRun, Plugin, bool) {
+func (r *Runner) liveFor(ctx context.Context, a page.ReportArgs) (*liveRun, Plugin, bool) {
 	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
 		return nil, p, false
@@ -37,7 +29,7 @@ func (r *Runner) liveFor(ctx context.Context, a ReportArgs) (*liveRun, Plugin, b
 // stays what it is: the failure is kept beside it (Attempt.RenderFailure), so later
 // runtime failures are still reported. The first report of a run steers the owner. Reports
 // that do not name the live run with its capability are dropped.
-func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f dynamic.RenderFailure) {
+func (r *Runner) ReportRenderFailure(ctx context.Context, a page.ReportArgs, f dynamic.RenderFailure) {
 	run, p, ok := r.liveFor(ctx, a)
 	if !ok {
 		return
@@ -55,7 +47,7 @@ func (r *Runner) ReportRenderFailure(ctx context.Context, a ReportArgs, f dynami
 
 // ReportClientGuardFailure reports that the client guard refused runtime code of a live run
 // after it started; the owner is steered once per message.
-func (r *Runner) ReportClientGuardFailure(ctx context.Context, a ReportArgs, message, stack string) {
+func (r *Runner) ReportClientGuardFailure(ctx context.Context, a page.ReportArgs, message, stack string) {
 	run, p, ok := r.liveFor(ctx, a)
 	if !ok {
 		return

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"fmt"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // A restart of the running Package replaces the working run whatever its host half holds:
@@ -36,7 +38,7 @@ func TestRestartReplacesTheWorkingRun(t *testing.T) {
 			if ev := e.takeEvents(); !slices.Equal(ev, []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-1 run-2"}) {
 				t.Fatalf("restart events = %v", ev)
 			}
-			if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: oldID, Capability: oldCap, Method: "now"}); !hasCode(err, InvokeStaleRun) {
+			if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: oldID, Capability: oldCap, Method: "now"}); !hasCode(err, InvokeStaleRun) {
 				t.Fatalf("Invoke of the replaced run = %v", err)
 			}
 			if tt.tool != "" && !te.registered(tt.tool) {
@@ -64,7 +66,7 @@ func TestStopDuringRestartBeside(t *testing.T) {
 	h.gate, h.entered = make(chan struct{}), make(chan struct{}, 1)
 	h.mu.Unlock()
 	done := startBlocked(t, e, h, d.PluginID, d.PackageID)
-	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "echo"}); err != nil || h.running() != 1 {
+	if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "echo"}); err != nil || h.running() != 1 {
 		t.Fatalf("the working run while its restart starts: invoke %v, %d halves", err, h.running())
 	}
 	if _, err := e.r.Stop(ctx, dynamic.StopInput{PluginID: d.PluginID}); err != nil {

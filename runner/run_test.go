@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 const clockHost = `harness.handle('now', (args) => ({ t: 42, args }));
@@ -31,7 +33,7 @@ func TestRunHostOnlyLifecycle(t *testing.T) {
 	if err != nil || runID != "run-1" || capa == "" {
 		t.Fatalf("RunCapability = %q, %q, %v", runID, capa, err)
 	}
-	res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "now", Args: json.RawMessage(`{"x":1}`)})
+	res, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "now", Args: json.RawMessage(`{"x":1}`)})
 	if err != nil || string(res) != `{"t":42,"args":{"x":1}}` {
 		t.Fatalf("Invoke = %s, %v", res, err)
 	}
@@ -45,7 +47,7 @@ func TestRunHostOnlyLifecycle(t *testing.T) {
 	if ev := e.takeEvents(); !slices.Equal(ev, []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-2 run-2"}) {
 		t.Fatalf("update events = %v", ev)
 	}
-	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); !hasCode(err, InvokeStaleRun) {
+	if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); !hasCode(err, InvokeStaleRun) {
 		t.Fatalf("Invoke of the old run = %v, want stale-run", err)
 	}
 
@@ -169,7 +171,7 @@ func TestInvokeCodes(t *testing.T) {
 	e := newEnv(t, &Options{Host: &fakeHost{}})
 	ctx := as("s1")
 	d := e.define(newPlugin("clock"), "return () => {}", "")
-	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: "run-1", Capability: "x", Method: "echo"}); !hasCode(err, InvokePluginNotRunning) ||
+	if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: "run-1", Capability: "x", Method: "echo"}); !hasCode(err, InvokePluginNotRunning) ||
 		err.Error() != "clock-1 is not running: it has no active host half (it was stopped or removed)" {
 		t.Fatalf("before run: %v", err)
 	}
@@ -192,12 +194,12 @@ func TestInvokeCodes(t *testing.T) {
 		{"run-1", capa, "fail", "2", InvokeHandlerError, `host.call("fail") failed inside the host handler of clock-1 (run-1): handler broke`},
 	}
 	for _, tt := range tests {
-		_, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: tt.run, Capability: tt.capa, Method: tt.method, Args: json.RawMessage(tt.args)})
+		_, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: tt.run, Capability: tt.capa, Method: tt.method, Args: json.RawMessage(tt.args)})
 		if !hasCode(err, tt.code) || err.Error() != tt.msg {
 			t.Errorf("Invoke(%s, %s) = %v, want %s: %s", tt.run, tt.method, err, tt.code, tt.msg)
 		}
 	}
-	if out, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: "run-1", Capability: capa, Method: "echo"}); err != nil || string(out) != "null" {
+	if out, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: "run-1", Capability: capa, Method: "echo"}); err != nil || string(out) != "null" {
 		t.Errorf("Invoke with no args = %s, %v; want null", out, err)
 	}
 	// The handler error steered the owner once, though it failed twice.

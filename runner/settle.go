@@ -10,29 +10,11 @@ import (
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
-// ClientCodeArgs are the arguments of getClientCode.
-type ClientCodeArgs struct {
-	Session     string `json:"session"`     // the Plugin's session
-	PluginID    string `json:"pluginId"`    // the Plugin
-	PluginRunID string `json:"pluginRunId"` // the live run whose client half to load
-}
-
-// ClientCode is the client half of a live run, and the capability that binds the page's
-// invokes and reports to that run. It is the only way source code reaches a page.
-type ClientCode struct {
-	Code        string `json:"code"`        // the client half: the body of an async function that returns a plugin
-	Name        string `json:"name"`        // the Package's name
-	PluginID    string `json:"pluginId"`    // the Plugin
-	PackageID   string `json:"packageId"`   // the Package
-	PluginRunID string `json:"pluginRunId"` // the live run
-	Capability  string `json:"capability"`  // the run's capability: invoke and reports
-}
-
 // GetClientCode returns the client half of the live run a.PluginRunID.
-func (r *Runner) GetClientCode(ctx context.Context, a ClientCodeArgs) (ClientCode, error) {
+func (r *Runner) GetClientCode(ctx context.Context, a page.ClientCodeArgs) (page.ClientCode, error) {
 	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
-		return ClientCode{}, err
+		return page.ClientCode{}, err
 	}
 	r.mu.Lock()
 	var run *liveRun
@@ -41,33 +23,13 @@ func (r *Runner) GetClientCode(ctx context.Context, a ClientCodeArgs) (ClientCod
 	}
 	r.mu.Unlock()
 	if run == nil || run.id != a.PluginRunID {
-		return ClientCode{}, refuse(ReasonNotRunning, "%s is not running activation %s; reload the panel to see its live run", p.ID, a.PluginRunID)
+		return page.ClientCode{}, refuse(ReasonNotRunning, "%s is not running activation %s; reload the panel to see its live run", p.ID, a.PluginRunID)
 	}
 	k, _ := p.Package(run.pkg)
 	if !k.HasClient() {
-		return ClientCode{}, refuse(ReasonInvalid, "package %s of %s has no client half", k.ID, p.ID)
+		return page.ClientCode{}, refuse(ReasonInvalid, "package %s of %s has no client half", k.ID, p.ID)
 	}
-	return ClientCode{Code: k.Client, Name: k.Name, PluginID: p.ID, PackageID: k.ID, PluginRunID: run.id, Capability: run.capability}, nil
-}
-
-// Resolution is a page's answer to a run: success (with the client half's missing
-// services), or a failure with its reason. Token is what runHostHalf returned to the page
-// that started the run; a decline needs none (see ResolveArgs.Ticket).
-type Resolution struct {
-	OK          bool     `json:"ok"`                    // the client half loaded (or the host half, for a host-only run)
-	Reason      Reason   `json:"reason,omitempty"`      // rejected, host-half-failed or client-half-failed
-	PluginRunID string   `json:"pluginRunId,omitempty"` // the run this answers for
-	Token       string   `json:"token,omitempty"`       // what runHostHalf returned to this page; not needed to decline
-	WaitingFor  []string `json:"waitingFor,omitempty"`  // services the client half waits for
-	Message     string   `json:"message,omitempty"`     // what failed, when not OK
-	Stack       string   `json:"stack,omitempty"`       // the JavaScript stack of the failure
-}
-
-// ResolveArgs are the arguments of resolveRequestRun.
-type ResolveArgs struct {
-	RequestID  string     `json:"requestId"`        // the run request, "approval-N"
-	Ticket     string     `json:"ticket,omitempty"` // needed to decline
-	Resolution Resolution `json:"resolution"`       // the page's answer
+	return page.ClientCode{Code: k.Client, Name: k.Name, PluginID: p.ID, PackageID: k.ID, PluginRunID: run.id, Capability: run.capability}, nil
 }
 
 // Accepted is the answer of resolveRequestRun and settleUserRun (page.Accepted); Message
@@ -78,7 +40,7 @@ type Accepted = page.Accepted
 // accepted from a page holding the request's ticket while nobody has started it; any
 // other answer only from the page that started it (its token) and for its run. The first
 // accepted answer wins; a refused one changes nothing.
-func (r *Runner) ResolveRequestRun(ctx context.Context, a ResolveArgs) Accepted {
+func (r *Runner) ResolveRequestRun(ctx context.Context, a page.ResolveArgs) Accepted {
 	var ob outbox
 	defer ob.flush()
 	r.mu.Lock()
@@ -143,7 +105,7 @@ func (r *Runner) decline(ctx context.Context, ob *outbox, q *request, ticket str
 
 // settle applies the starting page's answer to q: commit on success, retract on failure.
 // It returns the run to stop once r.mu is released. r.mu held.
-func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolution) (*liveRun, Accepted) {
+func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res page.Resolution) (*liveRun, Accepted) {
 	l := r.live[q.pluginID]
 	if l.run == nil || l.run.id != q.runID {
 		return nil, Accepted{Message: fmt.Sprintf("run %s of request %s is not live", q.runID, q.id)}
@@ -188,16 +150,9 @@ func (r *Runner) settle(ctx context.Context, ob *outbox, q *request, res Resolut
 	return stale, Accepted{Accepted: true}
 }
 
-// SettleUserRunArgs are the arguments of settleUserRun.
-type SettleUserRunArgs struct {
-	Session    string     `json:"session"`    // the Plugin's session
-	PluginID   string     `json:"pluginId"`   // the Plugin of the direct run
-	Resolution Resolution `json:"resolution"` // the starting page's answer, with its token
-}
-
 // SettleUserRun settles a direct run from the panel with the answer of the page that
 // started it (its token), and tells the owning session's model.
-func (r *Runner) SettleUserRun(ctx context.Context, a SettleUserRunArgs) Accepted {
+func (r *Runner) SettleUserRun(ctx context.Context, a page.SettleUserRunArgs) Accepted {
 	if _, err := r.owned(ctx, a.Session, a.PluginID); err != nil {
 		return Accepted{Message: err.Error()}
 	}
@@ -226,14 +181,8 @@ func (r *Runner) SettleUserRun(ctx context.Context, a SettleUserRunArgs) Accepte
 	return acc
 }
 
-// PanelPluginArgs name a Plugin for stopFromPanel and undefineFromPanel.
-type PanelPluginArgs struct {
-	Session  string `json:"session"`  // the Plugin's session
-	PluginID string `json:"pluginId"` // the Plugin
-}
-
 // StopFromPanel is Stop for a person in the panel; the owning session's model is told.
-func (r *Runner) StopFromPanel(ctx context.Context, a PanelPluginArgs) error {
+func (r *Runner) StopFromPanel(ctx context.Context, a page.PanelPluginArgs) error {
 	_, err := r.stop(ctx, a.Session, a.PluginID, false)
 	if err != nil && ReasonOf(err) != ReasonNotRunning {
 		return err
@@ -247,7 +196,7 @@ func (r *Runner) StopFromPanel(ctx context.Context, a PanelPluginArgs) error {
 
 // UndefineFromPanel is Undefine for a person in the panel; the owning session's model is
 // told.
-func (r *Runner) UndefineFromPanel(ctx context.Context, a PanelPluginArgs) (dynamic.UndefineOutput, error) {
+func (r *Runner) UndefineFromPanel(ctx context.Context, a page.PanelPluginArgs) (dynamic.UndefineOutput, error) {
 	was, err := r.stop(ctx, a.Session, a.PluginID, true)
 	if err != nil && ReasonOf(err) != ReasonNotRunning {
 		return dynamic.UndefineOutput{}, err
@@ -256,18 +205,9 @@ func (r *Runner) UndefineFromPanel(ctx context.Context, a PanelPluginArgs) (dyna
 	return dynamic.UndefineOutput{PluginID: a.PluginID, WasRunning: was}, nil
 }
 
-// RevokeArgs are the arguments of revokeGrant: a per-Package grant (PackageID) and/or the
-// grant for future versions (Future).
-type RevokeArgs struct {
-	Session   string `json:"session"`             // the Plugin's session
-	PluginID  string `json:"pluginId"`            // the Plugin
-	PackageID string `json:"packageId,omitempty"` // a Package whose grant to revoke
-	Future    bool   `json:"future,omitempty"`    // revoke the grant for future versions
-}
-
 // RevokeGrant withdraws grants: the next run of a revoked Package waits for approval
 // again. A live run keeps running (stop it to end it).
-func (r *Runner) RevokeGrant(ctx context.Context, a RevokeArgs) (Grants, error) {
+func (r *Runner) RevokeGrant(ctx context.Context, a page.RevokeArgs) (Grants, error) {
 	p, err := r.owned(ctx, a.Session, a.PluginID)
 	if err != nil {
 		return Grants{}, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -130,7 +131,7 @@ func (s *stormer) invoke(session, id string) (runID, capability string, res json
 	if err != nil {
 		return "", "", nil, err
 	}
-	res, err = s.e.r.InvokeFromPanel(as(session), InvokeArgs{PluginID: id, PluginRunID: runID, Capability: capability, Method: "echo", Args: json.RawMessage(`{"n":1}`)})
+	res, err = s.e.r.InvokeFromPanel(as(session), page.InvokeArgs{PluginID: id, PluginRunID: runID, Capability: capability, Method: "echo", Args: json.RawMessage(`{"n":1}`)})
 	return runID, capability, res, err
 }
 
@@ -162,7 +163,7 @@ func (s *stormer) lifecycle(session, tool string, stopFirst bool) {
 	if out, err := s.run(session, id, d2.PackageID, dynamic.ModeUpdate); !s.must("update "+id, err) || out.Status != "running" || out.CurrentPackageID != d2.PackageID {
 		s.t.Errorf("update %s = %+v", id, out)
 	}
-	if _, err := s.e.r.InvokeFromPanel(as(session), InvokeArgs{PluginID: id, PluginRunID: oldRun, Capability: oldCap, Method: "echo"}); !hasCode(err, InvokeStaleRun) {
+	if _, err := s.e.r.InvokeFromPanel(as(session), page.InvokeArgs{PluginID: id, PluginRunID: oldRun, Capability: oldCap, Method: "echo"}); !hasCode(err, InvokeStaleRun) {
 		s.t.Errorf("invoke of %s's old run %s = %v, want stale-run", id, oldRun, err)
 	}
 	if _, _, res, err := s.invoke(session, id); s.must("invoke updated "+id, err) && !strings.Contains(string(res), `"v":"two"`) {

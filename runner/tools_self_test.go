@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -27,7 +28,7 @@ func TestInspectSelfListingMatchesSummaries(t *testing.T) {
 		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"live-2","packageId":"pkg-2","mode":"run"}`, &dynamic.RunOutput{})
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"panel"}`, `"Panel"`, `"A panel."`, `{"client":"return () => {}"}`), &d)
 		mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"panel-3","packageId":"pkg-3","mode":"run"}`, &dynamic.RunOutput{})
-		if acc := (testPage{e}).answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
+		if acc := (testPage{e}).answer(e.lastRequest(), page.Resolution{Reason: ReasonRejected}); !acc.Accepted {
 			t.Fatal(acc.Message)
 		}
 		mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"note"}`, `"Note"`, `"A note."`, `{"client":"return () => {}"}`), &d)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/invoke"
 	"github.com/cordiskit/cordiskit/kit"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -286,7 +287,7 @@ func TestInspectSelfTool(t *testing.T) {
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"panel"}`, `"Panel"`, `"A panel."`, `{"client":"return () => {}"}`), &d)
 	mustCall(t, inv, "s1", "cordis_run", `{"pluginId":"panel-2","packageId":"pkg-3","mode":"run"}`, &dynamic.RunOutput{})
 	q := e.lastRequest()
-	if acc := (testPage{e}).answer(q, Resolution{Reason: ReasonRejected}); !acc.Accepted {
+	if acc := (testPage{e}).answer(q, page.Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatal(acc.Message)
 	}
 	mustCall(t, inv, "s1", "cordis_define", defineArgs(`{"kind":"new","idPrefix":"note"}`, `"Note"`, `"A note."`, `{"client":"return () => {}"}`), &d)

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"fmt"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // subHost is a host half with a handler and a tool other than toolHost's clock_add.
@@ -52,7 +54,7 @@ func TestFailedUpdateKeepsTheWorkingRun(t *testing.T) {
 			if ev := e.takeEvents(); len(ev) != 0 {
 				t.Fatalf("a failed update emitted %v; want nothing retracted or announced", ev)
 			}
-			if res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d1.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); err != nil || string(res) != "42" {
+			if res, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d1.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); err != nil || string(res) != "42" {
 				t.Fatalf("Invoke of the working run after the failed update = %s, %v", res, err)
 			}
 			if out, err := te.call("clock_add", `{"a":1,"b":2}`); out != `{"sum":3,"v":1}` || err != "" {
@@ -103,7 +105,7 @@ func TestUpdateReplacesTheWorkingRun(t *testing.T) {
 			if ev := e.takeEvents(); !slices.Equal(ev, []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-2 run-2"}) {
 				t.Fatalf("update events = %v", ev)
 			}
-			if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d1.PluginID, PluginRunID: oldID, Capability: oldCap, Method: "now"}); !hasCode(err, InvokeStaleRun) {
+			if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d1.PluginID, PluginRunID: oldID, Capability: oldCap, Method: "now"}); !hasCode(err, InvokeStaleRun) {
 				t.Fatalf("Invoke of the replaced run = %v", err)
 			}
 			if !te.registered(tt.tool) {
@@ -137,7 +139,7 @@ func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 	runID, capa, _ := e.r.RunCapability(ctx, d1.PluginID)
 	alive := func(when string, latest dynamic.RunStatus) {
 		t.Helper()
-		if res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d1.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); err != nil || string(res) != "42" {
+		if res, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d1.PluginID, PluginRunID: runID, Capability: capa, Method: "now"}); err != nil || string(res) != "42" {
 			t.Fatalf("Invoke of the working run after %s = %s, %v", when, res, err)
 		}
 		if ev := e.takeEvents(); slices.Contains(ev, "retract clock-1/pkg-1 run-1") {
@@ -153,7 +155,7 @@ func TestDeclinedUpdateKeepsTheWorkingRun(t *testing.T) {
 	if out, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d1.PluginID, PackageID: d2.PackageID, Mode: dynamic.ModeUpdate}); err != nil || out.Status != "awaiting-approval" {
 		t.Fatalf("update = %+v, %v", out, err)
 	}
-	if acc := pg.answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
+	if acc := pg.answer(e.lastRequest(), page.Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatalf("decline refused: %s", acc.Message)
 	}
 	alive("a declined update", dynamic.RunRejected)

@@ -3,12 +3,13 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/cordiskit/cordiskit/runner/page"
-	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cordiskit/cordiskit/runner/page"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
 // messageTexts returns the texts of the messages delivered since the last call.
@@ -157,11 +158,11 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	}
 	h := pg.approve(t, e.lastRequest(), false)
 	e.takeEvents()
-	g, err := e.r.RevokeGrant(ctx, RevokeArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID})
+	g, err := e.r.RevokeGrant(ctx, page.RevokeArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID})
 	if err != nil || len(g.Packages) != 0 || g.Future {
 		t.Fatalf("RevokeGrant = %+v, %v", g, err)
 	}
-	if g, err := e.r.RevokeGrant(ctx, RevokeArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID}); ReasonOf(err) != ReasonInvalid ||
+	if g, err := e.r.RevokeGrant(ctx, page.RevokeArgs{Session: "s1", PluginID: d.PluginID, PackageID: d.PackageID}); ReasonOf(err) != ReasonInvalid ||
 		err.Error() != `revokeGrant: clock-1 has no grant for package "pkg-1"` || len(g.Packages) != 0 {
 		t.Fatalf("second RevokeGrant = %+v, %v", g, err)
 	}
@@ -172,7 +173,7 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	if p := e.plugin(d.PluginID); p.Current != d.PackageID || p.Latest.Status != dynamic.RunRunning || p.Grants.Covers(d.PackageID) {
 		t.Fatalf("after revoke: %+v", p)
 	}
-	if res, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability, Method: "now"}); err != nil || string(res) != `{"t":42,"args":null}` {
+	if res, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability, Method: "now"}); err != nil || string(res) != `{"t":42,"args":null}` {
 		t.Fatalf("Invoke after revoke = %s, %v", res, err)
 	}
 	// The next run asks again, and the live run stays until a page starts the new one.
@@ -183,7 +184,7 @@ func TestWeaknessRevokePackageGrant(t *testing.T) {
 	if s, _ := e.inspectPlugin(ctx, d.PluginID); s.ActiveRun == nil || s.ActiveRun.PluginRunID != h.PluginRunID {
 		t.Fatalf("the live run went while the new request waits: %+v", s)
 	}
-	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability, Method: "now"}); err != nil {
+	if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability, Method: "now"}); err != nil {
 		t.Fatalf("Invoke while the new request waits = %v", err)
 	}
 }
@@ -205,7 +206,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	working := pg.approve(t, e.lastRequest(), false)
 	alive := func(when string) {
 		t.Helper()
-		if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: working.PluginRunID, Capability: working.Capability, Method: "echo"}); err != nil || h.running() != 1 {
+		if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: working.PluginRunID, Capability: working.Capability, Method: "echo"}); err != nil || h.running() != 1 {
 			t.Fatalf("the working run after %s: invoke %v, %d halves", when, err, h.running())
 		}
 	}
@@ -214,7 +215,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	if _, err := e.r.Run(ctx, dynamic.RunInput{PluginID: d.PluginID, PackageID: d.PackageID, Mode: dynamic.ModeRun}); err != nil {
 		t.Fatal(err)
 	}
-	if acc := pg.answer(e.lastRequest(), Resolution{Reason: ReasonRejected}); !acc.Accepted {
+	if acc := pg.answer(e.lastRequest(), page.Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatalf("decline refused: %s", acc.Message)
 	}
 	alive("a declined restart")
@@ -256,7 +257,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	// The working run's own failures still reach the model, though a later attempt is the latest.
 	disconnect := e.r.Connect("s1")
 	e.takeMessages()
-	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: working.PluginRunID, Capability: working.Capability, Method: "fail"}); !hasCode(err, InvokeHandlerError) {
+	if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: working.PluginRunID, Capability: working.Capability, Method: "fail"}); !hasCode(err, InvokeHandlerError) {
 		t.Fatalf("Invoke(fail) of the working run = %v", err)
 	}
 	if msgs := e.takeMessages(); len(msgs) != 1 || msgs[0].Kind != dynamic.MessageSteer || !strings.Contains(msgs[0].Text, `The host handler "fail" of clock-1 (run-1) failed`) {
@@ -278,7 +279,7 @@ func TestWeaknessFailedRestartKeepsTheWorkingRun(t *testing.T) {
 	if ev := e.takeEvents(); !slices.Equal(ev[1:3], []string{"retract clock-1/pkg-1 run-1", "package clock-1/pkg-1 run-4"}) {
 		t.Fatalf("restart events = %v", ev)
 	}
-	if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: working.PluginRunID, Capability: working.Capability, Method: "echo"}); !hasCode(err, InvokeStaleRun) {
+	if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: working.PluginRunID, Capability: working.Capability, Method: "echo"}); !hasCode(err, InvokeStaleRun) {
 		t.Fatalf("Invoke of the replaced run = %v", err)
 	}
 }
@@ -297,7 +298,7 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	disconnect := e.r.Connect("s1")
 	defer disconnect()
 	e.takeMessages() // the run's completion
-	report := ReportArgs{Session: "s1", PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability}
+	report := page.ReportArgs{Session: "s1", PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability}
 	forged := report
 	forged.Capability = "guess"
 	e.r.ReportRenderFailure(ctx, forged, dynamic.RenderFailure{Slot: "main", Message: "forged"})
@@ -319,7 +320,7 @@ func TestWeaknessRenderFailureKeepsTheRunLive(t *testing.T) {
 	}
 	// Later runtime failures still steer, once each.
 	for range 2 {
-		if _, err := e.r.InvokeFromPanel(ctx, InvokeArgs{PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability, Method: "fail"}); !hasCode(err, InvokeHandlerError) {
+		if _, err := e.r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: h.PluginRunID, Capability: h.Capability, Method: "fail"}); !hasCode(err, InvokeHandlerError) {
 			t.Fatalf("Invoke(fail) = %v", err)
 		}
 	}
@@ -349,12 +350,12 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 	e.mu.Unlock()
 	e.takeEvents()
 	refusals := []struct {
-		args ResolveArgs
+		args page.ResolveArgs
 		want string
 	}{
-		{ResolveArgs{RequestID: qa.RequestID, Ticket: "guess", Resolution: Resolution{Reason: ReasonRejected}}, "a decline of request " + qa.RequestID + " needs the ticket of its cordis/request-run event"},
-		{ResolveArgs{RequestID: qa.RequestID, Ticket: qb.Ticket, Resolution: Resolution{Reason: ReasonRejected}}, "a decline of request " + qa.RequestID + " needs the ticket of its cordis/request-run event"},
-		{ResolveArgs{RequestID: "approval-9", Ticket: qa.Ticket, Resolution: Resolution{Reason: ReasonRejected}}, "request approval-9 is not pending: it was answered, cancelled or expired"},
+		{page.ResolveArgs{RequestID: qa.RequestID, Ticket: "guess", Resolution: page.Resolution{Reason: ReasonRejected}}, "a decline of request " + qa.RequestID + " needs the ticket of its cordis/request-run event"},
+		{page.ResolveArgs{RequestID: qa.RequestID, Ticket: qb.Ticket, Resolution: page.Resolution{Reason: ReasonRejected}}, "a decline of request " + qa.RequestID + " needs the ticket of its cordis/request-run event"},
+		{page.ResolveArgs{RequestID: "approval-9", Ticket: qa.Ticket, Resolution: page.Resolution{Reason: ReasonRejected}}, "request approval-9 is not pending: it was answered, cancelled or expired"},
 	}
 	for _, tt := range refusals {
 		if acc := e.r.ResolveRequestRun(context.Background(), tt.args); acc.Accepted || acc.Message != tt.want {
@@ -371,20 +372,20 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 	}
 
 	// Both requests still answer their own pages.
-	if acc := pg.answer(qb, Resolution{Reason: ReasonRejected}); !acc.Accepted {
+	if acc := pg.answer(qb, page.Resolution{Reason: ReasonRejected}); !acc.Accepted {
 		t.Fatalf("the real decline was refused: %s", acc.Message)
 	}
 	h := pg.approve(t, qa, false)
 	tests := []struct {
-		args ClientCodeArgs
+		args page.ClientCodeArgs
 		want string
 	}{
-		{ClientCodeArgs{Session: "s2", PluginID: a.PluginID, PluginRunID: h.PluginRunID}, missing(a.PluginID).Error()},
-		{ClientCodeArgs{Session: "s1", PluginID: a.PluginID, PluginRunID: "run-0"}, a.PluginID + " is not running activation run-0; reload the panel to see its live run"},
-		{ClientCodeArgs{Session: "s1", PluginID: b.PluginID, PluginRunID: qb.RequestID}, b.PluginID + " is not running activation " + qb.RequestID + "; reload the panel to see its live run"},
+		{page.ClientCodeArgs{Session: "s2", PluginID: a.PluginID, PluginRunID: h.PluginRunID}, missing(a.PluginID).Error()},
+		{page.ClientCodeArgs{Session: "s1", PluginID: a.PluginID, PluginRunID: "run-0"}, a.PluginID + " is not running activation run-0; reload the panel to see its live run"},
+		{page.ClientCodeArgs{Session: "s1", PluginID: b.PluginID, PluginRunID: qb.RequestID}, b.PluginID + " is not running activation " + qb.RequestID + "; reload the panel to see its live run"},
 	}
 	for _, tt := range tests {
-		if code, err := e.r.GetClientCode(context.Background(), tt.args); err == nil || err.Error() != tt.want || code != (ClientCode{}) {
+		if code, err := e.r.GetClientCode(context.Background(), tt.args); err == nil || err.Error() != tt.want || code != (page.ClientCode{}) {
 			t.Errorf("GetClientCode(%+v) = %+v, %v; want %s", tt.args, code, err, tt.want)
 		}
 	}
@@ -393,7 +394,7 @@ func TestWeaknessForgedDeclineAndClientCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg.approve(t, e.lastRequest(), false)
-	if _, err := e.r.GetClientCode(context.Background(), ClientCodeArgs{Session: "s1", PluginID: a.PluginID, PluginRunID: h.PluginRunID}); ReasonOf(err) != ReasonNotRunning {
+	if _, err := e.r.GetClientCode(context.Background(), page.ClientCodeArgs{Session: "s1", PluginID: a.PluginID, PluginRunID: h.PluginRunID}); ReasonOf(err) != ReasonNotRunning {
 		t.Fatalf("GetClientCode of the replaced run = %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cordiskit/cordiskit/internal/benchfix"
 	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/runner"
+	"github.com/cordiskit/cordiskit/runner/page"
 	"github.com/cordiskit/cordiskit/sandbox"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 	"github.com/dop251/goja"
@@ -156,7 +157,7 @@ func (b *bench) invokeHandler(ctx context.Context, r *runner.Runner, floorFirst 
 	want := `{"n":2}`
 	viaRunner := func(iters int) error {
 		for range iters {
-			out, err := r.InvokeFromPanel(ctx, runner.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capability, Method: "echo", Args: args})
+			out, err := r.InvokeFromPanel(ctx, page.InvokeArgs{PluginID: d.PluginID, PluginRunID: runID, Capability: capability, Method: "echo", Args: args})
 			if err != nil {
 				return err
 			}
