@@ -170,7 +170,7 @@ func (r *Runner) detachFor(id string, a *activation) *liveRun {
 // startHalf starts the host half of k, if it has one, and returns the new run. old is the
 // run it replaces, already stopped; kept the working run it starts beside.
 func (r *Runner) startHalf(ctx context.Context, p Plugin, k Package, att *dynamic.Attempt, old, kept *liveRun) startResult {
-	run := &liveRun{id: att.PluginRunID, pkg: k.ID, capability: secret()}
+	run := &liveRun{id: att.PluginRunID, pkg: k.ID, session: p.Session, capability: secret()}
 	if !k.HasHost() {
 		return startResult{run: run, startedHere: true}
 	}

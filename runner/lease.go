@@ -377,8 +377,9 @@ func (r *Runner) leaseLoop(ctx context.Context, l *leases) {
 	}
 }
 
-// adopt takes the lease of session, whose process ended with Plugins running, and starts
-// them here as boot does.
+// adopt takes the lease of session, whose process ended with Plugins running (or that a
+// run here took while others were recorded running), and starts them here as boot does:
+// those this Runner does not run or start already.
 func (r *Runner) adopt(ctx context.Context, o SessionOwner, session string) {
 	got, err := o.AcquireSession(ctx, session)
 	if err != nil || !got {
@@ -391,6 +392,13 @@ func (r *Runner) adopt(ctx context.Context, o SessionOwner, session string) {
 	}
 	r.logger.Info("cordis runner: took over a session whose process ended", "session", session, "plugins", len(ps))
 	for _, p := range ps {
+		r.mu.Lock()
+		l := r.live[p.ID]
+		busy := l != nil && (l.run != nil || l.start != nil || l.req != nil)
+		r.mu.Unlock()
+		if busy {
+			continue // started here since (the run that took the lease): it is reconciled
+		}
 		if err := r.bootPlugin(ctx, p); err != nil {
 			r.logger.Warn("cordis runner: restarting an adopted session's Plugin", "session", session, "plugin", p.ID, "err", err)
 		}
@@ -398,20 +406,24 @@ func (r *Runner) adopt(ctx context.Context, o SessionOwner, session string) {
 }
 
 // loseSession stops the runs of session in this process: another process holds its
-// lease now, or may, and runs them there. The store's record is left as it is (it is the
-// other process's to change).
+// lease now, or may, and runs them there. It finds them in memory, not in the Store, which
+// may be the very thing that is away (a lease is lost when it cannot be renewed). The
+// store's record is left as it is (it is the other process's to change).
 func (r *Runner) loseSession(ctx context.Context, session string) {
-	ps, err := r.store.Listings(ctx, session)
-	if err != nil {
-		r.logger.Error("cordis runner: this process lost a session's lease and could not read its Plugins to stop them", "session", session, "err", err)
-		return
+	r.mu.Lock()
+	var ids []string
+	for id, l := range r.live {
+		if l.run != nil && l.run.session == session {
+			ids = append(ids, id)
+		}
 	}
+	r.mu.Unlock()
 	stopped := 0
-	for _, p := range ps {
+	for _, id := range ids {
 		r.mu.Lock()
-		l := r.live[p.ID]
+		l := r.live[id]
 		var run *liveRun
-		if l != nil {
+		if l != nil && l.run != nil && l.run.session == session {
 			run = l.detach()
 		}
 		r.mu.Unlock()
@@ -422,18 +434,18 @@ func (r *Runner) loseSession(ctx context.Context, session string) {
 		sctx, cancel := r.stopCtx()
 		if run.host != nil {
 			if err := run.host.Stop(sctx); err != nil {
-				r.logger.Warn("cordis runner: stopping a run reported", "plugin", p.ID, "run", run.id, "err", err)
+				r.logger.Warn("cordis runner: stopping a run reported", "plugin", id, "run", run.id, "err", err)
 			}
 		}
 		cancel()
 		r.mu.Lock()
-		if l := r.live[p.ID]; l != nil && l.stopping > 0 {
+		if l := r.live[id]; l != nil && l.stopping > 0 {
 			l.stopping--
-			r.tidy(p.ID)
+			r.tidy(id)
 		}
 		r.stopped.Broadcast()
 		r.mu.Unlock()
-		DynamicRetract.Emit(r.ctx(), DynamicRetractEvent{PluginID: p.ID, PackageID: run.pkg, PluginRunID: run.id})
+		DynamicRetract.Emit(r.ctx(), DynamicRetractEvent{PluginID: id, PackageID: run.pkg, PluginRunID: run.id})
 	}
 	r.logger.Warn("cordis runner: this process lost the lease of a session to another process; its runs here were stopped and run there", "session", session, "stopped", stopped)
 	if err := r.leases.owner.ReleaseSession(ctx, session); err != nil {

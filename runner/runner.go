@@ -225,6 +225,7 @@ func (l *live) detach() *liveRun {
 // A liveRun is the one activation that is live now.
 type liveRun struct {
 	id, pkg    string
+	session    string  // the Plugin's: a lost lease stops the session's runs without reading the Store
 	host       HostRun // nil for a client-only Package
 	capability string  // held by pages that loaded the run; binds Invoke
 	token      string  // the answer token of the page that started it ("" when none did)

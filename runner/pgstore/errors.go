@@ -3,6 +3,7 @@ package pgstore
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -35,10 +36,18 @@ func (e *Error) Error() string {
 	switch {
 	case errors.Is(e.Err, errTimedOut):
 		msg += ": check the server's load and the network to it"
-	case !isPgError(e.Err):
+	case !isPgError(e.Err) || serverAway(e.Err):
 		msg += ". Check that the PostgreSQL server is running and reachable; the store reconnects by itself"
 	}
 	return msg
+}
+
+// serverAway reports whether the server refused err because it is shutting down,
+// starting up or recovering, or lost the connection (SQLSTATE classes 57 and 08): a
+// server that is away, not a statement it refused.
+func serverAway(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "57") || strings.HasPrefix(pe.Code, "08"))
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -42,10 +43,14 @@ var liveStatuses = []string{string(dynamic.RunRunning), string(dynamic.RunWaitin
 
 // leaseState is what a Store knows of the leases it holds.
 type leaseState struct {
-	mu       sync.Mutex
-	held     map[string]int64  // session → fencing token
-	handoff  map[string]string // session → the token of the Store that asked for it
-	renewed  time.Time         // when the last renewal that succeeded was sent
+	mu      sync.Mutex
+	held    map[string]int64  // session → fencing token
+	handoff map[string]string // session → the token of the Store that asked for it
+	// claimed are the sessions whose lease an Update that starts a run took (claim) since
+	// the last look for orphans, which lists them once, so that the runner also starts the
+	// session's other Plugins recorded running (after an outage, say), not only that one.
+	claimed  map[string]bool
+	renewed  time.Time // when the last renewal that succeeded was sent
 	watchers map[int]func(string)
 	nextW    int
 	stop     context.CancelFunc
@@ -81,15 +86,36 @@ func (s *Store) AcquireSession(ctx context.Context, session string) (bool, error
 func (s *Store) hold(session string, fence int64) {
 	s.leases.mu.Lock()
 	defer s.leases.mu.Unlock()
-	if old, ok := s.leases.held[session]; !ok || old != fence {
-		s.logger().Debug("pgstore: this process holds the lease of a session", "session", session, "fence", fence)
-	}
+	s.holdLocked(session, fence)
+}
+
+// holdLocked records that the Store holds session's lease with fence, and reports
+// whether it did not hold it (or not with that fence) before. s.leases.mu held.
+func (s *Store) holdLocked(session string, fence int64) bool {
+	old, ok := s.leases.held[session]
 	s.leases.held[session] = fence
+	if ok && old == fence {
+		return false
+	}
+	s.logger().Debug("pgstore: this process holds the lease of a session", "session", session, "fence", fence)
+	return true
+}
+
+// claim records the lease an Update that starts a run took (fence): when the Store did
+// not hold it before, the next look for orphans lists the session (claimed).
+func (s *Store) claim(session string, fence int64) {
+	s.leases.mu.Lock()
+	defer s.leases.mu.Unlock()
+	if s.holdLocked(session, fence) {
+		s.leases.claimed[session] = true
+	}
 }
 
 // OrphanedSessions lists the sessions that have a Plugin running (Plugin.Running) and
-// whose lease no live Store holds (their process ended, or never held one), or that
-// another Store handed over to this one at its request (RequestSession).
+// whose lease no live Store holds (their process ended, or never held one), that another
+// Store handed over to this one at its request (RequestSession), or whose lease an Update
+// of this Store took as it started a run (once: the runner starts the session's other
+// Plugins recorded running, which no process runs).
 func (s *Store) OrphanedSessions(ctx context.Context) ([]string, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -99,8 +125,11 @@ func (s *Store) OrphanedSessions(ctx context.Context) ([]string, error) {
 	s.leases.mu.Lock()
 	held := make([]string, 0, len(s.leases.held))
 	for k := range s.leases.held {
-		held = append(held, k)
+		if !s.leases.claimed[k] {
+			held = append(held, k)
+		}
 	}
+	claimed := maps.Clone(s.leases.claimed)
 	s.leases.mu.Unlock()
 	rows, err := s.pool.Query(ctx, orphans, s.token, held)
 	var out []string
@@ -110,6 +139,9 @@ func (s *Store) OrphanedSessions(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, s.readError("the sessions without a live process", timedOut(ctx, err))
 	}
+	s.leases.mu.Lock()
+	maps.DeleteFunc(s.leases.claimed, func(k string, _ bool) bool { return claimed[k] })
+	s.leases.mu.Unlock()
 	return out, nil
 }
 
@@ -132,6 +164,7 @@ func (s *Store) OnLeaseLost(lost func(session string)) (cancel func()) {
 func (s *Store) startRenewing() {
 	s.leases.held = map[string]int64{}
 	s.leases.handoff = map[string]string{}
+	s.leases.claimed = map[string]bool{}
 	s.leases.watchers = map[int]func(string){}
 	s.leases.renewed = time.Now()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -265,7 +265,7 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 		return runner.Plugin{}, err
 	}
 	if claimed != 0 {
-		s.hold(p.Session, claimed)
+		s.claim(p.Session, claimed)
 	}
 	return p, nil
 }
