@@ -239,7 +239,7 @@ type loadStep struct {
 	procs, sessions int
 	res             loadResult // every child's calls, merged
 	seconds         float64    // the longest child's window
-	conns           int        // the most client connections to the database seen at once
+	activity        activity   // the database's connections in the window
 	clientCPU       float64    // the children's CPU time in their windows, in seconds
 	serverCPU       float64    // the server's processes' CPU time meanwhile, in seconds
 	loadavg         string     // /proc/loadavg as the step began
@@ -385,7 +385,7 @@ func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, 
 			t.Fatal(err)
 		}
 	}
-	st.conns = watchConnections(t, dsn, window)
+	st.activity = watchActivity(t, dsn, window)
 	for _, c := range children {
 		var r loadResult
 		if line := next(c, "result"); json.Unmarshal([]byte(line), &r) != nil {
@@ -426,35 +426,60 @@ func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, 
 	return st
 }
 
-// watchConnections counts the connections to dsn's database every 100 ms for window
-// and returns the most it saw (without its own).
-func watchConnections(t *testing.T, dsn string, window time.Duration) int {
+// activity is what watchActivity saw of the database's client connections.
+type activity struct {
+	most int // connections, at most
+	// active and locked are the mean number of connections running a statement, and
+	// of those waiting for a lock (a row, the session's advisory lock, a NOTIFY's commit).
+	active, locked float64
+	// waits counts the lock waits seen, by pg_stat_activity's wait_event — transactionid
+	// (a row another transaction holds), tuple (queued behind one), advisory (the
+	// session's define lock), object (NOTIFY's commit), … — and the start of the waiting
+	// statement.
+	waits map[string]int
+}
+
+// watchActivity samples the client connections to dsn's database (without its own)
+// every 100 ms for window.
+func watchActivity(t *testing.T, dsn string, window time.Duration) activity {
 	conn, err := pgx.Connect(bg, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(bg)
-	most := 0
+	a := activity{waits: map[string]int{}}
+	samples := 0
 	for end := time.Now().Add(window); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		var n int
-		if err := conn.QueryRow(bg, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+		var n, active int
+		var waits []string
+		if err := conn.QueryRow(bg, `SELECT count(*), count(*) FILTER (WHERE state = 'active'), coalesce(array_agg(wait_event || ' in ' || left(query, 22)) FILTER (WHERE wait_event_type = 'Lock'), '{}')
+			FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&n, &active, &waits); err != nil {
 			t.Fatal(err)
 		}
-		most = max(most, n)
+		a.most = max(a.most, n)
+		a.active += float64(active)
+		a.locked += float64(len(waits))
+		for _, w := range waits {
+			a.waits[w]++
+		}
+		samples++
 	}
-	return most
+	a.active /= float64(max(samples, 1))
+	a.locked /= float64(max(samples, 1))
+	return a
 }
 
 // loadTable formats the steps: defines per second and their scaling from the first
-// step, a define's p50 and p99, the other calls, the CPU time per define of the runtime
-// processes and of the server, and, with pg_stat_statements, the server's statement time
+// step, a define's p50 and p99, the other calls, the connections (at most, and the
+// mean running a statement and waiting for a lock), the CPU time per define of the
+// runtime processes and of the server, and, with pg_stat_statements, the server's statement time
 // per define (every statement of the mix, over the defines) and the mean time of a new
 // Plugin's statement, which holds the id counters' rows (waits for them included).
 func loadTable(rows []loadStep) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "procs\tsessions\tdefines/s\t×1 proc\tdefine p50 ms\tdefine p99 ms\truns/s\trun p99 ms\tundefines/s\tinspects/s\terrors\tconns\t"+
-		"runtime CPU ms/define\tserver CPU ms/define\tserver stmt ms/define\tdefineNew ms\tloadavg before\t")
+		"active\tlock-waiting\truntime CPU ms/define\tserver CPU ms/define\tserver stmt ms/define\tdefineNew ms\tloadavg before\t")
 	for _, st := range rows {
 		perS := func(n int) float64 { return float64(n) / st.seconds }
 		perDefine := func(sec float64) float64 { return sec * 1e3 / float64(len(st.res.Define)) }
@@ -463,12 +488,24 @@ func loadTable(rows []loadStep) string {
 			stmt = fmt.Sprintf("%.3f", s.totalMS/float64(len(st.res.Define)))
 			defineNew = fmt.Sprintf("%.3f", s.defineNewMS)
 		}
-		fmt.Fprintf(w, "%d\t%d\t%.0f\t%.2f\t%.1f\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(w, "%d\t%d\t%.0f\t%.2f\t%.1f\t%.1f\t%.0f\t%.1f\t%.0f\t%.0f\t%d\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%s\t%s\t%s\t\n",
 			st.procs, st.procs*st.sessions, st.definesPerSecond(), st.definesPerSecond()/rows[0].definesPerSecond(),
 			pct(st.res.Define, 50), pct(st.res.Define, 99), perS(len(st.res.Run)), pct(st.res.Run, 99), perS(len(st.res.Undefine)), perS(len(st.res.Inspect)),
-			st.res.Errors, st.conns, perDefine(st.clientCPU), perDefine(st.serverCPU), stmt, defineNew, st.loadavg)
+			st.res.Errors, st.activity.most, st.activity.active, st.activity.locked, perDefine(st.clientCPU), perDefine(st.serverCPU), stmt, defineNew, st.loadavg)
 	}
 	w.Flush()
+	for _, st := range rows {
+		var kinds []string
+		total := 0
+		for _, n := range st.activity.waits {
+			total += n
+		}
+		for k, n := range st.activity.waits {
+			kinds = append(kinds, fmt.Sprintf("%s %.0f%%", k, 100*float64(n)/float64(total)))
+		}
+		slices.Sort(kinds)
+		fmt.Fprintf(&b, "procs=%d: lock waits by kind and statement: %s\n", st.procs, strings.Join(kinds, ", "))
+	}
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(&b, "loadavg at the end: %s", load)
 	}
