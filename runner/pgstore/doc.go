@@ -134,18 +134,38 @@
 //   - A Store that cannot renew a lease gives it up two thirds of LeaseTTL after its last
 //     renewal that succeeded, before it expires on the server; one that finds its lease
 //     taken gives it up at that renewal. Either way its runner stops that session's runs
-//     and logs it (at Warn), and leaves the session's record to the new holder.
+//     — those it knows it runs, without reading the store, which may be what is away —
+//     logs it (at Warn), and leaves the session's record to the new holder.
+//   - A session whose lease an Update takes as it starts a run while other Plugins of the
+//     session are recorded running (its first cordis_run after the server was away, say)
+//     is listed once as an orphan of that Store, so its runner starts those others too.
+//     After the server comes back, every Plugin recorded running runs in exactly one
+//     process (TestRunnersSurviveServerStop stops the server mid-burst under two runners).
 //
-// Defines and removals are seen in every process: each is announced with PostgreSQL's
+// Every change is seen in every process. A define, a removal and each Update (a run
+// started or stopped, a grant, a version pointer moved) is announced with PostgreSQL's
 // NOTIFY in its own transaction (so only once it commits), and each Store LISTENs on a
-// connection of its own, from Open on, reconnecting while the server is away. The Store
-// implements runner.ChangeNotifier, so a runner emits DefinitionChanged for another
-// process's define or removal as for its own, and panels read their inventory again.
-// cordis_inspect_self reads the store every time, so it shows every process's changes
-// without a notice. A change made while a Store's listening connection was down is not
-// announced to it (its panels see it at their next read), and a run, stop or grant made
-// in another process is announced by no event: with leases, a session's runs change only
-// in the process that holds it, which is the one its panel should talk to.
+// connection of its own ("cordis pgstore listener" in pg_stat_activity), from Open on.
+// The Store implements runner.ChangeNotifier: a runner emits DefinitionChanged for
+// another process's change — defines and removals as for its own, runs, stops and grants
+// as "updated" — within a round trip or two of its commit, so panels read their inventory
+// again. The runner believes a notice only as far as its store confirms it: it reads the
+// session the notice names and names the notice's Plugin to that session only when the
+// store gives the session that Plugin (or, for a removal, holds it no more); anything
+// else is a plain reload of the named session. cordis_inspect_self reads the store every
+// time, so it shows every process's changes without a notice.
+//
+// A listening connection silent for 5 s is pinged, so one that died without a word is
+// noticed within 10 s; one the server ended fails at once. The Store connects again
+// (after 0.1 s, then twice as long each time, up to 5 s) and, listening again, tells its
+// runner that notices may have been missed; the runner then tells every session with
+// Plugins in the store, and every session it told anything since its last catch-up (whose
+// last Plugin may have gone), to read its inventory again, at most once a second. So a
+// change made while no one listened reaches the panels as a reload once the connection is
+// back, and nothing is lost for longer than that (TestRelayResyncsAfterListenLost kills
+// the connection with pg_terminate_backend). A session handover asked for meanwhile
+// (RequestSession) is not heard: the session stays where it runs until its client asks
+// again or its holder ends.
 //
 // What stays in each process: handler tables and pending run requests (a request pending
 // in a process that died stays recorded as pending until a process boots on the store, or
@@ -161,11 +181,13 @@
 // hands the lease to the asking Store, and that one's runner starts what was running at
 // its next look for orphans. Two clients of one session on two processes would take it
 // from each other: route a session to one process (sticky sessions) while it lives.
-// PostgreSQL lets every role that can connect to the database send a NOTIFY, whatever
-// its privileges on the store's tables: such a role could announce changes that did not
-// happen (panels read their inventory again, nothing else) or ask for a session (its
-// runs stop and start again elsewhere, or after LeaseTTL). Give the store a database
-// that only its processes' role can connect to.
+// PostgreSQL lets every role that can connect to the database send a NOTIFY, and LISTEN,
+// whatever its privileges on the store's tables: such a role could announce changes that
+// did not happen (the named session's pages read their own inventory again, nothing else:
+// TestForgedNoticeOnlyReloads), ask for a session (its runs stop and start again
+// elsewhere, or after LeaseTTL), and read every notice as it passes: session names and
+// the ids of Plugins and Packages as they change, never what they hold. Give the store a
+// database that only its processes' role can connect to.
 //
 // The fence covers the store's record, not what a host half does outside it: a process
 // that stalls past its lease's expiry (a pause longer than a third of LeaseTTL) may run a
