@@ -95,7 +95,7 @@ func TestChangesSeenAcrossStores(t *testing.T) {
 }
 
 // relayed collects the DefinitionChanged events a runner emits, as a panel hears them.
-func relayed(t *testing.T, root *kit.Context) chan runner.DefinitionChangedEvent {
+func relayed(t testing.TB, root *kit.Context) chan runner.DefinitionChangedEvent {
 	ch := make(chan runner.DefinitionChangedEvent, 256)
 	if err := root.Plugin(&kit.Plugin{Name: "panel-like", Apply: func(c *kit.Context) error {
 		_, err := runner.DefinitionChanged.On(c, func(ev runner.DefinitionChangedEvent) { ch <- ev })
@@ -107,7 +107,7 @@ func relayed(t *testing.T, root *kit.Context) chan runner.DefinitionChangedEvent
 }
 
 // newRelayRunner starts a runner on a Store of its own on dsn, disposed when t ends.
-func newRelayRunner(t *testing.T, dsn string, opts *Options, ro runner.Options) (*kit.Context, *runner.Runner, *Store) {
+func newRelayRunner(t testing.TB, dsn string, opts *Options, ro runner.Options) (*kit.Context, *runner.Runner, *Store) {
 	t.Helper()
 	s := open(t, dsn, opts)
 	root := kit.New(nil)
