@@ -319,6 +319,9 @@ func TestLoad(t *testing.T) {
 // merges what they report.
 func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, window time.Duration) loadStep {
 	open(t, dsn, nil).Close() // the schema, made once before the children race to open it
+	// The children's connections are those opened from now on (that Store's may outlive
+	// its Close for a while).
+	since := serverNow(t, dsn)
 	type child struct {
 		cmd   *exec.Cmd
 		stdin io.WriteCloser
@@ -385,7 +388,7 @@ func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, 
 			t.Fatal(err)
 		}
 	}
-	st.activity = watchActivity(t, dsn, window)
+	st.activity = watchActivity(t, dsn, since, window)
 	for _, c := range children {
 		var r loadResult
 		if line := next(c, "result"); json.Unmarshal([]byte(line), &r) != nil {
@@ -439,9 +442,9 @@ type activity struct {
 	waits map[string]int
 }
 
-// watchActivity samples the client connections to dsn's database (without its own)
-// every 100 ms for window.
-func watchActivity(t *testing.T, dsn string, window time.Duration) activity {
+// watchActivity samples the client connections to dsn's database opened since since
+// (without its own) every 100 ms for window.
+func watchActivity(t *testing.T, dsn string, since time.Time, window time.Duration) activity {
 	conn, err := pgx.Connect(bg, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -453,7 +456,7 @@ func watchActivity(t *testing.T, dsn string, window time.Duration) activity {
 		var n, active int
 		var waits []string
 		if err := conn.QueryRow(bg, `SELECT count(*), count(*) FILTER (WHERE state = 'active'), coalesce(array_agg(wait_event || ' in ' || left(query, 22)) FILTER (WHERE wait_event_type = 'Lock'), '{}')
-			FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&n, &active, &waits); err != nil {
+			FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND backend_start >= $1`, since).Scan(&n, &active, &waits); err != nil {
 			t.Fatal(err)
 		}
 		a.most = max(a.most, n)
