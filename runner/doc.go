@@ -68,9 +68,9 @@
 // StopFromPanel, UndefineFromPanel, RevokeGrant, ReviewPackage, InvokeFromPanel,
 // ReportRenderFailure, ReportClientGuardFailure, InventoryPage), ready for the panel to
 // serve over HTTP. What a page sends and gets back, the refusal reasons it branches on and
-// the secrets that authorise it are the page protocol, package runner/page (Reason, Error
-// and Accepted are its types under the runner's names); the state machine that answers
-// is here. Ids are predictable, so three secrets authorise a page instead: a request's
+// the secrets that authorise it are the page protocol, package runner/page (the runner's
+// Reason, Error and Accepted are aliases of its own); the state machine that answers is
+// here. Ids are predictable, so three secrets authorise a page instead: a request's
 // ticket (in its RequestRun event, and listed by PendingRequests for the runtime's own Go
 // code) starts or declines it; the token RunHostHalf returns to the page that started a
 // run settles it (an attached page's answer never wins); the run capability (from

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,7 +74,7 @@ func (r *Runner) InvokeFromPanel(ctx context.Context, a page.InvokeArgs) (json.R
 	switch {
 	case ie != nil:
 		return nil, ie
-	case subtle.ConstantTimeCompare([]byte(a.Capability), []byte(run.capability)) != 1:
+	case !page.SameSecret(a.Capability, run.capability):
 		return nil, &InvokeError{Code: InvokeForbidden, Message: fmt.Sprintf("the capability does not belong to run %s of %s: only a page that loaded this run (getClientCode) may call its handlers", a.PluginRunID, a.PluginID)}
 	}
 	return r.invoke(ctx, a.PluginID, a.PluginRunID, a.Method, a.Args, run)

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 
 	"github.com/cordiskit/cordiskit/runner/page"
@@ -18,7 +17,7 @@ func (r *Runner) liveFor(ctx context.Context, a page.ReportArgs) (*liveRun, Plug
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.live[a.PluginID]
-	if l == nil || l.run == nil || l.run.id != a.PluginRunID || subtle.ConstantTimeCompare([]byte(a.Capability), []byte(l.run.capability)) != 1 {
+	if l == nil || l.run == nil || l.run.id != a.PluginRunID || !page.SameSecret(a.Capability, l.run.capability) {
 		return nil, p, false
 	}
 	return l.run, p, true

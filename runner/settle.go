@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"slices"
 
@@ -53,7 +52,7 @@ func (r *Runner) ResolveRequestRun(ctx context.Context, a page.ResolveArgs) Acce
 		acc.Message = fmt.Sprintf("request %s is not pending: it was answered, cancelled or expired", a.RequestID)
 	case res.Reason == ReasonRejected && !res.OK:
 		acc = r.decline(ctx, &ob, q, a.Ticket)
-	case q.token == "" || subtle.ConstantTimeCompare([]byte(res.Token), []byte(q.token)) != 1:
+	case !page.SameSecret(res.Token, q.token):
 		acc.Message = fmt.Sprintf("only the page that started request %s (the token its runHostHalf returned) can settle it", q.id)
 	case res.PluginRunID != q.runID:
 		acc.Message = fmt.Sprintf("request %s is for run %s, not %q", q.id, q.runID, res.PluginRunID)
@@ -83,7 +82,7 @@ func (r *Runner) findRequest(id string) *request {
 // decline settles q as rejected. r.mu held.
 func (r *Runner) decline(ctx context.Context, ob *outbox, q *request, ticket string) Accepted {
 	switch {
-	case subtle.ConstantTimeCompare([]byte(ticket), []byte(q.ticket)) != 1:
+	case !page.SameSecret(ticket, q.ticket):
 		return Accepted{Message: fmt.Sprintf("a decline of request %s needs the ticket of its cordis/request-run event", q.id)}
 	case q.started:
 		return Accepted{Message: fmt.Sprintf("request %s was already started by a page; stop the Plugin instead", q.id)}
@@ -169,7 +168,7 @@ func (r *Runner) SettleUserRun(ctx context.Context, a page.SettleUserRunArgs) Ac
 	switch {
 	case q == nil:
 		acc.Message = fmt.Sprintf("%s has no direct run waiting for its page", a.PluginID)
-	case subtle.ConstantTimeCompare([]byte(res.Token), []byte(q.token)) != 1 || res.PluginRunID != q.runID:
+	case !page.SameSecret(res.Token, q.token) || res.PluginRunID != q.runID:
 		acc.Message = fmt.Sprintf("only the page that started run %s of %s (the token its runHostHalf returned) can settle it", q.runID, a.PluginID)
 	default:
 		stale, acc = r.settle(ctx, &ob, q, res)

@@ -179,6 +179,7 @@ func TestSyncManifestChecks(t *testing.T) {
 		want      string
 	}{
 		{"unknown page", "page-guessed", nil, "the page is not connected"},
+		{"no page id", "", nil, "the page is not connected"},
 		{"twice", p.id, []Manifest{manifest("Slots", "a"), manifest("Slots", "b")}, `provider "Slots" is listed twice`},
 		{"too many", p.id, []Manifest{manifest("A", "a", "b"), manifest("B", "c", "d")}, "lists 4 methods; a page may publish at most 3 (runner.Options.MaxInspectMethods)"},
 		{"invalid", p.id, []Manifest{{ID: "Theme", Description: "d"}}, `syncInspectManifest: providers[0]: provider "Theme" has no methods`},
@@ -253,6 +254,10 @@ func TestClientQueryAnswerRules(t *testing.T) {
 	}{
 		{"wrong agent", e.reg.ResolveQuery(ResolveQueryArgs{Page: a.id, Session: "s2", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), `was not asked for agent "s2"`},
 		{"unknown page", e.reg.ResolveQuery(ResolveQueryArgs{Page: "page-x", Session: "s1", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), "this page may not answer"},
+		// The panel blanks the id of a page another scope holds: no id never matches, and
+		// an id one byte off is not the page.
+		{"no page id", e.reg.ResolveQuery(ResolveQueryArgs{Page: "", Session: "s1", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), "this page may not answer"},
+		{"page id one byte off", e.reg.ResolveQuery(ResolveQueryArgs{Page: b.id[:len(b.id)-1] + "~", Session: "s1", RequestID: ev.RequestID, Resolution: okAnswer(`{"ok":true}`)}), "this page may not answer"},
 		{"page not asked", other.answer(ev, okAnswer(`{"ok":true}`)), "did not publish Slots.listSubTree"},
 		{"invalid data", a.answer(ev, okAnswer(`{"nope":1}`)), "counted as this page's failure: the page answered data its outputSchema rejects"},
 		{"second answer", a.answer(ev, okAnswer(`{"ok":true}`)), "already answered"},
