@@ -22,7 +22,8 @@ import (
 // stop there reach her page on the second as cordis/definition-changed "updated" naming
 // the Plugin (how long the stop took to arrive is logged). Bob's page on the second
 // hears nothing of hers. A NOTIFY forged with plain SQL that claims her Plugin for bob
-// reaches bob's page as a reload that names no Plugin, and hers not at all.
+// (who has one of his own) reaches bob's page as a reload that names no Plugin, and hers
+// not at all.
 func TestPanelSeesAnotherProcess(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
@@ -112,6 +113,9 @@ func TestPanelSeesAnotherProcess(t *testing.T) {
 		t.Fatal("alice's page on the second runtime was not told of her stop in the first within a minute")
 	}
 
+	if got := upTo(bob, define("bob", "panel")); len(got) != 0 {
+		t.Fatalf("bob's page was told %+v: alice's changes", got)
+	}
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -166,15 +166,19 @@ func (r *Runner) startRelay(n ChangeNotifier) {
 // relayLoop checks each batch of notices against the Store and emits what it says
 // (relayBatch), and reads every session again when notices were lost (resync): at most
 // once per minResync, and, while the Store does not answer, again after a pause that
-// grows to 5 s.
+// grows to 5 s. It starts by learning which sessions have Plugins (a resync that tells
+// no one); when that read fails, a resync is due.
 func (r *Runner) relayLoop(ctx context.Context, rl *relay) {
-	known := map[string]bool{} // sessions told since the last resync, and those it found
+	known := map[string]bool{} // the sessions with Plugins at the last resync, and those found since
 	var (
-		due   bool             // a resync is due
-		retry <-chan time.Time // when it may be made; nil: now
-		last  time.Time        // the last resync's start
+		due   = r.resync(ctx, known, false) != nil // a resync is due
+		retry <-chan time.Time                     // when it may be made; nil: now
+		last  time.Time                            // the last resync's start
 		pause = minResync
 	)
+	if due {
+		retry = time.After(0)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -195,7 +199,7 @@ func (r *Runner) relayLoop(ctx context.Context, rl *relay) {
 			continue
 		}
 		last = time.Now()
-		if err := r.resync(ctx, known); err != nil {
+		if err := r.resync(ctx, known, true); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -211,7 +215,9 @@ func (r *Runner) relayLoop(ctx context.Context, rl *relay) {
 // says: for the session the notice names, with the notice's Plugin only when the Store
 // gives that Plugin to that session (a define keeps its change and Package), or, for a
 // removal, when the Store holds the Plugin no more; else a plain reload (Updated, no
-// Plugin). It reads each session's listing once. It reports false when a read failed: the
+// Plugin). A session that has no Plugins and had none (known) is told nothing: it has
+// nothing to read again, and a notice naming sessions at random makes no one remember
+// them. It reads each session's listing once. It reports false when a read failed: the
 // notices it could not check are dropped, and a resync covers them.
 func (r *Runner) relayBatch(ctx context.Context, batch []ChangeNotice, known map[string]bool) bool {
 	owned := map[string]map[string]bool{} // session → its Plugins' ids; nil when unread
@@ -228,7 +234,7 @@ func (r *Runner) relayBatch(ctx context.Context, batch []ChangeNotice, known map
 			}
 			owned[n.Session], ok = ids, ok && err == nil
 		}
-		if ids == nil {
+		if ids == nil || len(ids) == 0 && !known[n.Session] {
 			continue
 		}
 		ev := DefinitionChangedEvent{Session: n.Session, Change: Updated}
@@ -250,16 +256,18 @@ func (r *Runner) relayBatch(ctx context.Context, batch []ChangeNotice, known map
 				continue
 			}
 		}
-		known[n.Session] = true
+		if len(ids) > 0 {
+			known[n.Session] = true
+		}
 		DefinitionChanged.Emit(r.ctx(), ev)
 	}
 	return ok
 }
 
-// resync tells every session that has Plugins in the Store, and every one told since the
-// last resync (whose last Plugin may have gone), to read its inventory again: Updated,
-// naming no Plugin. known becomes the sessions found.
-func (r *Runner) resync(ctx context.Context, known map[string]bool) error {
+// resync tells every session that has Plugins in the Store, and every one known since the
+// last resync (whose last Plugin may have gone), to read its inventory again (Updated,
+// naming no Plugin), unless tell is false. known becomes the sessions found.
+func (r *Runner) resync(ctx context.Context, known map[string]bool, tell bool) error {
 	ls, err := r.store.Listings(ctx, "")
 	if err != nil {
 		return err
@@ -276,6 +284,9 @@ func (r *Runner) resync(ctx context.Context, known map[string]bool) error {
 	}
 	clear(known)
 	maps.Copy(known, found)
+	if !tell {
+		return nil
+	}
 	for _, s := range sessions {
 		DefinitionChanged.Emit(r.ctx(), DefinitionChangedEvent{Session: s, Change: Updated})
 	}

@@ -152,8 +152,9 @@
 // again. The runner believes a notice only as far as its store confirms it: it reads the
 // session the notice names and names the notice's Plugin to that session only when the
 // store gives the session that Plugin (or, for a removal, holds it no more); anything
-// else is a plain reload of the named session. cordis_inspect_self reads the store every
-// time, so it shows every process's changes without a notice.
+// else is a plain reload of the named session, and nothing at all for a session that has
+// no Plugins and had none. cordis_inspect_self reads the store every time, so it shows
+// every process's changes without a notice.
 //
 // A listening connection silent for 5 s is pinged, so one that died without a word is
 // noticed within 10 s; one the server ended fails at once. The Store connects again

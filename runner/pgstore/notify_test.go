@@ -218,7 +218,8 @@ func notifySQL(t *testing.T, dsn, payload string) {
 // own inventory again. A notice that names another session's Plugin, or says a Plugin
 // that exists was removed, is told as a reload naming no Plugin (the panel learns no
 // owner from it, and drops nothing); one that is not a notice at all, or names a change
-// that does not exist, is ignored. Nothing in the store or in the runner's runs changes.
+// that does not exist, or names a session that has no Plugins, is ignored. Nothing in the
+// store or in the runner's runs changes.
 func TestForgedNoticeOnlyReloads(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	_, a, _ := newRelayRunner(t, dsn, &Options{LeaseTTL: time.Hour}, runner.Options{})
@@ -246,6 +247,8 @@ func TestForgedNoticeOnlyReloads(t *testing.T) {
 		forged("alice", alice.PluginID, "", "undefined"),          // says a Plugin that exists was removed
 		forged("alice", alice.PluginID, "", "stop everything"),    // no such change
 		forged("", alice.PluginID, "", "updated"),                 // no session
+		forged("mallory", "clock-99", "", "undefined"),            // a session without Plugins: nothing to reload
+		forged("mallory", alice.PluginID, "", "updated"),
 		`not a notice`,
 		`{"schema":"cordis","session":"alice","plugin":"` + alice.PluginID + `","change":"updated"}`, // a reload of her own Plugin: harmless
 	} {
