@@ -145,7 +145,9 @@ func TestRunnersSurviveServerStop(t *testing.T) {
 		return func() bool { mu.Lock(); defer mu.Unlock(); return cond() }
 	}
 	eventually(t, "the burst to be under way", count(func() bool { return len(acked) >= 60 }))
+	mu.Lock()
 	stopped := len(calls)
+	mu.Unlock()
 	if err := c.StopImmediate(bg); err != nil {
 		t.Fatal(err)
 	}
