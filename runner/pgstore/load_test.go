@@ -52,16 +52,16 @@ func init() {
 	}
 }
 
-// loadMix is what each session of a load child does, in a loop, as fast as the answers
+// The mix: what each session of a load child does, in a loop, as fast as the answers
 // come back (a closed loop: no think time): it defines a new Plugin, then a second
 // Package of it (the two defines the tables count); every fourth Plugin it runs (a 2 KB
 // host half, started in the sandbox, so the session holds a lease the Store renews);
 // once it holds more than 8 Plugins it undefines the oldest; every eighth round it calls
 // cordis_inspect_self {}.
 const (
-	loadKeep       = 8
-	loadRunEvery   = 4
-	loadInspectEvy = 8
+	loadKeep         = 8
+	loadRunEvery     = 4
+	loadInspectEvery = 8
 )
 
 // loadHost is a host half of about 2 KB, as the benchmarks' Packages are.
@@ -203,7 +203,7 @@ func (l *sessionLoad) loop(ctx context.Context, end time.Time) {
 				l.kept = l.kept[1:]
 			}
 		}
-		if round%loadInspectEvy == loadInspectEvy-1 {
+		if round%loadInspectEvery == loadInspectEvery-1 {
 			l.call(ctx, &l.res.Inspect, "cordis_inspect_self", map[string]any{}, nil)
 		}
 	}
@@ -253,9 +253,9 @@ type loadStep struct {
 func (st loadStep) definesPerSecond() float64 { return float64(len(st.res.Define)) / st.seconds }
 
 // TestLoad runs the load steps (see loadEnv) and logs their table. Each step has a fresh
-// database; its checks: no call failed, every process held the lease of each of its
-// sessions that had a Plugin running, and the database holds exactly the Plugins the
-// sessions defined and did not undefine.
+// database; its checks: no call failed, every process held the leases of its own
+// sessions, each of which had a Plugin running, and of no other, and the database holds
+// exactly the Plugins the sessions defined and did not undefine.
 func TestLoad(t *testing.T) {
 	full := os.Getenv(loadEnv)
 	if full == "" && testing.Short() {
@@ -312,7 +312,9 @@ func TestLoad(t *testing.T) {
 			rows = append(rows, st)
 		})
 	}
-	t.Log("\n" + loadTable(rows))
+	if len(rows) > 0 {
+		t.Log("\n" + loadTable(rows))
+	}
 }
 
 // runLoadStep starts procs load children on dsn, lets them run for window at once, and
@@ -328,10 +330,15 @@ func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, 
 		lines chan string
 		log   *syncBuffer
 	}
-	children := make([]child, procs)
+	children := make([]child, 0, procs)
 	var readers sync.WaitGroup
-	defer readers.Wait()
-	for i := range children {
+	defer func() { // a failed step's children are killed, so that their output ends
+		for _, c := range children {
+			kill(c.cmd)
+		}
+		readers.Wait()
+	}()
+	for range procs {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), loadChildEnv+"="+strconv.Itoa(sessions), loadChildEnv+"_DSN="+dsn)
 		stdin, err := cmd.StdinPipe()
@@ -342,12 +349,12 @@ func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := child{cmd: cmd, stdin: stdin, lines: make(chan string, 4), log: &syncBuffer{}}
+		c := child{cmd: cmd, stdin: stdin, lines: make(chan string, 16), log: &syncBuffer{}}
 		cmd.Stderr = c.log
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { kill(cmd) })
+		children = append(children, c)
 		readers.Go(func() {
 			defer close(c.lines)
 			sc := bufio.NewScanner(stdout)
@@ -356,7 +363,6 @@ func runLoadStep(t *testing.T, dsn string, stats *statsDB, procs, sessions int, 
 				c.lines <- sc.Text()
 			}
 		})
-		children[i] = c
 	}
 	next := func(c child, what string) string {
 		select {
