@@ -106,7 +106,7 @@ func BenchmarkOperationCost(b *testing.B) {
 	b.Run("define-package", func(b *testing.B) {
 		m.measure(b, false, nil, func(i int) {
 			p := plugins[i%len(plugins)]
-			tool(b, session(i%len(plugins)), "cordis_define", map[string]any{"plugin": map[string]string{"kind": "existing", "pluginId": p.PluginID},
+			tool(b, p.session, "cordis_define", map[string]any{"plugin": map[string]string{"kind": "existing", "pluginId": p.PluginID},
 				"name": "Cost", "purpose": "A benchmark's, again.", "code": map[string]string{"host": loadHost}}, nil)
 		})
 	})
