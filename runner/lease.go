@@ -221,6 +221,7 @@ func (r *Runner) relayLoop(ctx context.Context, rl *relay) {
 // notices it could not check are dropped, and a resync covers them.
 func (r *Runner) relayBatch(ctx context.Context, batch []ChangeNotice, known map[string]bool) bool {
 	owned := map[string]map[string]bool{} // session → its Plugins' ids; nil when unread
+	gone := map[string]bool{}             // Plugin → the Store holds it no more
 	ok := true
 	for _, n := range batch {
 		ids, read := owned[n.Session]
@@ -246,14 +247,19 @@ func (r *Runner) relayBatch(ctx context.Context, batch []ChangeNotice, known map
 			}
 		case n.Change == Undefined && n.PluginID != "":
 			// Another session's Plugin is not this session's to drop: only one the Store
-			// holds no more.
-			_, err := r.store.Plugin(ctx, n.PluginID)
-			switch {
-			case errors.Is(err, ErrNotFound):
+			// holds no more (read once a batch, however often the notices name it).
+			g, read := gone[n.PluginID]
+			if !read {
+				_, err := r.store.Plugin(ctx, n.PluginID)
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					ok = false
+					continue
+				}
+				g = err != nil
+				gone[n.PluginID] = g
+			}
+			if g {
 				ev.PluginID, ev.Change = n.PluginID, Undefined
-			case err != nil:
-				ok = false
-				continue
 			}
 		}
 		if len(ids) > 0 {
