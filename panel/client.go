@@ -158,8 +158,8 @@ func (c *Client) ResolveRequestRun(ctx context.Context, a page.ResolveArgs) (Acc
 }
 
 // SettleUserRun settles a direct run with the result of the page that started it.
-func (c *Client) SettleUserRun(ctx context.Context, a page.SettleUserRunArgs) (runner.Accepted, error) {
-	return call[runner.Accepted](ctx, c, "settleUserRun", a)
+func (c *Client) SettleUserRun(ctx context.Context, a page.SettleUserRunArgs) (page.Accepted, error) {
+	return call[page.Accepted](ctx, c, "settleUserRun", a)
 }
 
 // StopFromPanel stops a Plugin as a person in the panel does; its model is told.
@@ -194,7 +194,7 @@ func (c *Client) Inventory(ctx context.Context) (runner.InventoryPage, error) {
 }
 
 // Invoke calls a handler of a live run with the run's capability and returns its JSON
-// result; a failure is an *Error whose code is a runner.InvokeCode.
+// result; a failure is an *Error whose code is a page.InvokeCode.
 func (c *Client) Invoke(ctx context.Context, a page.InvokeArgs) (json.RawMessage, error) {
 	return call[json.RawMessage](ctx, c, "invoke", a)
 }

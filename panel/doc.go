@@ -132,8 +132,8 @@
 //	activity                 (none; send {}): the activity list, newest first
 //
 // The answer is {"ok":true,"value":…} or {"ok":false,"error":{"code":…,"message":…}};
-// the code of a runner refusal is its runner.Reason ("plugin-missing", …), of a failed
-// invoke its runner.InvokeCode ("stale-run", …). A refusal that a verb reports in its
+// the code of a runner refusal is its page.Reason ("plugin-missing", …), of a failed
+// invoke its page.InvokeCode ("stale-run", …). A refusal that a verb reports in its
 // value (runHostHalf's {ok:false, reason}, resolveRequestRun's {accepted:false,
 // message}) is an ok answer; when the refused answer was to a run
 // request that had already ended (another page answered first, the model withdrew it, it

@@ -229,11 +229,11 @@ func decodeStrict(body []byte, v any) error {
 // wireError gives a runner error its code: the refusal reason, the invoke code, or
 // "internal".
 func wireError(err error) *Error {
-	var ie *runner.InvokeError
+	var ie *page.InvokeError
 	if errors.As(err, &ie) {
 		return &Error{Code: string(ie.Code), Message: ie.Message}
 	}
-	if r := runner.ReasonOf(err); r != "" {
+	if r := page.ReasonOf(err); r != "" {
 		return &Error{Code: string(r), Message: err.Error()}
 	}
 	return &Error{Code: "internal", Message: err.Error()}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordiskit/cordiskit/runner"
 	"github.com/cordiskit/cordiskit/runner/inspect"
+	"github.com/cordiskit/cordiskit/runner/page"
 )
 
 // Sessions and people (package doc): a request's token grants a scope, every session
@@ -146,16 +147,16 @@ func (h *Handler) mine(sc scope, of func(*owners) map[string]string, id string) 
 
 // The answers the runner gives for what does not exist, given by the handler for what
 // exists in another session, word for word (the tests compare them with the runner's).
-func requestNotPending(id string) runner.Accepted {
-	return runner.Accepted{Message: fmt.Sprintf("request %s is not pending: it was answered, cancelled or expired", id)}
+func requestNotPending(id string) page.Accepted {
+	return page.Accepted{Message: fmt.Sprintf("request %s is not pending: it was answered, cancelled or expired", id)}
 }
 
-func queryNotPending(id string) runner.Accepted {
-	return runner.Accepted{Message: fmt.Sprintf("inspect query %q is not pending: it was answered, cancelled or expired", id)}
+func queryNotPending(id string) page.Accepted {
+	return page.Accepted{Message: fmt.Sprintf("inspect query %q is not pending: it was answered, cancelled or expired", id)}
 }
 
 func pluginNotRunning(id string) error {
-	return &runner.InvokeError{Code: runner.InvokePluginNotRunning, Message: fmt.Sprintf("%s is not running: it has no active host half (it was stopped or removed)", id)}
+	return &page.InvokeError{Code: page.InvokePluginNotRunning, Message: fmt.Sprintf("%s is not running: it has no active host half (it was stopped or removed)", id)}
 }
 
 // otherSession is the failure a session's page gives a client inspect query of another

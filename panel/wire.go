@@ -22,14 +22,14 @@ type Answer struct {
 	Error *Error          `json:"error,omitempty"` // why not, when not OK
 }
 
-// An Error is a request the handler refused. Its Code is a runner.Reason
-// ("plugin-missing", …) or a runner.InvokeCode ("stale-run", …) for a refusal of the
+// An Error is a request the handler refused. Its Code is a page.Reason
+// ("plugin-missing", …) or a page.InvokeCode ("stale-run", …) for a refusal of the
 // runner, answered with HTTP 200, or a code of the transport with its own HTTP status:
 // bad-request (400 or 415), unauthorized or bad-token (401), not-loopback or
 // foreign-origin (403), unknown-verb or not-found (404), method-not-allowed (405),
 // body-timeout (408), too-large (413), unavailable or closed (503), internal (500).
 type Error struct {
-	Code    string `json:"code"`    // a runner.Reason, a runner.InvokeCode, or a code of the transport
+	Code    string `json:"code"`    // a page.Reason, a page.InvokeCode, or a code of the transport
 	Message string `json:"message"` // says what to do
 	// Status is the answer's HTTP status (200 for a refusal of the runner). The handler
 	// does not send it in the JSON; the Client sets it from the response.
@@ -50,7 +50,7 @@ type HostHalfAnswer struct {
 // AcceptedAnswer is the answer of resolveRequestRun: whether the answer counted and,
 // when it did not because the request had already ended, how it ended (Settled).
 type AcceptedAnswer struct {
-	runner.Accepted
+	page.Accepted
 	Settled runner.Outcome `json:"settled,omitempty"` // how the run request had already ended, when this answer came too late
 }
 

@@ -47,33 +47,18 @@ func missing(id string) *Error {
 	return refuse(ReasonPluginMissing, "no dynamic plugin %q in this session — it may have been removed (cordis_undefine), lost on a restart, or belong to another session. List yours with cordis_inspect_self; define a new one with cordis_define plugin:{kind:\"new\", idPrefix}", id)
 }
 
-// InvokeCode is why an Invoke failed, in the order the checks run.
-type InvokeCode string
+// InvokeCode is why an Invoke failed (page.InvokeCode), in the order the checks run.
+type InvokeCode = page.InvokeCode
 
-// Invoke failure codes.
+// Invoke failure codes (page.InvokeCode's list).
 const (
-	// The Plugin has no live run.
-	InvokePluginNotRunning InvokeCode = "plugin-not-running"
-	// The run named is not the live run (reload the client half).
-	InvokeStaleRun InvokeCode = "stale-run"
-	// The capability is not the run's.
-	InvokeForbidden InvokeCode = "invalid-capability"
-	// The run has no host half, or registered no such method.
-	InvokeMethodNotFound InvokeCode = "method-not-found"
-	// The handler threw or rejected; the run keeps running.
-	InvokeHandlerError InvokeCode = "handler-error"
-	// The arguments are not JSON (checked before the method).
-	InvokeBadArgs InvokeCode = "invalid-args"
+	InvokePluginNotRunning = page.InvokePluginNotRunning
+	InvokeStaleRun         = page.InvokeStaleRun
+	InvokeForbidden        = page.InvokeForbidden
+	InvokeMethodNotFound   = page.InvokeMethodNotFound
+	InvokeHandlerError     = page.InvokeHandlerError
+	InvokeBadArgs          = page.InvokeBadArgs
 )
 
-// An InvokeError is a failed Invoke: a Code and a teaching message (and the handler's
-// stack for handler-error).
-type InvokeError struct {
-	Code    InvokeCode
-	Message string
-	Stack   string
-	Err     error
-}
-
-func (e *InvokeError) Error() string { return e.Message }
-func (e *InvokeError) Unwrap() error { return e.Err }
+// An InvokeError is a failed Invoke (page.InvokeError): a Code and a teaching message.
+type InvokeError = page.InvokeError
