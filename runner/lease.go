@@ -407,15 +407,21 @@ func (r *Runner) adopt(ctx context.Context, o SessionOwner, session string) {
 		r.logger.Warn("cordis runner: reading an adopted session's Plugins", "session", session, "err", err)
 		return
 	}
-	r.logger.Info("cordis runner: took over a session whose process ended", "session", session, "plugins", len(ps))
+	var boot []Plugin
 	for _, p := range ps {
 		r.mu.Lock()
 		l := r.live[p.ID]
 		busy := l != nil && (l.run != nil || l.start != nil || l.req != nil)
 		r.mu.Unlock()
-		if busy {
-			continue // started here since (the run that took the lease): it is reconciled
+		if needsBoot(p) && !busy { // a busy one started here since (the run that took the lease)
+			boot = append(boot, p)
 		}
+	}
+	if len(boot) == 0 {
+		return
+	}
+	r.logger.Info("cordis runner: took over a session whose Plugins ran in no live process", "session", session, "plugins", len(boot))
+	for _, p := range boot {
 		if err := r.bootPlugin(ctx, p); err != nil {
 			r.logger.Warn("cordis runner: restarting an adopted session's Plugin", "session", session, "plugin", p.ID, "err", err)
 		}
