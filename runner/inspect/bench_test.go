@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/cordiskit/cordiskit/kit"
 	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkQueryHost(b *testing.B) {
 		}
 	})
 	b.Run("query", func(b *testing.B) {
-		reg, err := New(nil, nil)
+		reg, err := New(func() *kit.Context { return nil }, nil) // Slots reads nothing of the host
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -95,6 +95,9 @@ type hostProvider struct {
 // from it. It is called only when a query needs it, so it may return a context made after
 // New. Close the registry when the host goes away.
 func New(host func() *kit.Context, o *Options) (*Registry, error) {
+	if host == nil {
+		return nil, errors.New("inspect: New: host is nil; pass the func that returns the kit context of the runtime the registry serves (the runner passes its fiber's)")
+	}
 	var opts Options
 	if o != nil {
 		opts = *o

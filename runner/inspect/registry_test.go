@@ -413,4 +413,9 @@ func TestInspectCatalogOptions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `service "timer" is declared by both`) {
 		t.Fatalf("New with a clashing catalog: %v", err)
 	}
+	// A registry without the host it serves is a wiring fault, said at once.
+	_, err = New(nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "host is nil") {
+		t.Fatalf("New without a host: %v", err)
+	}
 }
