@@ -140,9 +140,9 @@
 //
 // RequestRun, RequestRunResolved (with an Outcome that says what happened), DynamicPackage,
 // DynamicRetract, and the inspect registry's Query and QueryResolved (runner/inspect), are
-// kit events for Go code and the panel; ToolCall announces each call of cordis_define, cordis_run, cordis_stop and
-// cordis_undefine when it starts and when it answers (the panel's activity list), while
-// something listens. ModelMessage carries steer and inject messages to the owning session's model
+// kit events for Go code and the panel; ToolCall announces each call of cordis_define,
+// cordis_run, cordis_stop and cordis_undefine when it starts and when it answers (the
+// panel's activity list), while something listens. ModelMessage carries steer and inject messages to the owning session's model
 // while an agent loop in the process is connected for it (Connect); otherwise they are
 // kept (Messages, at most Options.MaxQueuedMessages, each text at most MaxMessageTextBytes)
 // until it connects or an MCP server takes them into the session's next tool result
