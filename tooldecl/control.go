@@ -5,30 +5,14 @@ import (
 	"slices"
 
 	"github.com/cordiskit/cordiskit/kit"
-	toolsetdecl "github.com/cordiskit/cordiskit/tooldecl/cordis"
-	runnerdecl "github.com/cordiskit/cordiskit/tooldecl/dynamic"
+	"github.com/cordiskit/cordiskit/tooldecl/cordis"
+	"github.com/cordiskit/cordiskit/tooldecl/dynamic"
 )
 
-// declared is what a control tool's entry needs of its declaration: its name.
-type declared interface{ Name() string }
-
-// control is the control tools, each by its declaration: the mount manager's three, then
-// the runner's seven, in the order each registers them. It is the one list; everything
-// that asks whether a tool is a control tool reads it.
-var control = []declared{
-	toolsetdecl.Inspect, toolsetdecl.Mount, toolsetdecl.Unmount,
-	runnerdecl.InspectList, runnerdecl.InspectQuery, runnerdecl.InspectSelf,
-	runnerdecl.Define, runnerdecl.Run, runnerdecl.Stop, runnerdecl.Undefine,
-}
-
-// controlNames is the names of control, read once.
-var controlNames = func() []string {
-	names := make([]string, len(control))
-	for i, d := range control {
-		names[i] = d.Name()
-	}
-	return names
-}()
+// controlNames is the names of the control tools, as their declaring packages list them:
+// the mount manager's three, then the runner's seven, in the order each registers them.
+// It is the one list; everything that asks whether a tool is a control tool reads it.
+var controlNames = slices.Concat(cordis.Names(), dynamic.Names())
 
 // ControlTools returns the names of the control tools: cordis_inspect, cordis_mount and
 // cordis_unmount (package toolset registers them), then cordis_inspect_list,

@@ -69,6 +69,11 @@ var Mount = kit.NewTool[MountInput, MountOutput]("cordis_mount")
 // this process ("dyn-N"); list them with cordis_inspect what:"temporary".
 var Unmount = kit.NewTool[UnmountInput, UnmountOutput]("cordis_unmount")
 
+// Names returns the names of the three tools, in the order package toolset registers
+// them. Package tooldecl's list of control tools reads it: a tool declared here joins that
+// list here, beside its declaration. The slice is the caller's.
+func Names() []string { return []string{Inspect.Name(), Mount.Name(), Unmount.Name()} }
+
 // Section names one part of the cordis_inspect report.
 type Section string
 

@@ -116,6 +116,13 @@ var Stop = kit.NewTool[StopInput, StopOutput]("cordis_stop")
 // exists. Use cordis_stop instead to keep the definition.
 var Undefine = kit.NewTool[UndefineInput, UndefineOutput]("cordis_undefine")
 
+// Names returns the names of the seven tools, in the order the runner registers them.
+// Package tooldecl's list of control tools reads it: a tool declared here joins that list
+// here, beside its declaration. The slice is the caller's.
+func Names() []string {
+	return []string{InspectList.Name(), InspectQuery.Name(), InspectSelf.Name(), Define.Name(), Run.Name(), Stop.Name(), Undefine.Name()}
+}
+
 // InspectSelfInput is the input of cordis_inspect_self.
 type InspectSelfInput struct {
 	// A Plugin of this session, such as "clock-1"; omit it to list all of them.
