@@ -20,11 +20,20 @@ var _ runner.SessionOwner = (*Store)(nil)
 // acquire takes session $1's lease for owner $2 until $3 seconds from the server's now,
 // when the lease is free, expired or already $2's. A takeover by another owner bumps the
 // fencing token. It returns no row when another owner holds an unexpired lease.
-const acquire = `INSERT INTO leases AS l (session, owner, fence, expires) VALUES ($1, $2, 1, now() + make_interval(secs => $3))
+const acquire = acquireLease + `
+RETURNING fence`
+
+const acquireLease = `INSERT INTO leases AS l (session, owner, fence, expires) VALUES ($1, $2, 1, now() + make_interval(secs => $3))
 ON CONFLICT (session) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires,
 	fence = CASE WHEN l.owner = EXCLUDED.owner THEN l.fence ELSE l.fence + 1 END
-WHERE l.owner = EXCLUDED.owner OR l.expires <= now()
-RETURNING fence`
+WHERE l.owner = EXCLUDED.owner OR l.expires <= now()`
+
+// claimLease is acquire for an Update of Plugin $4 that starts a run, which also returns
+// whether another Plugin of the session is recorded running or starting (latest status
+// among $5): one that this process may not run, which the runner starts once it holds
+// the lease (claim).
+const claimLease = acquireLease + `
+RETURNING fence, EXISTS (SELECT FROM plugins p WHERE p.session = $1 AND p.id <> $4 AND (p.running OR p.latest->>'status' = ANY($5)))`
 
 // heldElsewhere reads session $1's lease when an owner other than $2 holds it unexpired,
 // locking the row for the caller's transaction, so that no takeover commits between the
@@ -46,10 +55,15 @@ type leaseState struct {
 	mu      sync.Mutex
 	held    map[string]int64  // session → fencing token
 	handoff map[string]string // session → the token of the Store that asked for it
-	// claimed are the sessions whose lease an Update that starts a run took (claim) since
-	// the last look for orphans, which lists them once, so that the runner also starts the
-	// session's other Plugins recorded running (after an outage, say), not only that one.
-	claimed  map[string]bool
+	// claimed are the sessions whose lease an Update that starts a run took (claim) while
+	// another of their Plugins was recorded running, since the last look for orphans,
+	// which lists them once, so that the runner also starts the session's other Plugins
+	// recorded running (after an outage, say), not only that one.
+	claimed map[string]bool
+	// claiming counts, per session, the Updates that took its lease in a transaction not
+	// yet recorded here (claim): the database may already show the lease as this Store's,
+	// which a look for orphans must not take for a session handed over to it.
+	claiming map[string]int
 	renewed  time.Time // when the last renewal that succeeded was sent
 	watchers map[int]func(string)
 	nextW    int
@@ -101,21 +115,44 @@ func (s *Store) holdLocked(session string, fence int64) bool {
 	return true
 }
 
-// claim records the lease an Update that starts a run took (fence): when the Store did
-// not hold it before, the next look for orphans lists the session (claimed).
-func (s *Store) claim(session string, fence int64) {
+// A claimed lease is what an Update that starts a run took: its fencing token, and
+// whether another Plugin of the session was recorded running or starting (claimLease).
+type claimed struct {
+	fence  int64
+	others bool
+}
+
+// startClaim records, before the transaction of an Update that took session's lease
+// commits, that the lease may be this Store's before claim records it.
+func (s *Store) startClaim(session string) {
 	s.leases.mu.Lock()
 	defer s.leases.mu.Unlock()
-	if s.holdLocked(session, fence) {
+	s.leases.claiming[session]++
+}
+
+// claim records the lease an Update that starts a run took, once its transaction ended
+// (c zero when it did not commit), and ends startClaim's: when the Store did not hold it
+// before and another Plugin of the session was recorded running, the next look for
+// orphans lists the session (claimed).
+func (s *Store) claim(session string, c claimed) {
+	s.leases.mu.Lock()
+	defer s.leases.mu.Unlock()
+	if c.fence != 0 && s.holdLocked(session, c.fence) && c.others {
 		s.leases.claimed[session] = true
+	}
+	if s.leases.claiming[session]--; s.leases.claiming[session] <= 0 {
+		delete(s.leases.claiming, session)
 	}
 }
 
 // OrphanedSessions lists the sessions that have a Plugin running (Plugin.Running) and
 // whose lease no live Store holds (their process ended, or never held one), that another
 // Store handed over to this one at its request (RequestSession), or whose lease an Update
-// of this Store took as it started a run (once: the runner starts the session's other
-// Plugins recorded running, which no process runs).
+// of this Store took as it started a run while another of their Plugins was recorded
+// running (once: the runner starts the session's other Plugins recorded running, which no
+// process runs). A session whose lease this Store took meanwhile (an Update's claim, an
+// AcquireSession) is no orphan: the database shows it as this Store's before the Store
+// records it, and the query reads the local list first.
 func (s *Store) OrphanedSessions(ctx context.Context) ([]string, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -141,6 +178,10 @@ func (s *Store) OrphanedSessions(ctx context.Context) ([]string, error) {
 	}
 	s.leases.mu.Lock()
 	maps.DeleteFunc(s.leases.claimed, func(k string, _ bool) bool { return claimed[k] })
+	out = slices.DeleteFunc(out, func(k string) bool {
+		_, held := s.leases.held[k]
+		return !claimed[k] && (held || s.leases.claiming[k] > 0)
+	})
 	s.leases.mu.Unlock()
 	return out, nil
 }
@@ -165,6 +206,7 @@ func (s *Store) startRenewing() {
 	s.leases.held = map[string]int64{}
 	s.leases.handoff = map[string]string{}
 	s.leases.claimed = map[string]bool{}
+	s.leases.claiming = map[string]int{}
 	s.leases.watchers = map[int]func(string){}
 	s.leases.renewed = time.Now()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -291,30 +333,31 @@ func (s *Store) stopRenewing() {
 }
 
 // fence refuses, in tx, a change of a Plugin of session while another live Store holds
-// the session's lease; with claim (a change that starts a run) it takes the lease for
-// this Store instead when it can, and returns its fencing token, which the caller passes
-// to hold once tx committed. The lease's row stays locked until tx ends.
-func (s *Store) fence(ctx context.Context, tx pgx.Tx, session string, claim bool) (int64, error) {
-	if claim {
-		var f int64
-		err := tx.QueryRow(ctx, acquire, session, s.token, s.opts.LeaseTTL.Seconds()).Scan(&f)
+// the session's lease; for a change that starts a run of Plugin starting it takes the
+// lease for this Store instead when it can, and returns it, which the caller passes to
+// startClaim before tx commits and to claim after. The lease's row stays locked until tx
+// ends.
+func (s *Store) fence(ctx context.Context, tx pgx.Tx, session, starting string) (claimed, error) {
+	if starting != "" {
+		var c claimed
+		err := tx.QueryRow(ctx, claimLease, session, s.token, s.opts.LeaseTTL.Seconds(), starting, liveStatuses).Scan(&c.fence, &c.others)
 		if err == nil {
-			return f, nil
+			return c, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return 0, err
+			return claimed{}, err
 		}
 	}
 	var f int64
 	var until time.Time
 	err := tx.QueryRow(ctx, heldElsewhere, session, s.token).Scan(&f, &until)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+		return claimed{}, nil
 	}
 	if err != nil {
-		return 0, err
+		return claimed{}, err
 	}
-	return 0, refusal{fmt.Errorf("%w: session %q's Plugins run in another process, whose lease on them lasts until %s unless renewed; nothing was changed here. Send this session's requests to that process, or wait until it ends and this one takes the session over",
+	return claimed{}, refusal{fmt.Errorf("%w: session %q's Plugins run in another process, whose lease on them lasts until %s unless renewed; nothing was changed here. Send this session's requests to that process, or wait until it ends and this one takes the session over",
 		runner.ErrSessionElsewhere, session, until.UTC().Format(time.RFC3339Nano))}
 }
 

@@ -217,14 +217,23 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 		return runner.Plugin{}, runner.ErrNotFound
 	}
 	var p runner.Plugin
-	var claimed int64
+	var lease claimed
+	var claiming string // the session whose lease a transaction took (startClaim)
 	err := s.write(ctx, "an update of "+id, func(ctx context.Context, tx pgx.Tx) error {
 		rec, err := s.lockPlugin(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if claimed, err = s.fence(ctx, tx, rec.p.Session, starts(c)); err != nil {
+		starting := ""
+		if starts(c) {
+			starting = id
+		}
+		if lease, err = s.fence(ctx, tx, rec.p.Session, starting); err != nil {
 			return err
+		}
+		if lease.fence != 0 && claiming == "" {
+			claiming = rec.p.Session
+			s.startClaim(claiming)
 		}
 		old := rec.p
 		p = old.Clone()
@@ -261,11 +270,14 @@ func (s *Store) Update(ctx context.Context, id string, c runner.Change) (runner.
 		b.Queue(notifyChange, s.schema, s.token, noticeSession(old.Session), id, "", string(runner.Updated))
 		return tx.SendBatch(ctx, b).Close()
 	})
+	if claiming != "" {
+		if err != nil {
+			lease = claimed{}
+		}
+		s.claim(claiming, lease)
+	}
 	if err != nil {
 		return runner.Plugin{}, err
-	}
-	if claimed != 0 {
-		s.claim(p.Session, claimed)
 	}
 	return p, nil
 }
@@ -287,7 +299,7 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 		} else if err != nil {
 			return err
 		}
-		if _, err := s.fence(ctx, tx, session, false); err != nil {
+		if _, err := s.fence(ctx, tx, session, ""); err != nil {
 			return err
 		}
 		if _, err = tx.Exec(ctx, "DELETE FROM plugins WHERE id = $1", id); err != nil {
