@@ -7,8 +7,8 @@
 //
 //	go run ./examples/harness demo             # a scripted session, printed as a transcript
 //	go run ./examples/harness prompt           # the system prompt an agent loop gives the model
-//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store | -store-dsn DSN] [-session NAME] [-panel ADDR [-panel-token-file FILE]] # serve the runtime's tools over MCP on stdio
-//	go run ./examples/harness mcp -http ADDR [-http-token-file FILE] [-session-tokens FILE] [-dir DIR] [-state STATE] [-store | -store-dsn DSN] [-panel ADDR [-panel-token-file FILE]] # … to many clients over streamable HTTP
+//	go run ./examples/harness mcp [-dir DIR] [-state STATE] [-store | -store-dsn DSN [-store-lease DURATION]] [-session NAME] [-panel ADDR [-panel-token-file FILE]] # serve the runtime's tools over MCP on stdio
+//	go run ./examples/harness mcp -http ADDR [-http-token-file FILE] [-session-tokens FILE] [-dir DIR] [-state STATE] [-store | -store-dsn DSN [-store-lease DURATION]] [-panel ADDR [-panel-token-file FILE]] # … to many clients over streamable HTTP
 //	go run ./examples/harness panel [-addr ADDR] [-panel-token-file FILE] # the panel with a sample definition to try
 //
 // demo boots the runtime in a temporary work directory and plays a short session through
@@ -104,12 +104,15 @@ Commands:
                     STATE/definitions.db across restarts and restarts those that ran;
                     NAME is the client's session, default mcp:<clientInfo.name> with
                     -store, else one per connection)
-      [-store-dsn DSN]
+      [-store-dsn DSN [-store-lease DURATION]]
                     keep the dynamic Plugins in PostgreSQL instead (DSN such as
                     postgres://cordis@db.example/cordis, default $CORDIS_STORE_DSN), where
                     several processes share them and a session's running Plugins move to
                     another process when theirs dies; a password is not taken on the
-                    command line: put it in $CORDIS_STORE_DSN, $PGPASSWORD or ~/.pgpass
+                    command line: put it in $CORDIS_STORE_DSN, $PGPASSWORD or ~/.pgpass;
+                    DURATION is how long a session's lease lasts unrenewed, so how soon
+                    another process runs its Plugins when theirs dies (default 10s, at
+                    least 1s)
       [-panel ADDR [-panel-token-file FILE]]
                     also serve the panel on ADDR (such as 127.0.0.1:0); the first line on
                     stderr is "panel: <url>"; its token is in FILE (mode 0600), default
@@ -206,6 +209,7 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	state := fs.String("state", "", "state directory")
 	durable := fs.Bool("store", false, "keep the runner's definitions in STATE/definitions.db")
 	storeDSN := fs.String("store-dsn", "", "keep the runner's definitions in this PostgreSQL database (default $"+storeDSNEnv+")")
+	storeLease := fs.Duration("store-lease", 0, "with -store-dsn, how long a session's lease lasts unrenewed (default 10s)")
 	session := fs.String("session", "", "the MCP client's session name")
 	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address")
 	httpTokenFile := fs.String("http-token-file", "", "a file holding the process token of -http (default $"+mcpTokenEnv+", else random)")
@@ -217,9 +221,13 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 		return fmt.Errorf("%w: mcp: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -store-dsn, -session, -http, -http-token-file, -session-tokens, -panel and -panel-token-file", errUsage)
+		return fmt.Errorf("%w: mcp takes no arguments besides -dir, -state, -store, -store-dsn, -store-lease, -session, -http, -http-token-file, -session-tokens, -panel and -panel-token-file", errUsage)
 	}
 	dsn, err := storeDSNOf(*storeDSN, *durable)
+	if err != nil {
+		return err
+	}
+	lease, err := storeLeaseOf(fs, *storeLease, dsn)
 	if err != nil {
 		return err
 	}
@@ -276,7 +284,7 @@ func runMCP(ctx context.Context, args []string, t mcp.Transport, stderr io.Write
 	}
 	switch {
 	case dsn != "":
-		st, err := pgstore.Open(ctx, dsn, &pgstore.Options{Logger: logger})
+		st, err := pgstore.Open(ctx, dsn, &pgstore.Options{Logger: logger, LeaseTTL: lease})
 		if err != nil {
 			return errors.Join(err, m.close())
 		}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -72,4 +74,26 @@ func sessionNamer(name string, durable bool) func(*mcp.ServerSession) string {
 		}
 		return "mcp:client"
 	}
+}
+
+// minStoreLease is the shortest -store-lease: a lease is renewed every third of it, and a
+// process that stalls longer than that (a pause of the garbage collector, a loaded machine)
+// loses its sessions' runs to another process.
+const minStoreLease = time.Second
+
+// storeLeaseOf is the mcp command's -store-lease, for pgstore.Options.LeaseTTL (0: the
+// store's default): refused without a DSN, where there is no lease, and under
+// minStoreLease.
+func storeLeaseOf(fs *flag.FlagSet, lease time.Duration, dsn string) (time.Duration, error) {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "store-lease" })
+	switch {
+	case !set:
+		return 0, nil
+	case dsn == "":
+		return 0, fmt.Errorf("%w: mcp: -store-lease is the lease of a session's runs among processes on one PostgreSQL database; it needs -store-dsn DSN (or $%s)", errUsage, storeDSNEnv)
+	case lease < minStoreLease:
+		return 0, fmt.Errorf("%w: mcp: -store-lease %v is under %v: a process renews its leases every third of it, and one that stalls longer (a garbage collection, a loaded machine) loses its sessions' runs to another process; use %v or more", errUsage, lease, minStoreLease, minStoreLease)
+	}
+	return lease, nil
 }

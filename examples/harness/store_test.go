@@ -112,8 +112,9 @@ func TestMCPStoreDSNRestart(t *testing.T) {
 	}
 }
 
-// TestStoreDSNRefused: a password on the command line, and -store beside a DSN, are
-// refused before anything is opened, with what to do instead.
+// TestStoreDSNRefused: a password on the command line, -store beside a DSN, and a
+// -store-lease without a DSN or under a second are refused before anything is opened,
+// with what to do instead.
 func TestStoreDSNRefused(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -125,6 +126,11 @@ func TestStoreDSNRefused(t *testing.T) {
 		{[]string{"-store-dsn", "host=db.example user=cordis password=secret dbname=cordis"}, "", "put the whole DSN in $CORDIS_STORE_DSN"},
 		{[]string{"-store", "-store-dsn", "postgres://cordis@db.example/cordis"}, "", "use one"},
 		{[]string{"-store"}, "postgres://cordis@db.example/cordis", "use one"},
+		{[]string{"-store-lease", "2s"}, "", "it needs -store-dsn DSN"},
+		{[]string{"-store", "-store-lease", "2s"}, "", "it needs -store-dsn DSN"},
+		{[]string{"-store-dsn", "postgres://cordis@db.example/cordis", "-store-lease", "500ms"}, "", "-store-lease 500ms is under 1s"},
+		{[]string{"-store-lease", "0s"}, "postgres://cordis@db.example/cordis", "use 1s or more"},
+		{[]string{"-store-dsn", "postgres://cordis@db.example/cordis", "-store-lease", "2"}, "", "invalid value"},
 	} {
 		t.Setenv(storeDSNEnv, tc.env)
 		err := runMCP(context.Background(), tc.args, nil, io.Discard)
