@@ -166,6 +166,16 @@ func (s *Store) startListening(ctx context.Context) {
 	lctx, cancel := context.WithCancel(context.Background())
 	s.watch.stop = cancel
 	s.watch.done.Go(func() {
+		// A connection not handed to listen — Open's, when Close comes before this
+		// goroutine first runs, or a reconnect that succeeded as Close cancelled — is
+		// closed here, on every way out.
+		defer func() {
+			if conn != nil {
+				cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				defer cancel()
+				_ = conn.Close(cctx)
+			}
+		}()
 		wait := 100 * time.Millisecond
 		for lctx.Err() == nil {
 			if conn != nil {
