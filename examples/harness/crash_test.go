@@ -220,7 +220,7 @@ func crashTakeover(t *testing.T, n, rounds int) {
 		first, _ := next.tickingSince("alice", killed)
 		took := first.Sub(killed)
 		takeovers++
-		times = append(times, took)
+		times = append(times, took.Round(time.Millisecond))
 		t.Logf("round %d: SIGKILL of process %d (pid %d); alice's Plugin ticks in process %d (pid %d) %v later",
 			round, owner.n, owner.cmd.Process.Pid, next.n, next.cmd.Process.Pid, took.Round(time.Millisecond))
 		if took > crashLease+crashSlack {
