@@ -30,8 +30,14 @@ func (r *Runner) Define(ctx context.Context, in dynamic.DefineInput) (dynamic.De
 	if err := r.lock(); err != nil {
 		return dynamic.DefineOutput{}, err
 	}
-	l, k, err := r.store.Define(ctx, d)
 	r.mu.Unlock()
+	// Not under r.mu: the define changes nothing the Runner holds in memory, and one
+	// session's slow store call must not hold up every other session's verbs. The Store
+	// makes it one change on its own — the caps' count with the insert, the Plugin's
+	// existence with the new Package — and a Define may run beside the Runner's other
+	// calls for its Plugin (Store): a new Plugin has none, and for an existing one it
+	// only adds a Package, before or after an undefine or a run's change of it.
+	l, k, err := r.store.Define(ctx, d)
 	if errors.Is(err, ErrNotFound) {
 		return dynamic.DefineOutput{}, missing(in.Plugin.PluginID)
 	}

@@ -26,27 +26,25 @@ func (r *Runner) Run(ctx context.Context, in dynamic.RunInput) (dynamic.RunOutpu
 	if err := r.lock(); err != nil {
 		return dynamic.RunOutput{}, err
 	}
-	// Read the live entry without making one: the activation makes it (liveOf), so a run
-	// that never starts leaves none behind.
-	l := r.live[p.ID]
-	if a := l.starting(); a != nil {
-		r.mu.Unlock()
-		if a.pkg != k.ID || k.HasClient() {
-			return dynamic.RunOutput{}, inFlight(p.ID, a)
-		}
-		// The same host-only Package is starting already (a page's direct run): attach.
-		att := &dynamic.Attempt{PluginRunID: a.runID, PackageID: k.ID, Mode: in.Mode}
-		return r.finishHostOnly(ctx, p, k, att, r.activate(ctx, p, k, att, "", ""))
+	if out, answered, err := r.busy(ctx, p, k, in.Mode); answered {
+		return out, err
 	}
-	if q := l.request(); q != nil {
-		r.mu.Unlock()
-		return dynamic.RunOutput{}, pendingRefusal(p.ID, q)
-	}
+	r.mu.Unlock()
+	// The run id is minted without r.mu: a counter, no Plugin's state, so one session's
+	// slow Mint holds up no other session. Another verb may have started p meanwhile:
+	// look again.
 	runID, err := r.store.Mint(ctx, CounterRun)
 	if err != nil {
-		r.mu.Unlock()
 		return dynamic.RunOutput{}, err
 	}
+	if err := r.lock(); err != nil {
+		return dynamic.RunOutput{}, err
+	}
+	if out, answered, err := r.busy(ctx, p, k, in.Mode); answered {
+		return out, err
+	}
+	// The attempt's first Update stays under r.mu: it is a change of p, ordered with the
+	// other verbs' changes of p (a stop, a page's run, a start's commit) by r.mu alone.
 	att := newAttempt(runID, k, in.Mode)
 	granted := p.Grants.Covers(k.ID)
 	if !k.HasClient() && (!r.opts.ApproveHostHalves || granted) {
@@ -58,6 +56,29 @@ func (r *Runner) Run(ctx context.Context, in dynamic.RunInput) (dynamic.RunOutpu
 		return r.finishHostOnly(ctx, p, k, att, r.activate(ctx, p, k, att, "", ""))
 	}
 	return r.request(ctx, session, p, k, att, !granted)
+}
+
+// busy answers a run of p's Package k while a start or a run request of p is in flight:
+// it attaches to the same host-only Package's start, and refuses anything else. It reads
+// the live entry without making one: the activation makes it (liveOf), so a run that
+// never starts leaves none behind. r.mu held; released when it answers.
+func (r *Runner) busy(ctx context.Context, p Plugin, k Package, mode dynamic.Mode) (dynamic.RunOutput, bool, error) {
+	l := r.live[p.ID]
+	if a := l.starting(); a != nil {
+		r.mu.Unlock()
+		if a.pkg != k.ID || k.HasClient() {
+			return dynamic.RunOutput{}, true, inFlight(p.ID, a)
+		}
+		// The same host-only Package is starting already (a page's direct run): attach.
+		att := &dynamic.Attempt{PluginRunID: a.runID, PackageID: k.ID, Mode: mode}
+		out, err := r.finishHostOnly(ctx, p, k, att, r.activate(ctx, p, k, att, "", ""))
+		return out, true, err
+	}
+	if q := l.request(); q != nil {
+		r.mu.Unlock()
+		return dynamic.RunOutput{}, true, pendingRefusal(p.ID, q)
+	}
+	return dynamic.RunOutput{}, false, nil
 }
 
 func pendingRefusal(id string, q *request) *Error {

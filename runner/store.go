@@ -19,7 +19,9 @@ var ErrNotFound = errors.New("runner: no such plugin")
 // returns nil must have made its whole change visible to every later read.
 //
 // The Runner serializes its calls for one Plugin, but may call for different Plugins
-// concurrently. Reads return copies the caller may keep.
+// concurrently; a Define that adds a Package to a Plugin may come beside another call
+// for that Plugin (an Update, a Remove), and must be one change against it, as each
+// call is. Reads return copies the caller may keep.
 //
 // NewMemoryStore returns the default, in-memory Store.
 type Store interface {
