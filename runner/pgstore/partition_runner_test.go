@@ -208,23 +208,7 @@ func TestRunnersSurviveServerStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := map[string]runner.Plugin{}
-	for _, p := range ps {
-		if len(p.Packages) != 1 || p.Packages[0].Host != "return (ctx) => {}" {
-			t.Fatalf("%s is half-written: %+v", p.ID, p)
-		}
-		stored[p.ID] = p
-	}
-	seen := map[string]bool{}
-	for _, id := range acked {
-		if seen[id] {
-			t.Fatalf("%s acknowledged twice", id)
-		}
-		seen[id] = true
-		if _, ok := stored[id]; !ok {
-			t.Fatalf("%s was acknowledged but is missing after the server came back", id)
-		}
-	}
+	checkAcked(t, ps, acked)
 
 	// The listening connections came back: each runner caught up (a resync told every
 	// session to read again) and hears the other's changes.

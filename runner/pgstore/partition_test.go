@@ -90,6 +90,15 @@ func TestServerStoppedMidBurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkAcked(t, ps, acked)
+	t.Logf("%d defines acknowledged, %d failed while the server was down (the first: %v), %d stored", len(acked), len(failures), failures[0], len(ps))
+}
+
+// checkAcked fails t unless every Plugin in ps is whole (one Package, the burst's host
+// half) and every id in acked was acknowledged once and is in ps: what a burst of
+// defines across a server stop must leave behind.
+func checkAcked(t *testing.T, ps []runner.Plugin, acked []string) {
+	t.Helper()
 	stored := map[string]bool{}
 	for _, p := range ps {
 		if len(p.Packages) != 1 || p.Packages[0].Host != "return (ctx) => {}" {
@@ -107,7 +116,6 @@ func TestServerStoppedMidBurst(t *testing.T) {
 			t.Fatalf("%s was acknowledged but is missing after the server came back", id)
 		}
 	}
-	t.Logf("%d defines acknowledged, %d failed while the server was down (the first: %v), %d stored", len(acked), len(failures), failures[0], len(ps))
 }
 
 // waitFor polls cond (under mu) until it holds, failing t after a minute.
